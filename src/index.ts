@@ -1,0 +1,22 @@
+/**
+ * The Worker entry: builds the MCP server from the declarations in tools.ts, resources.ts and prompts.ts, and
+ * exports the Durable Object classes that wrangler.toml binds.
+ */
+import { createMcpWorker } from "./mcp";
+import { prompts } from "./prompts";
+import { resources } from "./resources";
+import { tools } from "./tools";
+
+export default createMcpWorker({
+  name: "mcp-notes-server",
+  title: "Notes",
+  version: "0.1.0",
+  instructions:
+    "A personal notebook. Call create_notebook once and pass its notebook_id to the other tools. Notes are private to the caller.",
+  tools,
+  resources,
+  prompts,
+});
+
+export { Notebook } from "./notes";
+export { ReplayGuard } from "./mcp/replay-guard";

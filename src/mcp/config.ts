@@ -1,0 +1,139 @@
+/**
+ * @module config
+ * Turns the Worker's vars and secrets into one validated, immutable settings object.
+ *
+ * Every setting is optional and has a documented default (README "Configuration"). A setting that is present but
+ * malformed makes the whole configuration invalid: `/mcp` then answers 503 and `/health` says so, rather than
+ * silently running with a default the operator did not choose.
+ */
+import { parseKeySpec } from "./state";
+
+export interface Limits {
+  maxBodyBytes: number;
+  maxJsonDepth: number;
+  maxJsonMembers: number;
+  /** Longest accepted value of an MCP header (`Mcp-Name`, `Mcp-Param-*`, ...), in characters. */
+  maxHeaderValueLength: number;
+}
+
+export interface Config {
+  /** "development" allows the built-in development signing key and loopback Host/Origin; "production" does not. */
+  mode: "development" | "production";
+  /** Browser origins allowed to call the server (exact `scheme://host[:port]`), besides the server's own origin. */
+  allowedOrigins: string[];
+  /** Extra Host header values accepted; loopback names are always accepted in development. */
+  allowedHosts: string[];
+  limits: Limits;
+  /** `ttlMs` advertised on list results; `cacheScope` is "public" unless results depend on the caller. */
+  listTtlMs: number;
+  state: StateSettings;
+}
+
+export interface StateSettings {
+  /** Raw signing keys, current first (from the STATE_KEYS secret). */
+  keys: { kid: string; bytes: Uint8Array }[];
+  /** True when no STATE_KEYS is set and development mode supplied the built-in, publicly known key. */
+  developmentKey: boolean;
+  ttlMs: number;
+  maxLength: number;
+}
+
+/**
+ * The development-only signing key. It is public (it is in this file), so it is refused in production mode:
+ * there, a missing STATE_KEYS makes the configuration invalid and /mcp answers 503.
+ */
+const DEVELOPMENT_STATE_KEYS = "dev:ZGV2ZWxvcG1lbnQtb25seSBrZXksIG5ldmVyIHVzZSBpbiBwcm9kdWN0aW9uIQ";
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
+
+const cache = new WeakMap<object, ConfigResult>();
+
+/** Parses the environment once per isolate (the env object is stable), so requests pay nothing for it. */
+export function loadConfig(env: object): ConfigResult {
+  let result = cache.get(env);
+  if (!result) {
+    result = parseConfig(env as Record<string, unknown>);
+    cache.set(env, result);
+  }
+  return result;
+}
+
+export function parseConfig(vars: Record<string, unknown>): ConfigResult {
+  const problems: string[] = [];
+  const read = new VarReader(vars, problems);
+  const mode = read.oneOf("MCP_ENV", ["development", "production"], "production");
+  const config: Config = {
+    mode,
+    allowedOrigins: read.list("ALLOWED_ORIGINS").map((origin) => origin.replace(/\/+$/, "")),
+    allowedHosts: read.list("ALLOWED_HOSTS").map((host) => host.toLowerCase()),
+    limits: {
+      maxBodyBytes: read.integer("MAX_BODY_BYTES", 1_048_576, 1_024, 104_857_600),
+      maxJsonDepth: read.integer("MAX_JSON_DEPTH", 64, 8, 1_000),
+      maxJsonMembers: read.integer("MAX_JSON_MEMBERS", 10_000, 100, 1_000_000),
+      maxHeaderValueLength: read.integer("MAX_HEADER_VALUE_LENGTH", 1_024, 64, 8_192),
+    },
+    listTtlMs: read.integer("LIST_TTL_MS", 60_000, 0, 86_400_000),
+    state: readStateSettings(read, mode),
+  };
+  return problems.length ? { ok: false, problems } : { ok: true, config };
+}
+
+function readStateSettings(read: VarReader, mode: Config["mode"]): StateSettings {
+  const secret = read.string("STATE_KEYS");
+  // Why: production must never run on the published development key; it fails closed instead.
+  if (secret === undefined && mode === "production") read.problems.push("STATE_KEYS is not set");
+  const { keys, problems } = parseKeySpec(secret ?? DEVELOPMENT_STATE_KEYS);
+  read.problems.push(...problems);
+  return {
+    keys,
+    developmentKey: secret === undefined,
+    ttlMs: read.integer("STATE_TTL_SECONDS", 600, 10, 86_400) * 1000,
+    maxLength: read.integer("STATE_MAX_BYTES", 16_384, 1_024, 262_144),
+  };
+}
+
+/** Reads string vars with defaults, recording a problem (by name, never by value) for each malformed one. */
+export class VarReader {
+  constructor(
+    private readonly vars: Record<string, unknown>,
+    readonly problems: string[],
+  ) {}
+
+  string(name: string): string | undefined {
+    const value = this.vars[name];
+    if (value === undefined || value === null || value === "") return undefined;
+    if (typeof value !== "string") {
+      this.problems.push(`${name} must be a string`);
+      return undefined;
+    }
+    return value.trim();
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max}`);
+      return fallback;
+    }
+    return value;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      this.problems.push(`${name} must be one of ${allowed.join(", ")}`);
+      return fallback;
+    }
+    return raw as T;
+  }
+
+  list(name: string): string[] {
+    return (this.string(name) ?? "")
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean);
+  }
+}

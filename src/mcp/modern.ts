@@ -1,0 +1,89 @@
+/**
+ * @module modern
+ * Serves one 2026-07-28 message: checks the headers against the body in the order the conformance suite
+ * expects, then runs the method and answers as JSON or SSE. Nothing here reads, mints or echoes a session id.
+ */
+import { ANONYMOUS, type Principal, type RequestScope } from "./context";
+import type { Config } from "./config";
+import { ErrorCode, RpcError, headerMismatch, truncate } from "./errors";
+import { parseRequestMeta, type Message } from "./envelope";
+import { expectHeader, mcpNameOf, readMcpHeader } from "./headers";
+import { failureMessage, resultMessage } from "./messages";
+import { MODERN_VERSION } from "./protocol";
+import { Reply } from "./reply";
+import type { McpServer } from "./server";
+
+export interface Served {
+  response: Promise<Response>;
+  /** Settles when the method has finished (after the response started, for SSE). */
+  done: Promise<void>;
+}
+
+export interface HttpExchange {
+  request: Request;
+  env: Env;
+  execution: ExecutionContext;
+  config: Config;
+  traceId: string;
+  principal?: Principal;
+}
+
+export function serveModern(server: McpServer, exchange: HttpExchange, message: Message): Served {
+  const { request, config } = exchange;
+  if (message.kind === "response") {
+    throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: a 2026-07-28 server sends no requests, so it takes no responses");
+  }
+  // Notifications are accepted and never answered (the spec defines none a server must act on over HTTP).
+  if (message.kind === "notification") return settled(new Response(null, { status: 202 }));
+
+  const maxLength = config.limits.maxHeaderValueLength;
+  const headerVersion = readMcpHeader(request, "mcp-protocol-version", maxLength);
+  if (headerVersion === undefined) throw headerMismatch("Header mismatch: missing required MCP-Protocol-Version header");
+  const meta = parseRequestMeta(message.params);
+  if (headerVersion !== meta.protocolVersion) {
+    throw headerMismatch(
+      `Header mismatch: MCP-Protocol-Version header value '${truncate(headerVersion, 40)}' does not match body value '${truncate(meta.protocolVersion, 40)}'`,
+    );
+  }
+  if (meta.protocolVersion !== MODERN_VERSION) {
+    throw new RpcError(ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", {
+      supported: [MODERN_VERSION],
+      requested: meta.protocolVersion,
+    });
+  }
+  expectHeader(request, "mcp-method", message.method, maxLength);
+  const name = mcpNameOf(message.method, message.params);
+  if (name !== undefined) expectHeader(request, "mcp-name", name, maxLength);
+  const handler = server.method(message.method);
+
+  const reply = new Reply(request.signal, { "x-request-id": exchange.traceId });
+  const scope: RequestScope = {
+    traceId: exchange.traceId,
+    env: exchange.env,
+    execution: exchange.execution,
+    config,
+    requestId: message.id,
+    method: message.method,
+    meta,
+    principal: exchange.principal ?? ANONYMOUS,
+    reply,
+  };
+  const done = handler(message.params, scope).then(
+    (result) => reply.finish(resultMessage(message.id, { resultType: "complete", ...result, _meta: resultMetaOf(server, result) }), 200),
+    (error: unknown) => {
+      const { body, status } = failureMessage(error, message.id, scope);
+      reply.finish(body, status);
+    },
+  );
+  return { response: reply.response, done };
+}
+
+/** The server's identity merged into whatever `_meta` the handler returned. */
+function resultMetaOf(server: McpServer, result: Record<string, unknown>) {
+  const own = result._meta;
+  return { ...(typeof own === "object" && own !== null ? own : {}), ...server.resultMeta() };
+}
+
+function settled(response: Response): Served {
+  return { response: Promise.resolve(response), done: Promise.resolve() };
+}

@@ -1,0 +1,190 @@
+/**
+ * @module rounds
+ * Runs a handler that may ask for input (see `input.ts`) for one round of a multi round-trip request: verifies
+ * the incoming `requestState`, merges the new `inputResponses`, replays the handler, and either returns its value
+ * or ends the round with an `input_required` result carrying freshly signed state.
+ */
+import * as z from "zod/mini";
+import type { RequestScope } from "./context";
+import { invalidParams, RpcError } from "./errors";
+import { isObject } from "./envelope";
+import {
+  clientSupports,
+  missingCapability,
+  RESPONSE_SCHEMAS,
+  toWire,
+  type InputApi,
+  type InputKind,
+  type InputRequest,
+} from "./input";
+import type { JsonObject } from "./protocol";
+import { describeIssues } from "./schema";
+import { digestJson, open, seal } from "./state";
+import { keyRing } from "./keys";
+import { log } from "./log";
+
+/** The one message every rejected `requestState` gets; the reason is logged, never sent. */
+export const INVALID_STATE_MESSAGE = "Invalid requestState";
+const PURPOSE = "mcp.requestState";
+
+export interface RoundTarget {
+  method: "tools/call" | "prompts/get" | "resources/read";
+  /** Tool or prompt name, or resource URI. */
+  name: string;
+  /** The request's arguments exactly as sent; the state is bound to their digest. */
+  args: unknown;
+}
+
+export type RoundOutcome<T> = { kind: "complete"; value: T; retried: boolean } | { kind: "input_required"; result: JsonObject };
+
+/** The signed body of a `requestState`: answers so far, the handler's state, open questions, single-use nonce. */
+interface StateBody {
+  a: JsonObject;
+  s: JsonObject;
+  q: Record<string, InputKind>;
+  o?: string;
+}
+
+/** The previous round as the verified state tells it (empty on a first call). */
+interface PreviousRound extends StateBody {
+  asked: boolean;
+}
+
+/** Thrown by `ask` to end the round; the engine catches it, handlers should not. */
+class InputRequired extends Error {}
+
+export async function runRound<T>(
+  scope: RequestScope,
+  target: RoundTarget,
+  params: JsonObject,
+  handler: (input: InputApi) => Promise<T>,
+): Promise<RoundOutcome<T>> {
+  const bind = {
+    method: target.method,
+    name: target.name,
+    args: await digestJson(target.args ?? {}),
+    principal: scope.principal.id,
+  };
+  const previous = await verifiedState(scope, params, bind);
+  const fresh = readResponses(params);
+  const answers: JsonObject = { ...previous.a };
+  const asked = new Set<string>();
+  let pending: Record<string, InputRequest> | undefined;
+  let singleUse = false;
+
+  /**
+   * The answer to `key`, if the client gave one we may use. Answers carried in verified state are final. A new
+   * answer counts when the previous round asked that question, or when there was no previous round (a client may
+   * answer up front). Why the exception: single-use questions authorize one-time actions, so their answers count
+   * only together with the signed state that asked them.
+   */
+  const answerFor = (key: string, request: InputRequest, once: boolean): unknown => {
+    if (Object.hasOwn(answers, key)) return answers[key];
+    const mustHaveBeenAsked = once || previous.asked;
+    if (!Object.hasOwn(fresh, key) || (mustHaveBeenAsked && !Object.hasOwn(previous.q, key))) return undefined;
+    const parsed = RESPONSE_SCHEMAS[request.kind].safeParse(fresh[key]);
+    if (!parsed.success) throw invalidParams(`Invalid inputResponses: ${describeIssues(parsed.error, key)}`);
+    answers[key] = parsed.data;
+    return parsed.data;
+  };
+
+  const input: InputApi = {
+    state: structuredClone(previous.s),
+    supports: (kind, options) => clientSupports(scope.meta.clientCapabilities, kind, options?.samplingTools),
+    async ask(requests, options) {
+      const once = options?.singleUse === true;
+      const missing: Record<string, InputRequest> = {};
+      for (const [key, request] of Object.entries(requests)) {
+        if (asked.has(key)) throw new Error(`Input key "${key}" was asked twice in one call`);
+        asked.add(key);
+        if (answerFor(key, request, once) !== undefined) continue;
+        const samplingTools = request.kind === "sampling" && request.params.tools !== undefined;
+        // Why: the server MUST NOT ask for input the client did not declare it can give.
+        if (!clientSupports(scope.meta.clientCapabilities, request.kind, samplingTools)) {
+          throw missingCapability(request.kind, samplingTools);
+        }
+        missing[key] = request;
+      }
+      if (Object.keys(missing).length > 0) {
+        pending = missing;
+        singleUse ||= once;
+        throw new InputRequired();
+      }
+      return Object.fromEntries(
+        Object.entries(requests).map(([key, request]) => [key, typedAnswer(key, request, answers[key])]),
+      ) as never;
+    },
+  };
+
+  let value: T;
+  try {
+    value = await handler(input);
+  } catch (error) {
+    if (!(error instanceof InputRequired) && !pending) throw error;
+  }
+  // A handler that swallowed the InputRequired signal still ends the round with the questions it asked.
+  if (pending) return { kind: "input_required", result: await inputRequired(scope, bind, answers, input.state, pending, singleUse) };
+  return { kind: "complete", value: value!, retried: typeof params.requestState === "string" };
+}
+
+async function verifiedState(scope: RequestScope, params: JsonObject, bind: Record<string, string>): Promise<PreviousRound> {
+  const token = params.requestState;
+  if (token === undefined) return { a: {}, s: {}, q: {}, asked: false };
+  if (typeof token !== "string") throw invalidParams(INVALID_STATE_MESSAGE);
+  const ring = await keyRing(scope.config);
+  const opened = await open(ring, token, { purpose: PURPOSE, bind, maxLength: scope.config.state.maxLength });
+  if (!opened.ok) throw rejectState(scope, opened.reason);
+  const body = opened.body as StateBody;
+  if (!isObject(body) || !isObject(body.a) || !isObject(body.s) || !isObject(body.q)) throw rejectState(scope, "malformed");
+  // Why: state that authorizes a one-time action (a deletion) must not work twice, even inside its expiry.
+  if (typeof body.o === "string") {
+    const guard = scope.env.REPLAY_GUARD.getByName(body.o.slice(0, 2));
+    if (!(await guard.consume(body.o, Date.now() + scope.config.state.ttlMs))) throw rejectState(scope, "replay");
+  }
+  return { ...body, asked: true };
+}
+
+function rejectState(scope: RequestScope, reason: string): RpcError {
+  log(scope, "warn", "requestState rejected", { reason });
+  return invalidParams(INVALID_STATE_MESSAGE);
+}
+
+function readResponses(params: JsonObject): JsonObject {
+  const responses = params.inputResponses;
+  if (responses === undefined) return {};
+  if (!isObject(responses)) throw invalidParams("Invalid params: inputResponses must be an object");
+  return responses;
+}
+
+/** Shapes a stored answer for the handler; accepted form content is checked against the form's own schema. */
+function typedAnswer(key: string, request: InputRequest, answer: unknown): unknown {
+  if (request.kind !== "form") return answer;
+  const { action, content } = answer as { action: string; content?: unknown };
+  if (action !== "accept") return { action };
+  const parsed = request.schema.safeParse(content ?? {});
+  if (!parsed.success) throw invalidParams(`Invalid inputResponses: ${describeIssues(parsed.error as z.core.$ZodError, `${key}.content`)}`);
+  return { action, content: parsed.data };
+}
+
+async function inputRequired(
+  scope: RequestScope,
+  bind: Record<string, string>,
+  answers: JsonObject,
+  handlerState: JsonObject,
+  pending: Record<string, InputRequest>,
+  singleUse: boolean,
+): Promise<JsonObject> {
+  const body: StateBody = {
+    a: answers,
+    s: handlerState,
+    q: Object.fromEntries(Object.entries(pending).map(([key, request]) => [key, request.kind])),
+  };
+  if (singleUse) body.o = crypto.randomUUID();
+  const ring = await keyRing(scope.config);
+  const requestState = await seal(ring, { purpose: PURPOSE, bind, ttlMs: scope.config.state.ttlMs, body });
+  if (requestState.length > scope.config.state.maxLength) {
+    throw new Error(`requestState is ${requestState.length} bytes, over STATE_MAX_BYTES; keep ctx.state and answers small`);
+  }
+  const inputRequests = Object.fromEntries(Object.entries(pending).map(([key, request]) => [key, toWire(request)]));
+  return { resultType: "input_required", inputRequests, requestState };
+}

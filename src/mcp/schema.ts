@@ -1,0 +1,59 @@
+/**
+ * @module schema
+ * JSON Schema (2020-12) from zod, and readable messages from zod issues.
+ */
+import * as z from "zod/mini";
+import { en } from "zod/locales";
+import { truncate } from "./errors";
+import type { JsonObject } from "./protocol";
+
+// English messages ("expected string, received number") instead of zod/mini's bare "Invalid input".
+z.config(en());
+
+export type ObjectSchema = z.ZodMiniObject;
+
+/** Converts a zod schema to JSON Schema 2020-12. Call it once per schema and keep the result. */
+export function toJsonSchema(schema: z.ZodMiniType, io: "input" | "output"): JsonObject {
+  return z.toJSONSchema(schema, { io, target: "draft-2020-12" }) as JsonObject;
+}
+
+/**
+ * Turns zod issues into a short message a model can act on, such as
+ * `query: Too small: expected string to have >=1 characters`. At most five issues are listed.
+ */
+export function describeIssues(error: z.core.$ZodError, prefix = ""): string {
+  const lines = error.issues.slice(0, 5).map((issue) => {
+    const path = issue.path.map(String).join(".");
+    const where = prefix && path ? `${prefix}.${path}` : prefix || path || "(root)";
+    return `${truncate(where, 80)}: ${truncate(issue.message, 200)}`;
+  });
+  if (error.issues.length > 5) lines.push(`...and ${error.issues.length - 5} more`);
+  return lines.join("; ");
+}
+
+/** Keywords each primitive type may carry in an elicitation `requestedSchema` (schema 2026-07-28). */
+const ELICITATION_KEYWORDS: Record<string, readonly string[]> = {
+  string: ["type", "title", "description", "minLength", "maxLength", "format", "default", "enum", "enumNames", "oneOf"],
+  number: ["type", "title", "description", "minimum", "maximum", "default"],
+  integer: ["type", "title", "description", "minimum", "maximum", "default"],
+  boolean: ["type", "title", "description", "default"],
+  array: ["type", "title", "description", "minItems", "maxItems", "items", "default"],
+};
+
+/**
+ * Builds the flat `requestedSchema` of a form elicitation from a zod object: each property must be a string,
+ * number, integer, boolean, enum or multi-select; keywords the restricted schema does not allow are dropped.
+ * A nested object is a programming error and throws when the form is first asked.
+ */
+export function toElicitationSchema(schema: ObjectSchema): JsonObject {
+  const json = toJsonSchema(schema, "input");
+  const properties: JsonObject = {};
+  for (const [name, property] of Object.entries((json.properties ?? {}) as Record<string, JsonObject>)) {
+    const allowed = ELICITATION_KEYWORDS[String(property.type)];
+    if (!allowed) throw new Error(`Elicitation field "${name}" must be a string, number, integer, boolean or enum`);
+    properties[name] = Object.fromEntries(Object.entries(property).filter(([keyword]) => allowed.includes(keyword)));
+  }
+  const requestedSchema: JsonObject = { type: "object", properties };
+  if (Array.isArray(json.required) && json.required.length > 0) requestedSchema.required = json.required;
+  return requestedSchema;
+}

@@ -1,0 +1,128 @@
+/**
+ * @module server
+ * `McpServer`: the registry of tools, resources and prompts, the capabilities it implies, and the table of
+ * methods served on the 2026-07-28 path.
+ */
+import type { RequestScope } from "./context";
+import { complete } from "./completion";
+import { methodNotFound } from "./errors";
+import { paginate } from "./pagination";
+import { describePrompt, getPrompt, type Prompt } from "./prompts";
+import { MODERN_VERSION, META, type Icon, type Implementation, type JsonObject } from "./protocol";
+import { ResourceIndex, type Resource } from "./resources";
+import { callTool, checkToolNames, describeTool, type Tool } from "./tools";
+
+export interface ServerDefinition {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  icons?: Icon[];
+  /** Guidance for the model on how to use this server as a whole. */
+  instructions?: string;
+  tools?: readonly Tool[];
+  resources?: readonly Resource[];
+  prompts?: readonly Prompt[];
+}
+
+export type MethodHandler = (params: JsonObject, scope: RequestScope) => Promise<JsonObject>;
+
+export class McpServer {
+  readonly info: Implementation & { icons?: Icon[] };
+  readonly instructions?: string;
+  readonly tools: ReadonlyMap<string, Tool>;
+  readonly prompts: ReadonlyMap<string, Prompt>;
+  readonly resources: ResourceIndex;
+  private readonly methods: ReadonlyMap<string, MethodHandler>;
+
+  constructor(definition: ServerDefinition) {
+    const { name, version, title, description, icons } = definition;
+    this.info = { name, version, ...(title && { title }), ...(description && { description }), ...(icons && { icons }) };
+    this.instructions = definition.instructions;
+    checkToolNames(definition.tools ?? []);
+    this.tools = new Map((definition.tools ?? []).map((tool) => [tool.name, tool]));
+    this.prompts = uniqueByName(definition.prompts ?? [], "Prompt");
+    this.resources = new ResourceIndex(definition.resources ?? []);
+    this.methods = this.methodTable();
+  }
+
+  /** What this server offers, derived from what is registered: a capability is advertised only if it works. */
+  capabilities(): JsonObject {
+    const capabilities: JsonObject = { logging: {} };
+    if (this.tools.size > 0) capabilities.tools = {};
+    if (this.resources.size > 0) capabilities.resources = {};
+    if (this.prompts.size > 0) capabilities.prompts = {};
+    if (this.hasCompletions()) capabilities.completions = {};
+    return capabilities;
+  }
+
+  /** The handler for a method, or -32601 (HTTP 404) when the method is unknown or its capability is absent. */
+  method(name: string): MethodHandler {
+    const handler = this.methods.get(name);
+    if (!handler) throw methodNotFound(name);
+    return handler;
+  }
+
+  /** Every result carries the server's identity in `_meta` (spec 2026-07-28, ResultMetaObject). */
+  resultMeta(): JsonObject {
+    return { [META.serverInfo]: this.info };
+  }
+
+  private hasCompletions(): boolean {
+    const prompts = [...this.prompts.values()].some((prompt) => prompt.complete);
+    return prompts || this.resources.hasCompletions();
+  }
+
+  private methodTable(): Map<string, MethodHandler> {
+    const methods = new Map<string, MethodHandler>();
+    methods.set("server/discover", async (_params, scope) => ({
+      supportedVersions: [MODERN_VERSION],
+      capabilities: this.capabilities(),
+      ...(this.instructions && { instructions: this.instructions }),
+      ttlMs: scope.config.listTtlMs,
+      cacheScope: "public",
+    }));
+    if (this.tools.size > 0) {
+      methods.set("tools/list", async (params, scope) => {
+        const { page, nextCursor } = paginate([...this.tools.values()], params.cursor);
+        return { tools: page.map(describeTool), ...(nextCursor && { nextCursor }), ...listCache(scope) };
+      });
+      methods.set("tools/call", (params, scope) => callTool(this.tools, params, scope));
+    }
+    if (this.resources.size > 0) {
+      methods.set("resources/list", async (params, scope) => {
+        const { page, nextCursor } = paginate(this.resources.list().resources, params.cursor);
+        return { resources: page, ...(nextCursor && { nextCursor }), ...listCache(scope) };
+      });
+      methods.set("resources/templates/list", async (params, scope) => {
+        const { page, nextCursor } = paginate(this.resources.list().templates, params.cursor);
+        return { resourceTemplates: page, ...(nextCursor && { nextCursor }), ...listCache(scope) };
+      });
+      methods.set("resources/read", (params, scope) => this.resources.read(params, scope));
+    }
+    if (this.prompts.size > 0) {
+      methods.set("prompts/list", async (params, scope) => {
+        const { page, nextCursor } = paginate([...this.prompts.values()], params.cursor);
+        return { prompts: page.map(describePrompt), ...(nextCursor && { nextCursor }), ...listCache(scope) };
+      });
+      methods.set("prompts/get", (params, scope) => getPrompt(this.prompts, params, scope));
+    }
+    if (this.hasCompletions()) {
+      methods.set("completion/complete", (params, scope) => complete(this.prompts, this.resources, params, scope));
+    }
+    return methods;
+  }
+}
+
+function listCache(scope: RequestScope): JsonObject {
+  return { ttlMs: scope.config.listTtlMs, cacheScope: "public" };
+}
+
+function uniqueByName<T extends { name: string }>(items: readonly T[], kind: string): Map<string, T> {
+  const map = new Map<string, T>();
+  for (const item of items) {
+    if (map.has(item.name)) throw new Error(`${kind} "${item.name}" is declared twice`);
+    map.set(item.name, item);
+  }
+  return map;
+}

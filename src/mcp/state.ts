@@ -1,0 +1,174 @@
+/**
+ * @module state
+ * Signed state tokens (the `requestState` of multi round-trip requests): HMAC-SHA256 through WebCrypto, a key id
+ * covered by the MAC so keys can rotate, a purpose label, a binding to the request, and an expiry.
+ *
+ * Wire format: `v1.<kid>.<payload>.<mac>`, where payload is base64url JSON `{p, b, e, x}` (purpose, binding tag,
+ * expiry in ms, body) and mac is base64url HMAC-SHA256 over `v1.<kid>.<payload>`.
+ *
+ * The token is signed, not encrypted: the client can read the body, so never put secrets in it.
+ */
+
+export type RejectReason = "malformed" | "kid" | "mac" | "expired" | "bind";
+export type OpenResult = { ok: true; body: unknown } | { ok: false; reason: RejectReason };
+
+export interface SigningKey {
+  kid: string;
+  key: CryptoKey;
+}
+
+/** Verification keys by id; the first is the current key used to mint. */
+export interface KeyRing {
+  current: SigningKey;
+  byId: ReadonlyMap<string, CryptoKey>;
+}
+
+export interface SealOptions {
+  purpose: string;
+  /** Facts about the request the token may be used with; only a keyed digest of them is embedded. */
+  bind: Record<string, string>;
+  ttlMs: number;
+  body: unknown;
+  now?: number;
+}
+
+export interface OpenOptions {
+  purpose: string;
+  bind: Record<string, string>;
+  maxLength: number;
+  now?: number;
+}
+
+const VERSION = "v1";
+const MIN_KEY_BYTES = 32;
+const KID = /^[A-Za-z0-9_-]{1,16}$/;
+/** Why: the shape is checked before any crypto, so junk costs a regex, not an HMAC. */
+const TOKEN = /^v1\.([A-Za-z0-9_-]{1,16})\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/;
+const encoder = new TextEncoder();
+
+const b64url = (bytes: Uint8Array | ArrayBuffer) =>
+  new Uint8Array(bytes).toBase64({ alphabet: "base64url", omitPadding: true });
+
+/**
+ * Parses `STATE_KEYS` ("kid:base64key,kid:base64key", current key first) and returns the problems found, by key
+ * position and id only, never by value. Keys shorter than 32 bytes are refused: HMAC-SHA256 keys should carry
+ * at least as many bits as its output.
+ */
+export function parseKeySpec(spec: string): { keys: { kid: string; bytes: Uint8Array }[]; problems: string[] } {
+  const keys: { kid: string; bytes: Uint8Array }[] = [];
+  const problems: string[] = [];
+  spec.split(",").forEach((entry, index) => {
+    const separator = entry.indexOf(":");
+    const kid = entry.slice(0, separator).trim();
+    const material = entry.slice(separator + 1).trim();
+    if (separator === -1 || !KID.test(kid)) {
+      problems.push(`STATE_KEYS entry ${index + 1} must look like "<kid>:<base64 key>" (kid: 1-16 of A-Za-z0-9_-)`);
+      return;
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = Uint8Array.fromBase64(material.replace(/-/g, "+").replace(/_/g, "/"));
+    } catch {
+      problems.push(`STATE_KEYS key "${kid}" is not valid base64`);
+      return;
+    }
+    if (bytes.length < MIN_KEY_BYTES) problems.push(`STATE_KEYS key "${kid}" is shorter than ${MIN_KEY_BYTES} bytes`);
+    else if (keys.some((key) => key.kid === kid)) problems.push(`STATE_KEYS key id "${kid}" appears twice`);
+    else keys.push({ kid, bytes });
+  });
+  if (keys.length === 0 && problems.length === 0) problems.push("STATE_KEYS holds no key");
+  return { keys, problems };
+}
+
+/** Imports the keys as non-extractable HMAC keys. Call once per isolate and keep the ring. */
+export async function importKeyRing(keys: { kid: string; bytes: Uint8Array }[]): Promise<KeyRing> {
+  const imported = await Promise.all(
+    keys.map(async ({ kid, bytes }) => ({
+      kid,
+      key: await crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]),
+    })),
+  );
+  return { current: imported[0]!, byId: new Map(imported.map(({ kid, key }) => [kid, key])) };
+}
+
+export async function seal(ring: KeyRing, options: SealOptions): Promise<string> {
+  const { kid, key } = ring.current;
+  const now = options.now ?? Date.now();
+  const claims = { p: options.purpose, b: await bindTag(key, options.bind), e: now + options.ttlMs, x: options.body };
+  const signed = `${VERSION}.${kid}.${b64url(encoder.encode(JSON.stringify(claims)))}`;
+  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(signed));
+  return `${signed}.${b64url(mac)}`;
+}
+
+/**
+ * Verifies a token. Order matters: size and alphabet first (no crypto for junk), then the key id, then the MAC
+ * (so every later reason is reachable only for a token we minted), then expiry, purpose and binding.
+ * The reason is for the server's log only; clients get one fixed message whatever it is.
+ */
+export async function open(ring: KeyRing, token: string, options: OpenOptions): Promise<OpenResult> {
+  if (token.length > options.maxLength) return { ok: false, reason: "malformed" };
+  const match = TOKEN.exec(token);
+  if (!match) return { ok: false, reason: "malformed" };
+  const [, kid, payload, mac] = match as unknown as [string, string, string, string];
+  // Why: an unknown key id fails closed; it never falls back to "try every key".
+  const key = ring.byId.get(kid);
+  if (!key) return { ok: false, reason: "kid" };
+  const macBytes = decodeB64url(mac);
+  if (!macBytes) return { ok: false, reason: "malformed" };
+  // crypto.subtle.verify compares in constant time.
+  const valid = await crypto.subtle.verify("HMAC", key, macBytes, encoder.encode(`${VERSION}.${kid}.${payload}`));
+  if (!valid) return { ok: false, reason: "mac" };
+
+  let claims: { p?: unknown; b?: unknown; e?: unknown; x?: unknown };
+  try {
+    claims = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(decodeB64url(payload)));
+  } catch {
+    return { ok: false, reason: "malformed" };
+  }
+  if (typeof claims !== "object" || claims === null || typeof claims.e !== "number") return { ok: false, reason: "malformed" };
+  if ((options.now ?? Date.now()) >= claims.e) return { ok: false, reason: "expired" };
+  if (claims.p !== options.purpose || claims.b !== (await bindTag(key, options.bind))) return { ok: false, reason: "bind" };
+  return { ok: true, body: claims.x };
+}
+
+/**
+ * Decodes unpadded base64url, accepting only the canonical spelling. Why: unused low bits in the last character
+ * would otherwise let several strings decode to the same MAC, making a token mutable without detection.
+ */
+function decodeB64url(value: string): Uint8Array | undefined {
+  try {
+    const bytes = Uint8Array.fromBase64(value, { alphabet: "base64url", lastChunkHandling: "loose" });
+    return b64url(bytes) === value ? bytes : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A keyed, domain-separated digest of the binding. Keyed so that a guessable value (a user id) cannot be
+ * confirmed offline from a token; canonical (sorted keys) so that key order never matters.
+ */
+async function bindTag(key: CryptoKey, bind: Record<string, string>): Promise<string> {
+  const canonical = JSON.stringify(Object.keys(bind).sort().map((name) => [name, bind[name]]));
+  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(`mcp.bind.v1\n${canonical}`));
+  return b64url(new Uint8Array(mac).subarray(0, 16));
+}
+
+/** SHA-256 of canonical JSON (object keys sorted at every level), base64url: the arguments digest. */
+export async function digestJson(value: unknown): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(canonicalJson(value)));
+  return b64url(digest);
+}
+
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const record = value as Record<string, unknown>;
+    const entries = Object.keys(record)
+      .filter((name) => record[name] !== undefined)
+      .sort()
+      .map((name) => `${JSON.stringify(name)}:${canonicalJson(record[name])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}

@@ -1,0 +1,245 @@
+/**
+ * Every tool this server offers. To add one, append a `defineTool({...})` to `tools` below: a name, a
+ * description written for the model, a zod schema for the arguments (and for `structuredContent` if the tool
+ * returns data), and a handler. Nothing else needs editing; `tools/list` follows this array's order.
+ *
+ * Handlers get `(args, ctx)`: `args` already validated against `input`; `ctx` carries `env`, the caller
+ * (`ctx.principal`), a cancellation `ctx.signal`, `ctx.progress()`/`ctx.log()` and `ctx.ask()` to ask the
+ * client for input (see README, "Asking the user"). Return `toolError("...")` for failures the model should read.
+ */
+import * as z from "zod/mini";
+import { defineTool, elicitForm, listRoots, resourceLink, sample, samplingText, text, toolError } from "./mcp";
+import type { ToolContext } from "./mcp";
+import { NOTE_ID, NOTE_LIMITS, NOTEBOOK_ID, newNotebookId, notebookFor, type Note } from "./notes";
+
+const notebookId = z.string().check(z.regex(NOTEBOOK_ID), z.describe("Notebook handle returned by create_notebook"));
+const noteId = z.string().check(z.regex(NOTE_ID), z.describe("Note id, as returned by add_note or search_notes"));
+const title = z.string().check(z.minLength(1), z.maxLength(NOTE_LIMITS.title));
+const body = z.string().check(z.maxLength(NOTE_LIMITS.body));
+const tags = z
+  .array(z.string().check(z.minLength(1), z.maxLength(NOTE_LIMITS.tag)))
+  .check(z.maxLength(NOTE_LIMITS.tags), z.describe("Short labels, for example 'work' or 'ideas'"));
+
+const noteSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  body: z.string(),
+  tags: z.array(z.string()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+const summarySchema = z.object({ id: z.string(), title: z.string(), tags: z.array(z.string()), updatedAt: z.string() });
+
+const noteUri = (notebook: string, note: string) => `note://${notebook}/${note}`;
+const linkTo = (notebook: string, note: Pick<Note, "id" | "title">) =>
+  resourceLink({ uri: noteUri(notebook, note.id), name: note.title, mimeType: "text/markdown" });
+
+/** The caller's notebook, or a message the model can act on when the handle is unknown to this caller. */
+async function openNotebook(ctx: ToolContext, id: string) {
+  const notebook = notebookFor(ctx.env, ctx.principal, id);
+  return (await notebook.exists()) ? notebook : undefined;
+}
+const unknownNotebook = (id: string) => toolError(`Unknown notebook_id ${id}. Create one with create_notebook and pass its notebook_id.`);
+const unknownNote = (id: string) => toolError(`No note ${id} in this notebook. Use search_notes to find note ids.`);
+
+export const tools = [
+  defineTool({
+    name: "create_notebook",
+    title: "Create a notebook",
+    description:
+      "Create a new, empty notebook and return its notebook_id. Pass that notebook_id to every other notes tool; keep it, since notebooks are not listed anywhere.",
+    input: z.strictObject({ title: z.optional(title) }),
+    output: z.object({ notebook_id: z.string(), title: z.string(), createdAt: z.string() }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async handler(args, ctx) {
+      const id = newNotebookId();
+      const created = await notebookFor(ctx.env, ctx.principal, id).create(args.title ?? "Notes");
+      return { structuredContent: { notebook_id: id, ...created } };
+    },
+  }),
+
+  defineTool({
+    name: "add_note",
+    title: "Add a note",
+    description: "Add a note to a notebook. Returns the new note with its id.",
+    input: z.strictObject({ notebook_id: notebookId, title, body, tags: z.optional(tags) }),
+    output: noteSchema,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async handler(args, ctx) {
+      const notebook = await openNotebook(ctx, args.notebook_id);
+      if (!notebook) return unknownNotebook(args.notebook_id);
+      const added = await notebook.add(args.title, args.body, args.tags ?? []);
+      if ("error" in added) return toolError(added.error);
+      return { structuredContent: added, content: [text(`Added note ${added.id}.`), linkTo(args.notebook_id, added)] };
+    },
+  }),
+
+  defineTool({
+    name: "search_notes",
+    title: "Search notes",
+    description:
+      "Find notes whose title, body or tags contain every word of the query (case-insensitive), newest first. An empty query lists the newest notes.",
+    input: z.strictObject({
+      notebook_id: notebookId,
+      query: z.string().check(z.maxLength(200), z.describe("Words to look for, e.g. 'invoices march'")),
+      limit: z.optional(z.int().check(z.minimum(1), z.maximum(50), z.describe("At most this many notes (default 10)"))),
+    }),
+    output: z.object({ notes: z.array(summarySchema) }),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const notebook = await openNotebook(ctx, args.notebook_id);
+      if (!notebook) return unknownNotebook(args.notebook_id);
+      const notes = await notebook.search(args.query, args.limit ?? 10);
+      return { structuredContent: { notes } };
+    },
+  }),
+
+  defineTool({
+    name: "get_note",
+    title: "Read a note",
+    description: "Read one note in full.",
+    input: z.strictObject({ notebook_id: notebookId, note_id: noteId }),
+    output: noteSchema,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const notebook = await openNotebook(ctx, args.notebook_id);
+      if (!notebook) return unknownNotebook(args.notebook_id);
+      const note = await notebook.get(args.note_id);
+      return note ? { structuredContent: note } : unknownNote(args.note_id);
+    },
+  }),
+
+  defineTool({
+    name: "update_note",
+    title: "Edit a note",
+    description: "Change a note's title, body or tags; fields left out stay as they are.",
+    input: z.strictObject({ notebook_id: notebookId, note_id: noteId, title: z.optional(title), body: z.optional(body), tags: z.optional(tags) }),
+    output: noteSchema,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    async handler({ notebook_id, note_id, ...changes }, ctx) {
+      const notebook = await openNotebook(ctx, notebook_id);
+      if (!notebook) return unknownNotebook(notebook_id);
+      const note = await notebook.update(note_id, changes);
+      return note ? { structuredContent: note } : unknownNote(note_id);
+    },
+  }),
+
+  defineTool({
+    name: "delete_note",
+    title: "Delete a note",
+    description: "Delete a note for good. The user is asked to confirm first.",
+    input: z.strictObject({ notebook_id: notebookId, note_id: noteId }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const notebook = await openNotebook(ctx, args.notebook_id);
+      if (!notebook) return unknownNotebook(args.notebook_id);
+      const note = await notebook.get(args.note_id);
+      if (!note) return unknownNote(args.note_id);
+      // Single use: the signed confirmation can authorize this deletion once, never a replay of it.
+      const { confirm } = await ctx.ask(
+        { confirm: elicitForm(`Delete the note "${note.title}"? This cannot be undone.`, z.object({ delete: z.boolean() })) },
+        { singleUse: true },
+      );
+      if (confirm.action !== "accept" || !confirm.content.delete) {
+        return { content: [text(`Kept note ${note.id}: the user did not confirm the deletion.`)] };
+      }
+      await notebook.delete(note.id);
+      return { content: [text(`Deleted note ${note.id} ("${note.title}").`)] };
+    },
+  }),
+
+  defineTool({
+    name: "summarize_notes",
+    title: "Summarize notes",
+    description:
+      "Summarize the notes matching a query. Uses the client's model when the client offers sampling; otherwise returns an extractive summary and says so.",
+    input: z.strictObject({ notebook_id: notebookId, query: z.optional(z.string().check(z.maxLength(200))) }),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async handler(args, ctx) {
+      const notebook = await openNotebook(ctx, args.notebook_id);
+      if (!notebook) return unknownNotebook(args.notebook_id);
+      const found = await notebook.search(args.query ?? "", 20);
+      if (found.length === 0) return { content: [text("No notes match, so there is nothing to summarize.")] };
+      const notes = (await Promise.all(found.map((summary) => notebook.get(summary.id)))).filter((note) => note !== null);
+      const digest = notes.map((note) => `## ${note.title}\n${note.body.slice(0, 2_000)}`).join("\n\n");
+      if (!ctx.supports("sampling")) {
+        const extract = notes.map((note) => `- ${note.title}: ${firstSentence(note.body)}`).join("\n");
+        return {
+          content: [text(`Your client does not offer sampling, so this is an extractive summary (first sentence of each note):\n${extract}`)],
+        };
+      }
+      const { summary } = await ctx.ask({
+        summary: sample({
+          messages: [{ role: "user", content: { type: "text", text: `Summarize these notes in a short paragraph:\n\n${digest}` } }],
+          maxTokens: 400,
+          systemPrompt: "You summarize personal notes faithfully and briefly.",
+        }),
+      });
+      return { content: [text(`Summary of ${notes.length} note(s), written by ${summary.model}:\n${samplingText(summary)}`)] };
+    },
+  }),
+
+  defineTool({
+    name: "draft_note",
+    title: "Draft a note with the user",
+    description:
+      "Draft a new note together with the user: asks what the note should cover, drafts it with the client's model (or asks the user to write it when the client offers no sampling), then asks the user to confirm before saving.",
+    input: z.strictObject({ notebook_id: notebookId, topic: z.string().check(z.minLength(1), z.maxLength(200)) }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async handler(args, ctx) {
+      const notebook = await openNotebook(ctx, args.notebook_id);
+      if (!notebook) return unknownNotebook(args.notebook_id);
+      // Round 1: what the note is for, and (when the client shares them) the workspace roots, asked together.
+      const round1 = await ctx.ask({
+        details: elicitForm(
+          `Drafting a note about "${args.topic}". Who is it for, and how long should it be?`,
+          z.object({ audience: z.string().check(z.maxLength(100)), length: z.enum(["short", "medium", "long"]) }),
+        ),
+        ...(ctx.supports("roots") ? { workspace: listRoots() } : {}),
+      });
+      if (round1.details.action !== "accept") return { content: [text("Drafting cancelled by the user.")] };
+      const { audience, length } = round1.details.content;
+      const roots = "workspace" in round1 ? (round1.workspace as { roots: { uri: string; name?: string }[] }).roots : [];
+
+      // Round 2: the draft, from the client's model, or from the user when there is no sampling.
+      let draft: string;
+      if (ctx.supports("sampling")) {
+        const context = roots.length ? ` The user works in: ${roots.map((root) => root.name ?? root.uri).join(", ")}.` : "";
+        const { draft: sampled } = await ctx.ask({
+          draft: sample({
+            messages: [
+              { role: "user", content: { type: "text", text: `Write a ${length} note about "${args.topic}" for ${audience || "myself"}.${context}` } },
+            ],
+            maxTokens: length === "long" ? 1_200 : length === "medium" ? 600 : 250,
+          }),
+        });
+        draft = samplingText(sampled).slice(0, NOTE_LIMITS.body);
+      } else {
+        const { written } = await ctx.ask({
+          written: elicitForm(`Your client cannot draft with a model. Write the note about "${args.topic}":`, z.object({ body })),
+        });
+        if (written.action !== "accept") return { content: [text("Drafting cancelled by the user.")] };
+        draft = written.content.body;
+      }
+      // Kept in the signed state so the suggested title stays the same in the next round.
+      ctx.state.suggestedTitle ??= args.topic.slice(0, NOTE_LIMITS.title);
+
+      // Round 3: confirm (and optionally retitle) before anything is written.
+      const { save } = await ctx.ask({
+        save: elicitForm(
+          `Save this draft?\n\n${draft.slice(0, 1_000)}`,
+          z.object({ title: z._default(title, String(ctx.state.suggestedTitle)), save: z.boolean() }),
+        ),
+      });
+      if (save.action !== "accept" || !save.content.save) return { content: [text("The draft was not saved.")] };
+      const added = await notebook.add(save.content.title, draft, ["draft"]);
+      if ("error" in added) return toolError(added.error);
+      return { content: [text(`Saved the draft as note ${added.id}.`), linkTo(args.notebook_id, added)] };
+    },
+  }),
+];
+
+function firstSentence(body: string): string {
+  const sentence = /^[\s\S]*?[.!?](\s|$)/.exec(body)?.[0] ?? body;
+  return sentence.trim().slice(0, 200);
+}

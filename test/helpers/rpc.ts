@@ -1,0 +1,81 @@
+/**
+ * Request builders for raw-wire tests against the Worker: a 2026-07-28 request is a POST with the version,
+ * method and name headers mirrored from the body, and the required `_meta`.
+ */
+import { exports } from "cloudflare:workers";
+
+export const MODERN = "2026-07-28";
+export const URL_MCP = "http://localhost:8787/mcp";
+
+export type Json = Record<string, unknown>;
+
+export function meta(capabilities: Json = {}, extra: Json = {}): Json {
+  return {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": capabilities,
+    "io.modelcontextprotocol/clientInfo": { name: "test-client", version: "1.0.0" },
+    ...extra,
+  };
+}
+
+let nextId = 1;
+
+export interface CallOptions {
+  id?: string | number;
+  capabilities?: Json;
+  metaExtra?: Json;
+  headers?: Record<string, string | null>;
+  /** Send params as given, without adding `_meta`. */
+  rawParams?: boolean;
+}
+
+/** Headers a conforming 2026-07-28 client sends for this message. */
+export function standardHeaders(method: string, params: Json = {}): Record<string, string> {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": MODERN,
+    "mcp-method": method,
+  };
+  const name = method === "resources/read" ? params.uri : method === "tools/call" || method === "prompts/get" ? params.name : undefined;
+  if (typeof name === "string") headers["mcp-name"] = name;
+  return headers;
+}
+
+export function post(body: unknown, headers: Record<string, string | null>): Promise<Response> {
+  const init = new Headers();
+  for (const [name, value] of Object.entries(headers)) if (value !== null) init.set(name, value);
+  return exports.default.fetch(URL_MCP, { method: "POST", headers: init, body: typeof body === "string" ? body : JSON.stringify(body) });
+}
+
+/** Sends one 2026-07-28 request and returns the raw response. */
+export function send(method: string, params: Json = {}, options: CallOptions = {}): Promise<Response> {
+  const fullParams = options.rawParams ? params : { ...params, _meta: meta(options.capabilities, options.metaExtra) };
+  const body = { jsonrpc: "2.0", id: options.id ?? nextId++, method, params: fullParams };
+  return post(body, { ...standardHeaders(method, params), ...options.headers });
+}
+
+/** Sends a request and returns the JSON-RPC result, failing the test on an error. */
+export async function call<T = Json>(method: string, params: Json = {}, options: CallOptions = {}): Promise<T> {
+  const response = await send(method, params, options);
+  const message = await readMessage(response);
+  if (message.error) throw new Error(`${method} failed: ${JSON.stringify(message.error)}`);
+  return message.result as T;
+}
+
+/** The final JSON-RPC message of a response, whether it came as JSON or as the last SSE event. */
+export async function readMessage(response: Response): Promise<Json & { result?: Json; error?: { code: number; message: string; data?: Json } }> {
+  if (response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    const events = await readSse(response);
+    return events[events.length - 1]!;
+  }
+  return (await response.json()) as Json;
+}
+
+/** Every SSE `data:` message of a finished stream, parsed. */
+export async function readSse(response: Response): Promise<Json[]> {
+  const text = await response.text();
+  return text
+    .split("\n\n")
+    .flatMap((frame) => frame.split("\n").filter((line) => line.startsWith("data: ")).map((line) => JSON.parse(line.slice(6)) as Json));
+}
