@@ -160,7 +160,15 @@ export const tools = [
       if (!notebook) return unknownNotebook(args.notebook_id);
       const found = await notebook.search(args.query ?? "", 20);
       if (found.length === 0) return { content: [text("No notes match, so there is nothing to summarize.")] };
-      const notes = (await Promise.all(found.map((summary) => notebook.get(summary.id)))).filter((note) => note !== null);
+      // Progress and log messages reach the client only when it asked for them (progressToken, logLevel).
+      const notes: Note[] = [];
+      for (const [index, summary] of found.entries()) {
+        if (ctx.signal.aborted) return toolError("Cancelled.");
+        const note = await notebook.get(summary.id);
+        if (note) notes.push(note);
+        ctx.progress(index + 1, found.length, `Read ${index + 1} of ${found.length} notes`);
+      }
+      ctx.log("debug", { read: notes.length, query: args.query ?? "" }, "summarize_notes");
       const digest = notes.map((note) => `## ${note.title}\n${note.body.slice(0, 2_000)}`).join("\n\n");
       if (!ctx.supports("sampling")) {
         const extract = notes.map((note) => `- ${note.title}: ${firstSentence(note.body)}`).join("\n");

@@ -2,7 +2,9 @@
  * Request builders for raw-wire tests against the Worker: a 2026-07-28 request is a POST with the version,
  * method and name headers mirrored from the body, and the required `_meta`.
  */
-import { exports } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { createMcpWorker, type ServerDefinition } from "../../src/mcp";
 
 export const MODERN = "2026-07-28";
 export const URL_MCP = "http://localhost:8787/mcp";
@@ -42,26 +44,39 @@ export function standardHeaders(method: string, params: Json = {}): Record<strin
   return headers;
 }
 
-export function post(body: unknown, headers: Record<string, string | null>): Promise<Response> {
-  const init = new Headers();
-  for (const [name, value] of Object.entries(headers)) if (value !== null) init.set(name, value);
-  return exports.default.fetch(URL_MCP, { method: "POST", headers: init, body: typeof body === "string" ? body : JSON.stringify(body) });
+type Fetcher = (request: Request) => Promise<Response>;
+
+/** Raw-wire helpers bound to one Worker: the real one (default) or a test server built in the test. */
+export function rpc(fetcher: Fetcher = (request) => exports.default.fetch(request)) {
+  const post = (body: unknown, headers: Record<string, string | null>, init: RequestInit = {}): Promise<Response> => {
+    const requestHeaders = new Headers();
+    for (const [name, value] of Object.entries(headers)) if (value !== null) requestHeaders.set(name, value);
+    const raw = typeof body === "string" || body instanceof Uint8Array || body instanceof ReadableStream;
+    const payload = raw ? (body as BodyInit) : JSON.stringify(body);
+    return fetcher(new Request(URL_MCP, { method: "POST", headers: requestHeaders, body: payload, ...init }));
+  };
+  /** Sends one 2026-07-28 request and returns the raw response. */
+  const send = (method: string, params: Json = {}, options: CallOptions = {}): Promise<Response> => {
+    const fullParams = options.rawParams ? params : { ...params, _meta: meta(options.capabilities, options.metaExtra) };
+    const body = { jsonrpc: "2.0", id: options.id ?? nextId++, method, params: fullParams };
+    return post(body, { ...standardHeaders(method, params), ...options.headers });
+  };
+  /** Sends a request and returns the JSON-RPC result, failing the test on an error. */
+  const call = async <T = Json>(method: string, params: Json = {}, options: CallOptions = {}): Promise<T> => {
+    const message = await readMessage(await send(method, params, options));
+    if (message.error) throw new Error(`${method} failed: ${JSON.stringify(message.error)}`);
+    return message.result as T;
+  };
+  return { post, send, call, fetch: fetcher };
 }
 
-/** Sends one 2026-07-28 request and returns the raw response. */
-export function send(method: string, params: Json = {}, options: CallOptions = {}): Promise<Response> {
-  const fullParams = options.rawParams ? params : { ...params, _meta: meta(options.capabilities, options.metaExtra) };
-  const body = { jsonrpc: "2.0", id: options.id ?? nextId++, method, params: fullParams };
-  return post(body, { ...standardHeaders(method, params), ...options.headers });
+/** A server built from test-only declarations, served with the real bindings (storage, secrets). */
+export function testServer(definition: Partial<ServerDefinition>) {
+  const worker = createMcpWorker({ name: "test-server", version: "1.0.0", ...definition });
+  return rpc((request) => worker.fetch(request, env, createExecutionContext()));
 }
 
-/** Sends a request and returns the JSON-RPC result, failing the test on an error. */
-export async function call<T = Json>(method: string, params: Json = {}, options: CallOptions = {}): Promise<T> {
-  const response = await send(method, params, options);
-  const message = await readMessage(response);
-  if (message.error) throw new Error(`${method} failed: ${JSON.stringify(message.error)}`);
-  return message.result as T;
-}
+export const { post, send, call } = rpc();
 
 /** The final JSON-RPC message of a response, whether it came as JSON or as the last SSE event. */
 export async function readMessage(response: Response): Promise<Json & { result?: Json; error?: { code: number; message: string; data?: Json } }> {

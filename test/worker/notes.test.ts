@@ -1,0 +1,170 @@
+import { describe, expect, it } from "vitest";
+import { call, readMessage, readSse, send } from "../helpers/rpc";
+
+type ToolResult = { content: { type: string; text?: string; uri?: string }[]; structuredContent?: any; isError?: boolean };
+
+const tool = (name: string, args: Record<string, unknown>, capabilities = {}) =>
+  call<ToolResult & Record<string, any>>("tools/call", { name, arguments: args }, { capabilities });
+
+async function notebookWithNotes(...notes: { title: string; body: string; tags?: string[] }[]) {
+  const notebook = (await tool("create_notebook", { title: "Test" })).structuredContent.notebook_id as string;
+  const ids: string[] = [];
+  for (const note of notes) ids.push((await tool("add_note", { notebook_id: notebook, ...note })).structuredContent.id);
+  return { notebook, ids };
+}
+
+describe("notes example: plain tools", () => {
+  it("creates a notebook and returns an unguessable handle", async () => {
+    const result = await tool("create_notebook", {});
+    expect(result.structuredContent.notebook_id).toMatch(/^nb_[A-Za-z0-9_-]{22}$/);
+    expect(result.structuredContent.title).toBe("Notes");
+  });
+
+  it("adds, reads, searches and updates notes with structured output", async () => {
+    const { notebook, ids } = await notebookWithNotes(
+      { title: "Invoices", body: "Pay the March invoices.", tags: ["work"] },
+      { title: "Groceries", body: "Milk and bread." },
+    );
+    const found = await tool("search_notes", { notebook_id: notebook, query: "MARCH invoices" });
+    expect(found.structuredContent.notes.map((note: { id: string }) => note.id)).toEqual([ids[0]]);
+    const all = await tool("search_notes", { notebook_id: notebook, query: "" });
+    expect(all.structuredContent.notes).toHaveLength(2);
+
+    const updated = await tool("update_note", { notebook_id: notebook, note_id: ids[1], body: "Milk, bread, eggs." });
+    expect(updated.structuredContent).toMatchObject({ title: "Groceries", body: "Milk, bread, eggs." });
+    const read = await tool("get_note", { notebook_id: notebook, note_id: ids[1] });
+    expect(read.structuredContent.body).toBe("Milk, bread, eggs.");
+  });
+
+  it("links a new note as a note:// resource", async () => {
+    const { notebook } = await notebookWithNotes();
+    const added = await tool("add_note", { notebook_id: notebook, title: "Linked", body: "x" });
+    expect(added.content[1]).toMatchObject({ type: "resource_link", uri: `note://${notebook}/${added.structuredContent.id}` });
+  });
+
+  it("reports an unknown notebook or note as a tool error the model can act on", async () => {
+    const unknown = await tool("search_notes", { notebook_id: "nb_AAAAAAAAAAAAAAAAAAAAAA", query: "" });
+    expect(unknown.isError).toBe(true);
+    expect(unknown.content[0]!.text).toContain("create_notebook");
+    const { notebook } = await notebookWithNotes();
+    const missing = await tool("get_note", { notebook_id: notebook, note_id: "n_000000000000" });
+    expect(missing).toMatchObject({ isError: true });
+  });
+
+  it("refuses malformed handles and oversize fields through schema validation", async () => {
+    expect((await tool("search_notes", { notebook_id: "../../etc", query: "" })).isError).toBe(true);
+    const { notebook } = await notebookWithNotes();
+    const long = await tool("add_note", { notebook_id: notebook, title: "t".repeat(201), body: "" });
+    expect(long.isError).toBe(true);
+    expect(long.content[0]!.text).toContain("title: Too big");
+  });
+});
+
+describe("notes example: delete_note confirms through elicitation", () => {
+  it("asks for confirmation, deletes on accept, and refuses to replay the same confirmation", async () => {
+    const { notebook, ids } = await notebookWithNotes({ title: "Old", body: "remove me" });
+    const args = { notebook_id: notebook, note_id: ids[0] };
+    const capabilities = { elicitation: {} };
+    const first = await tool("delete_note", args, capabilities);
+    expect(first.resultType).toBe("input_required");
+    expect(first.inputRequests.confirm).toMatchObject({ method: "elicitation/create", params: { mode: "form", requestedSchema: { type: "object" } } });
+
+    const retry = { name: "delete_note", arguments: args, requestState: first.requestState, inputResponses: { confirm: { action: "accept", content: { delete: true } } } };
+    const deleted = await call<ToolResult>("tools/call", retry, { capabilities });
+    expect(deleted.content[0]!.text).toContain("Deleted note");
+    const replay = await readMessage(await send("tools/call", retry, { capabilities }));
+    expect(replay.error).toEqual({ code: -32602, message: "Invalid requestState" });
+  });
+
+  it("keeps the note when the user declines", async () => {
+    const { notebook, ids } = await notebookWithNotes({ title: "Keep", body: "x" });
+    const args = { notebook_id: notebook, note_id: ids[0] };
+    const first = await tool("delete_note", args, { elicitation: {} });
+    const kept = await call<ToolResult>(
+      "tools/call",
+      { name: "delete_note", arguments: args, requestState: first.requestState, inputResponses: { confirm: { action: "decline" } } },
+      { capabilities: { elicitation: {} } },
+    );
+    expect(kept.content[0]!.text).toContain("did not confirm");
+    expect((await tool("get_note", args)).isError).toBeUndefined();
+  });
+
+  it("does not accept an unsolicited confirmation: single-use answers need the state that asked", async () => {
+    const { notebook, ids } = await notebookWithNotes({ title: "Safe", body: "x" });
+    const args = { notebook_id: notebook, note_id: ids[0] };
+    const result = await call<ToolResult & { resultType: string }>(
+      "tools/call",
+      { name: "delete_note", arguments: args, inputResponses: { confirm: { action: "accept", content: { delete: true } } } },
+      { capabilities: { elicitation: {} } },
+    );
+    expect(result.resultType).toBe("input_required");
+    expect((await tool("get_note", args)).isError).toBeUndefined();
+  });
+
+  it("answers -32021 with requiredCapabilities when the client cannot show a form", async () => {
+    const { notebook, ids } = await notebookWithNotes({ title: "x", body: "x" });
+    const response = await send("tools/call", { name: "delete_note", arguments: { notebook_id: notebook, note_id: ids[0] } });
+    expect(response.status).toBe(400);
+    expect((await readMessage(response)).error).toEqual({
+      code: -32021,
+      message: "Missing required client capability: elicitation.form",
+      data: { requiredCapabilities: { elicitation: { form: {} } } },
+    });
+  });
+});
+
+describe("notes example: summarize_notes", () => {
+  it("degrades to an extractive summary, and says so, when the client offers no sampling", async () => {
+    const { notebook } = await notebookWithNotes({ title: "A", body: "First sentence. Second one." });
+    const result = await tool("summarize_notes", { notebook_id: notebook });
+    expect(result.content[0]!.text).toContain("does not offer sampling");
+    expect(result.content[0]!.text).toContain("A: First sentence.");
+  });
+
+  it("asks the client's model through sampling when offered, and streams progress when asked", async () => {
+    const { notebook } = await notebookWithNotes({ title: "A", body: "x" }, { title: "B", body: "y" });
+    const response = await send(
+      "tools/call",
+      { name: "summarize_notes", arguments: { notebook_id: notebook } },
+      { capabilities: { sampling: {} }, metaExtra: { progressToken: "t" } },
+    );
+    const events = await readSse(response);
+    expect(events.filter((event) => event.method === "notifications/progress")).toHaveLength(2);
+    const final = events.at(-1)!.result as Record<string, any>;
+    expect(final.resultType).toBe("input_required");
+    expect(final.inputRequests.summary).toMatchObject({ method: "sampling/createMessage", params: { maxTokens: 400 } });
+  });
+});
+
+describe("notes example: resources, prompt and completion", () => {
+  it("reads a note as a resource and completes note ids within a notebook", async () => {
+    const { notebook, ids } = await notebookWithNotes({ title: "Res", body: "Body text", tags: ["t1"] });
+    const read = await call<{ contents: { text: string }[]; cacheScope: string }>("resources/read", { uri: `note://${notebook}/${ids[0]}` });
+    expect(read.contents[0]!.text).toBe("# Res\n\nBody text\n\nTags: t1");
+    expect(read.cacheScope).toBe("private");
+
+    const completion = await call<{ completion: { values: string[] } }>("completion/complete", {
+      ref: { type: "ref/resource", uri: "note://{notebook_id}/{note_id}" },
+      argument: { name: "note_id", value: ids[0]!.slice(0, 4) },
+      context: { arguments: { notebook_id: notebook } },
+    });
+    expect(completion.completion.values).toEqual([ids[0]]);
+  });
+
+  it("answers a note URI in a notebook the caller does not have with -32602", async () => {
+    const message = await readMessage(await send("resources/read", { uri: "note://nb_AAAAAAAAAAAAAAAAAAAAAA/n_000000000000" }));
+    expect(message.error?.code).toBe(-32602);
+  });
+
+  it("builds the review prompt from matching notes as embedded resources", async () => {
+    const { notebook } = await notebookWithNotes({ title: "Plan", body: "Ship it", tags: ["launch"] });
+    const prompt = await call<{ messages: { content: { type: string } }[] }>("prompts/get", { name: "review_notes", arguments: { notebook_id: notebook, topic: "ship" } });
+    expect(prompt.messages.map((message) => message.content.type)).toEqual(["resource", "text"]);
+    const topics = await call<{ completion: { values: string[] } }>("completion/complete", {
+      ref: { type: "ref/prompt", name: "review_notes" },
+      argument: { name: "topic", value: "la" },
+      context: { arguments: { notebook_id: notebook } },
+    });
+    expect(topics.completion.values).toEqual(["launch"]);
+  });
+});
