@@ -1,11 +1,31 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
+/** A fixed test key (not secret): tests exercise real signing, never the built-in development key. */
+export const TEST_BINDINGS = {
+  MCP_ENV: "development",
+  STATE_KEYS: "test:dGVzdC1rZXktdGhhdC1pcy1hdC1sZWFzdC0zMi1ieXRlcy1sb25n",
+};
+
 export default defineConfig({
-  plugins: [
-    cloudflareTest({
-      wrangler: { configPath: "./wrangler.toml" },
-      miniflare: { bindings: { MCP_ENV: "development", STATE_KEYS: "test:dGVzdC1rZXktdGhhdC1pcy1hdC1sZWFzdC0zMi1ieXRlcy1sb25n" } },
-    }),
-  ],
+  test: {
+    projects: [
+      {
+        // Unit and integration tests inside workerd, against the Worker and its Durable Objects.
+        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings: TEST_BINDINGS } })],
+        test: { name: "worker", include: ["test/worker/**/*.test.ts"] },
+      },
+      {
+        // End-to-end tests in Node: the Worker served by wrangler on 127.0.0.1, driven by real MCP clients.
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["test/e2e/global-setup.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
 });

