@@ -20,3 +20,4 @@ export default createMcpWorker({
 
 export { Notebook } from "./notes";
 export { ReplayGuard } from "./mcp/replay-guard";
+export { SubscriptionHub } from "./mcp/hub";

@@ -70,6 +70,8 @@ export const tools = [
       if (!notebook) return unknownNotebook(args.notebook_id);
       const added = await notebook.add(args.title, args.body, args.tags ?? []);
       if ("error" in added) return toolError(added.error);
+      // Listeners of this caller (only) hear that the set of note resources changed.
+      await ctx.publish.resourcesListChanged();
       return { structuredContent: added, content: [text(`Added note ${added.id}.`), linkTo(args.notebook_id, added)] };
     },
   }),
@@ -120,7 +122,9 @@ export const tools = [
       const notebook = await openNotebook(ctx, notebook_id);
       if (!notebook) return unknownNotebook(notebook_id);
       const note = await notebook.update(note_id, changes);
-      return note ? { structuredContent: note } : unknownNote(note_id);
+      if (!note) return unknownNote(note_id);
+      await ctx.publish.resourceUpdated(noteUri(notebook_id, note_id));
+      return { structuredContent: note };
     },
   }),
 
@@ -144,6 +148,7 @@ export const tools = [
         return { content: [text(`Kept note ${note.id}: the user did not confirm the deletion.`)] };
       }
       await notebook.delete(note.id);
+      await Promise.all([ctx.publish.resourceUpdated(noteUri(args.notebook_id, note.id)), ctx.publish.resourcesListChanged()]);
       return { content: [text(`Deleted note ${note.id} ("${note.title}").`)] };
     },
   }),
@@ -242,6 +247,7 @@ export const tools = [
       if (save.action !== "accept" || !save.content.save) return { content: [text("The draft was not saved.")] };
       const added = await notebook.add(save.content.title, draft, ["draft"]);
       if ("error" in added) return toolError(added.error);
+      await ctx.publish.resourcesListChanged();
       return { content: [text(`Saved the draft as note ${added.id}.`), linkTo(args.notebook_id, added)] };
     },
   }),

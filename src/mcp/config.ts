@@ -27,6 +27,20 @@ export interface Config {
   /** `ttlMs` advertised on list results; `cacheScope` is "public" unless results depend on the caller. */
   listTtlMs: number;
   state: StateSettings;
+  listen: ListenSettings;
+}
+
+export interface ListenSettings {
+  /** Interval of SSE comment keep-alives on listen streams. */
+  keepAliveMs: number;
+  /** After this long a listen stream ends gracefully with its completion result; clients listen again. */
+  maxLifetimeMs: number;
+  /** Listeners one hub accepts before refusing new ones. */
+  maxPerHub: number;
+  /** Listeners one authenticated principal may hold at once. */
+  maxPerPrincipal: number;
+  /** Number of global hubs that share the listeners of events for everyone. */
+  globalShards: number;
 }
 
 export interface StateSettings {
@@ -74,6 +88,13 @@ export function parseConfig(vars: Record<string, unknown>): ConfigResult {
     },
     listTtlMs: read.integer("LIST_TTL_MS", 60_000, 0, 86_400_000),
     state: readStateSettings(read, mode),
+    listen: {
+      keepAliveMs: read.integer("LISTEN_KEEPALIVE_MS", 20_000, 50, 60_000),
+      maxLifetimeMs: read.integer("LISTEN_MAX_LIFETIME_MS", 1_800_000, 100, 86_400_000),
+      maxPerHub: read.integer("LISTEN_MAX_PER_HUB", 1_000, 1, 32_768),
+      maxPerPrincipal: read.integer("LISTEN_MAX_PER_PRINCIPAL", 50, 1, 10_000),
+      globalShards: read.integer("LISTEN_GLOBAL_SHARDS", 4, 1, 64),
+    },
   };
   return problems.length ? { ok: false, problems } : { ok: true, config };
 }

@@ -6,6 +6,7 @@
 import type { Config } from "./config";
 import type { RequestMeta } from "./envelope";
 import { LOG_LEVELS, type ClientCapabilities, type Implementation, type LogLevel, type RequestId } from "./protocol";
+import { createPublisher, type Publisher } from "./publish";
 import type { Reply } from "./reply";
 
 /** The caller. Anonymous unless authorization is turned on. */
@@ -33,6 +34,8 @@ export interface HandlerContext {
   log(level: LogLevel, data: unknown, logger?: string): void;
   /** Keeps the Worker alive for background work that must finish after the response. */
   waitUntil(promise: Promise<unknown>): void;
+  /** Tells `subscriptions/listen` streams, in every isolate, that something changed. */
+  publish: Publisher;
 }
 
 /** Everything the engine knows about one request while it is served. */
@@ -75,5 +78,6 @@ export function handlerContext(scope: RequestScope): HandlerContext {
       reply.notify({ jsonrpc: "2.0", method: "notifications/message", params });
     },
     waitUntil: (promise) => scope.execution.waitUntil(promise),
+    publish: createPublisher(scope.env, scope.principal.id, scope.config.listen.globalShards),
   };
 }

@@ -8,6 +8,7 @@ import type { Config } from "./config";
 import { ErrorCode, RpcError, headerMismatch, truncate } from "./errors";
 import { parseRequestMeta, type Message } from "./envelope";
 import { expectHeader, mcpNameOf, readMcpHeader } from "./headers";
+import { serveListen } from "./listen";
 import { failureMessage, resultMessage } from "./messages";
 import { MODERN_VERSION } from "./protocol";
 import { Reply } from "./reply";
@@ -54,8 +55,6 @@ export function serveModern(server: McpServer, exchange: HttpExchange, message: 
   expectHeader(request, "mcp-method", message.method, maxLength);
   const name = mcpNameOf(message.method, message.params);
   if (name !== undefined) expectHeader(request, "mcp-name", name, maxLength);
-  const handler = server.method(message.method);
-
   const reply = new Reply(request.signal, { "x-request-id": exchange.traceId });
   const scope: RequestScope = {
     traceId: exchange.traceId,
@@ -68,6 +67,12 @@ export function serveModern(server: McpServer, exchange: HttpExchange, message: 
     principal: exchange.principal ?? ANONYMOUS,
     reply,
   };
+  // A listen stream is not one answer but a long-lived stream of notifications: it has its own module.
+  const support = server.listenSupport(exchange.env);
+  if (message.method === "subscriptions/listen" && (support.tools || support.prompts || support.resources)) {
+    return settled(serveListen(scope, message.params, support, server.resultMeta()));
+  }
+  const handler = server.method(message.method);
   const done = handler(message.params, scope).then(
     (result) => reply.finish(resultMessage(message.id, { resultType: "complete", ...result, _meta: resultMetaOf(server, result) }), 200),
     (error: unknown) => {

@@ -9,6 +9,7 @@ import { methodNotFound } from "./errors";
 import { paginate } from "./pagination";
 import { describePrompt, getPrompt, type Prompt } from "./prompts";
 import { MODERN_VERSION, META, type Icon, type Implementation, type JsonObject } from "./protocol";
+import type { ListenSupport } from "./listen";
 import { ResourceIndex, type Resource } from "./resources";
 import { callTool, checkToolNames, describeTool, type Tool } from "./tools";
 
@@ -46,14 +47,24 @@ export class McpServer {
     this.methods = this.methodTable();
   }
 
-  /** What this server offers, derived from what is registered: a capability is advertised only if it works. */
-  capabilities(): JsonObject {
+  /**
+   * What this server offers, derived from what is registered: a capability is advertised only if it works.
+   * Change notifications (`listChanged`, `subscribe`) work exactly when the Worker has the SUBSCRIPTIONS hub.
+   */
+  capabilities(env: Env): JsonObject {
+    const live = this.listenSupport(env);
     const capabilities: JsonObject = { logging: {} };
-    if (this.tools.size > 0) capabilities.tools = {};
-    if (this.resources.size > 0) capabilities.resources = {};
-    if (this.prompts.size > 0) capabilities.prompts = {};
+    if (this.tools.size > 0) capabilities.tools = live.tools ? { listChanged: true } : {};
+    if (this.resources.size > 0) capabilities.resources = live.resources ? { subscribe: true, listChanged: true } : {};
+    if (this.prompts.size > 0) capabilities.prompts = live.prompts ? { listChanged: true } : {};
     if (this.hasCompletions()) capabilities.completions = {};
     return capabilities;
+  }
+
+  /** Which notification types `subscriptions/listen` can deliver here. */
+  listenSupport(env: Env): ListenSupport {
+    const hub = env.SUBSCRIPTIONS !== undefined;
+    return { tools: hub && this.tools.size > 0, prompts: hub && this.prompts.size > 0, resources: hub && this.resources.size > 0 };
   }
 
   /** The handler for a method, or -32601 (HTTP 404) when the method is unknown or its capability is absent. */
@@ -77,7 +88,7 @@ export class McpServer {
     const methods = new Map<string, MethodHandler>();
     methods.set("server/discover", async (_params, scope) => ({
       supportedVersions: [MODERN_VERSION],
-      capabilities: this.capabilities(),
+      capabilities: this.capabilities(scope.env),
       ...(this.instructions && { instructions: this.instructions }),
       ttlMs: scope.config.listTtlMs,
       cacheScope: "public",

@@ -110,6 +110,24 @@ export const tools = [
     },
   }),
   defineTool({
+    name: "test_trigger_tool_change",
+    description: "Announces a tool list change to every listener.",
+    input: noArgs,
+    async handler(_args, ctx) {
+      await ctx.publish.toolsListChanged();
+      return { content: [text("Mutation triggered")] };
+    },
+  }),
+  defineTool({
+    name: "test_trigger_prompt_change",
+    description: "Announces a prompt list change to every listener.",
+    input: noArgs,
+    async handler(_args, ctx) {
+      await ctx.publish.promptsListChanged();
+      return { content: [text("Mutation triggered")] };
+    },
+  }),
+  defineTool({
     name: "test_input_required_result_elicitation",
     description: "Asks for the user's name (elicitation).",
     input: noArgs,

@@ -14,3 +14,4 @@ export default createMcpWorker({
 });
 
 export { ReplayGuard } from "../../src/mcp/replay-guard";
+export { SubscriptionHub } from "../../src/mcp/hub";

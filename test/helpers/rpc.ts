@@ -70,10 +70,14 @@ export function rpc(fetcher: Fetcher = (request) => exports.default.fetch(reques
   return { post, send, call, fetch: fetcher };
 }
 
-/** A server built from test-only declarations, served with the real bindings (storage, secrets). */
-export function testServer(definition: Partial<ServerDefinition>) {
+/**
+ * A server built from test-only declarations, served with the real bindings (storage, hubs, secrets).
+ * `vars` override settings for this server only (for example a short keep-alive).
+ */
+export function testServer(definition: Partial<ServerDefinition>, vars: Record<string, string> = {}) {
   const worker = createMcpWorker({ name: "test-server", version: "1.0.0", ...definition });
-  return rpc((request) => worker.fetch(request, env, createExecutionContext()));
+  const testEnv = { ...env, ...vars } as Env;
+  return rpc((request) => worker.fetch(request, testEnv, createExecutionContext()));
 }
 
 export const { post, send, call } = rpc();

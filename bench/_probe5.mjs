@@ -1,0 +1,11 @@
+import { buildWorker } from "./lib/build.mjs";
+import { serveBundle } from "./lib/miniflare.mjs";
+import { load } from "./lib/load.mjs";
+import * as R from "./lib/requests.mjs";
+const w = "baseline";
+const cfg = `/work/main/bench/workers/${w}/wrangler.toml`;
+const b = await buildWorker(cfg, `/work/main/bench/dist/${w}`);
+const s = await serveBundle(cfg, `${b.outdir}/${b.modules[0]}`);
+console.log(await R.verify(s.url, R.echoCall()));
+for (const r of [R.echoCall(), R.toolsList()]) console.log(await load(s.url, r, { connections: 10, seconds: 3 }));
+await s.mf.dispose();

@@ -1,0 +1,74 @@
+/**
+ * Builds a Worker the way it would ship (`wrangler deploy --dry-run --minify`) and measures the result.
+ * Node built-ins only, so `bench/size-budget.mjs` can use it without installing bench/ dependencies.
+ */
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync, existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const WRANGLER = join(ROOT, "node_modules/.bin/wrangler");
+
+/** No Cloudflare network, no metrics, logs inside the checkout: the bench is offline and local. */
+export const OFFLINE_ENV = {
+  ...process.env,
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_SEND_METRICS: "false",
+  WRANGLER_LOG_PATH: join(ROOT, ".wrangler/logs"),
+  NO_COLOR: "1",
+};
+
+export function checkWrangler() {
+  if (!existsSync(WRANGLER)) throw new Error("wrangler is not installed: run `npm ci` at the repository root first");
+}
+
+/** Runs wrangler with a time limit; resolves with its combined output, rejects on failure or timeout. */
+export function wrangler(args, { timeoutMs = 120_000 } = {}) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(WRANGLER, args, { cwd: ROOT, env: OFFLINE_ENV, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolvePromise(output);
+      else reject(new Error(`wrangler ${args.join(" ")} failed (${signal ?? `exit ${code}`}):\n${output.slice(-2000)}`));
+    });
+  });
+}
+
+/**
+ * `wrangler deploy --dry-run --minify --outdir <outdir> -c <config>`, then the size of what would be uploaded:
+ * raw bytes and gzip -9 bytes (node:zlib) of every emitted module, plus wrangler's own "Total Upload" figure.
+ */
+export async function buildWorker(config, outdir) {
+  const output = await wrangler(["deploy", "--dry-run", "--minify", "--outdir", outdir, "-c", config]);
+  const modules = readdirSync(outdir).filter((name) => !name.endsWith(".map") && name !== "README.md");
+  let raw = 0;
+  let gzip = 0;
+  for (const name of modules) {
+    const bytes = readFileSync(join(outdir, name));
+    raw += bytes.length;
+    gzip += gzipSync(bytes, { level: 9 }).length;
+  }
+  // e.g. "Total Upload: 97.80 KiB / gzip: 33.13 KiB"
+  const upload = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(output);
+  return {
+    outdir,
+    modules,
+    raw,
+    gzip,
+    wrangler: upload ? { rawKiB: Number(upload[1]), gzipKiB: Number(upload[2]) } : undefined,
+  };
+}
+
+/** The upload bundle (`--outfile`) that `wrangler check startup --worker` profiles. */
+export async function buildUploadBundle(config, outfile) {
+  await wrangler(["deploy", "--dry-run", "--minify", "--outfile", outfile, "-c", config]);
+  return outfile;
+}
+
+export const kib = (bytes) => (bytes / 1024).toFixed(2);

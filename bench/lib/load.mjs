@@ -1,0 +1,36 @@
+/**
+ * One load run with autocannon (in this process, 127.0.0.1 only). Latency comes from autocannon's per-response
+ * hrtime (fractional ms), not from its histogram, which only resolves whole milliseconds.
+ */
+import autocannon from "autocannon";
+
+export async function load(url, request, { connections, seconds }) {
+  const latencies = [];
+  const instance = autocannon({
+    url,
+    ...request,
+    connections,
+    pipelining: 1,
+    duration: seconds,
+    timeout: 10,
+  });
+  instance.on("response", (_client, _status, _bytes, ms) => latencies.push(ms));
+  const result = await instance;
+  latencies.sort((a, b) => a - b);
+  const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  return {
+    rps: result.requests.total / result.duration,
+    p50: at(0.5),
+    p99: at(0.99),
+    total: result.requests.total,
+    // Anything but a 2xx answer makes the run invalid; the report says so rather than hiding it.
+    failures: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+export const median = (values) => {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};

@@ -1,0 +1,64 @@
+/**
+ * Miniflare and workerd exactly as the template's pinned wrangler uses them (resolved through wrangler's own
+ * dependency), so every bench Worker runs under the same workerd as `npm run dev` and the tests.
+ */
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { ROOT } from "./build.mjs";
+
+const fromRoot = createRequire(join(ROOT, "package.json"));
+const fromWrangler = createRequire(fromRoot.resolve("wrangler/package.json"));
+const miniflare = fromWrangler("miniflare");
+export const { Miniflare, Log, LogLevel } = miniflare;
+export const MINIFLARE_VERSION = fromWrangler("miniflare/package.json").version;
+export const WORKERD_VERSION = createRequire(fromWrangler.resolve("miniflare/package.json"))("workerd/package.json").version;
+
+/** Drops the Workers' own stdout/stderr (the SDK warns once per isolate about responseMode "json"). */
+const quiet = { log: new Log(LogLevel.ERROR), handleRuntimeStdio: (stdout, stderr) => (stdout.resume(), stderr.resume()) };
+
+/**
+ * Serves a built bundle on 127.0.0.1 (random port) straight from workerd: no wrangler dev proxy in front.
+ * Bindings, vars and Durable Objects come from the Worker's own wrangler.toml.
+ */
+export async function serveBundle(config, mainModule) {
+  const { unstable_getMiniflareWorkerOptions } = fromRoot("wrangler");
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(config);
+  const mf = new Miniflare({
+    ...workerOptions,
+    ...quiet,
+    modules: true,
+    scriptPath: mainModule,
+    host: "127.0.0.1",
+    port: 0,
+    cf: false,
+  });
+  const url = await mf.ready;
+  return { mf, url: new URL("/mcp", url).href };
+}
+
+/**
+ * A fresh workerd whose entry module imports `mainModule` only when asked, the same wrapper `wrangler check
+ * startup` profiles. Used to time module evaluation (see startup.mjs).
+ */
+export async function lazyImporter(mainSource, compatibilityDate, compatibilityFlags) {
+  const mf = new Miniflare({
+    ...quiet,
+    compatibilityDate,
+    compatibilityFlags,
+    modulesRoot: "/",
+    modules: [
+      {
+        type: "ESModule",
+        path: "/bench-entry.mjs",
+        contents: `export default { async fetch(request) {
+          if (new URL(request.url).pathname === "/import") await import("./worker.js");
+          return new Response("ok");
+        } };`,
+      },
+      { type: "ESModule", path: "/worker.js", contents: mainSource },
+    ],
+    cf: false,
+  });
+  await mf.ready;
+  return mf;
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench:size`: builds the real template (root wrangler.toml, src/index.ts with every example) exactly as
+ * `wrangler deploy --minify` would upload it, prints raw and gzip sizes, and exits 1 when the gzip size is over
+ * the budget. Needs only the root install (wrangler), not bench/ dependencies, so CI can run it cheaply.
+ *
+ * Budget: 50 KiB gzip (51,200 bytes), gzip -9 via node:zlib; override with BENCH_GZIP_BUDGET_BYTES.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildWorker, checkWrangler, kib, ROOT } from "./lib/build.mjs";
+
+const budget = Number(process.env.BENCH_GZIP_BUDGET_BYTES ?? 50 * 1024);
+checkWrangler();
+const outdir = mkdtempSync(join(tmpdir(), "mcp-size-"));
+try {
+  const size = await buildWorker(join(ROOT, "wrangler.toml"), outdir);
+  const fromWrangler = size.wrangler ? ` (wrangler: ${size.wrangler.rawKiB} KiB / gzip ${size.wrangler.gzipKiB} KiB)` : "";
+  console.log(`Template bundle, minified: ${size.raw} B raw (${kib(size.raw)} KiB), ${size.gzip} B gzip -9 (${kib(size.gzip)} KiB)${fromWrangler}`);
+  if (size.gzip > budget) {
+    console.error(`FAIL: gzip size ${size.gzip} B is over the budget of ${budget} B (${kib(budget)} KiB)`);
+    process.exitCode = 1;
+  } else {
+    console.log(`OK: within the budget of ${budget} B (${kib(budget)} KiB); ${budget - size.gzip} B to spare`);
+  }
+} finally {
+  rmSync(outdir, { recursive: true, force: true });
+}

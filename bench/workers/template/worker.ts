@@ -1,0 +1,31 @@
+/**
+ * Bench Worker (b): this template's protocol engine, unchanged (`createMcpWorker` from src/mcp), serving the
+ * same `echo` tool as the SDK Worker plus an MRTR tool that asks one form question and completes on the retry.
+ */
+import * as z from "zod/mini";
+import { createMcpWorker, defineTool, elicitForm, text } from "../../../src/mcp";
+
+export default createMcpWorker({
+  name: "bench-template",
+  version: "1.0.0",
+  tools: [
+    defineTool({
+      name: "echo",
+      description: "Echoes the text back.",
+      input: z.strictObject({ text: z.string().check(z.maxLength(100)) }),
+      handler: ({ text: value }) => ({ content: [text(value)] }),
+    }),
+    defineTool({
+      name: "confirm",
+      description: "Asks the user to confirm (one form question), then echoes the text.",
+      input: z.strictObject({ text: z.string().check(z.maxLength(100)) }),
+      // Not singleUse: the bench replays the same signed retry many times.
+      async handler({ text: value }, ctx) {
+        const { confirm } = await ctx.ask({ confirm: elicitForm("Go ahead?", z.object({ ok: z.boolean() })) });
+        return { content: [text(confirm.action === "accept" && confirm.content.ok ? value : "declined")] };
+      },
+    }),
+  ],
+});
+
+export { ReplayGuard } from "../../../src/mcp/replay-guard";

@@ -1,0 +1,72 @@
+/**
+ * subscriptions/listen across clients: official clients (@modelcontextprotocol/client 2.4.0, pinned to
+ * 2026-07-28) listen while another client changes a note through the running Worker.
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { afterEach, describe, expect, inject, it } from "vitest";
+
+const open: Client[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((client) => client.close()));
+});
+
+async function connect() {
+  const client = new Client({ name: "e2e-listen", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(inject("mcpUrl"))));
+  open.push(client);
+  return client;
+}
+
+/** Collects the URIs of resources/updated notifications a client receives. */
+function updatesOf(client: Client): string[] {
+  const uris: string[] = [];
+  client.setNotificationHandler("notifications/resources/updated", (notification) => {
+    uris.push(notification.params.uri);
+  });
+  return uris;
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
+
+describe("listen with several clients", () => {
+  it("delivers a note update to every client subscribed to it, and to no other", async () => {
+    const editor = await connect();
+    const created: any = await editor.callTool({ name: "create_notebook", arguments: {} });
+    const notebook = created.structuredContent.notebook_id;
+    const add = async (title: string) =>
+      ((await editor.callTool({ name: "add_note", arguments: { notebook_id: notebook, title, body: "x" } })) as any).structuredContent.id;
+    const watched = `note://${notebook}/${await add("watched")}`;
+    const other = `note://${notebook}/${await add("other")}`;
+
+    const [first, second, bystander] = await Promise.all([connect(), connect(), connect()]);
+    const received = [updatesOf(first), updatesOf(second), updatesOf(bystander)];
+    const subscriptions = await Promise.all([
+      first.listen({ resourceSubscriptions: [watched] }),
+      second.listen({ resourceSubscriptions: [`note://${notebook}`] }), // the parent covers its notes
+      bystander.listen({ resourceSubscriptions: [other] }),
+    ]);
+    expect(subscriptions[0].honoredFilter).toEqual({ resourceSubscriptions: [watched] });
+
+    await editor.callTool({ name: "update_note", arguments: { notebook_id: notebook, note_id: watched.split("/").pop(), body: "changed" } });
+    await settle();
+    expect(received).toEqual([[watched], [watched], []]);
+
+    await subscriptions[0].close();
+    expect(await subscriptions[0].closed).toBe("local");
+  });
+
+  it("tells listeners that the note list changed when a note is added", async () => {
+    const editor = await connect();
+    const listener = await connect();
+    let changes = 0;
+    listener.setNotificationHandler("notifications/resources/list_changed", () => {
+      changes++;
+    });
+    const subscription = await listener.listen({ resourcesListChanged: true, toolsListChanged: true });
+    expect(subscription.honoredFilter).toEqual({ resourcesListChanged: true, toolsListChanged: true });
+    const created: any = await editor.callTool({ name: "create_notebook", arguments: {} });
+    await editor.callTool({ name: "add_note", arguments: { notebook_id: created.structuredContent.notebook_id, title: "new", body: "x" } });
+    await settle();
+    expect(changes).toBe(1);
+  });
+});

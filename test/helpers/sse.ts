@@ -1,0 +1,49 @@
+/**
+ * Reads a live SSE response one frame at a time, with a timeout per frame, keeping a single pending read
+ * across timeouts so no bytes are lost.
+ */
+export type Frame = { data: Record<string, any> } | { comment: string };
+
+export function sseReader(response: Response) {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
+  let ended = false;
+
+  /** The next frame (message or comment), "timeout" if none arrives in time, or "end" when the stream closed. */
+  async function frame(timeoutMs = 2_000): Promise<Frame | "timeout" | "end"> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const boundary = buffer.indexOf("\n\n");
+      if (boundary !== -1) {
+        const raw = buffer.slice(0, boundary);
+        buffer = buffer.slice(boundary + 2);
+        const data = raw.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).join("\n");
+        if (data) return { data: JSON.parse(data) };
+        if (raw.startsWith(":")) return { comment: raw.slice(1).trim() };
+        continue;
+      }
+      if (ended) return "end";
+      pending ??= reader.read();
+      const left = deadline - Date.now();
+      if (left <= 0) return "timeout";
+      const result = await Promise.race([pending, new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), left))]);
+      if (result === "timeout") return "timeout";
+      pending = undefined;
+      if (result.done) ended = true;
+      else buffer += decoder.decode(result.value, { stream: true });
+    }
+  }
+
+  /** The next JSON-RPC message, skipping comments. */
+  async function message(timeoutMs = 2_000): Promise<Record<string, any> | "timeout" | "end"> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const next = await frame(Math.max(1, deadline - Date.now()));
+      if (next === "timeout" || next === "end" || "data" in next) return next === "timeout" || next === "end" ? next : next.data;
+    }
+  }
+
+  return { frame, message, cancel: () => reader.cancel().catch(() => {}) };
+}
