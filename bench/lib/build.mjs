@@ -24,16 +24,21 @@ export function checkWrangler() {
   if (!existsSync(WRANGLER)) throw new Error("wrangler is not installed: run `npm ci` at the repository root first");
 }
 
+/** Every wrangler process still running, so an interrupted bench can stop them (see run.mjs). */
+export const children = new Set();
+
 /** Runs wrangler with a time limit; resolves with its combined output, rejects on failure or timeout. */
 export function wrangler(args, { timeoutMs = 120_000 } = {}) {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(WRANGLER, args, { cwd: ROOT, env: OFFLINE_ENV, stdio: ["ignore", "pipe", "pipe"] });
+    children.add(child);
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
+      children.delete(child);
       if (code === 0) resolvePromise(output);
       else reject(new Error(`wrangler ${args.join(" ")} failed (${signal ?? `exit ${code}`}):\n${output.slice(-2000)}`));
     });

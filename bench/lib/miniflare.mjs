@@ -13,18 +13,32 @@ export const { Miniflare, Log, LogLevel } = miniflare;
 export const MINIFLARE_VERSION = fromWrangler("miniflare/package.json").version;
 export const WORKERD_VERSION = createRequire(fromWrangler.resolve("miniflare/package.json"))("workerd/package.json").version;
 
-/** Drops the Workers' own stdout/stderr (the SDK warns once per isolate about responseMode "json"). */
+/** Drops the Workers' own stdout/stderr: nothing they print is part of a measurement. */
 const quiet = { log: new Log(LogLevel.ERROR), handleRuntimeStdio: (stdout, stderr) => (stdout.resume(), stderr.resume()) };
+
+/** Every workerd still running, so an interrupted bench can stop them all (see run.mjs). */
+export const live = new Set();
+
+async function start(options) {
+  const mf = new Miniflare(options);
+  live.add(mf);
+  const dispose = mf.dispose.bind(mf);
+  mf.dispose = () => (live.delete(mf), dispose());
+  return { mf, url: await mf.ready };
+}
+
+/** Compatibility date, flags, vars and bindings as wrangler would give the Worker in `wrangler dev`. */
+export function workerOptionsOf(config) {
+  return fromRoot("wrangler").unstable_getMiniflareWorkerOptions(config).workerOptions;
+}
 
 /**
  * Serves a built bundle on 127.0.0.1 (random port) straight from workerd: no wrangler dev proxy in front.
  * Bindings, vars and Durable Objects come from the Worker's own wrangler.toml.
  */
 export async function serveBundle(config, mainModule) {
-  const { unstable_getMiniflareWorkerOptions } = fromRoot("wrangler");
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(config);
-  const mf = new Miniflare({
-    ...workerOptions,
+  const { mf, url } = await start({
+    ...workerOptionsOf(config),
     ...quiet,
     modules: true,
     scriptPath: mainModule,
@@ -32,7 +46,6 @@ export async function serveBundle(config, mainModule) {
     port: 0,
     cf: false,
   });
-  const url = await mf.ready;
   return { mf, url: new URL("/mcp", url).href };
 }
 
@@ -41,7 +54,7 @@ export async function serveBundle(config, mainModule) {
  * startup` profiles. Used to time module evaluation (see startup.mjs).
  */
 export async function lazyImporter(mainSource, compatibilityDate, compatibilityFlags) {
-  const mf = new Miniflare({
+  const { mf } = await start({
     ...quiet,
     compatibilityDate,
     compatibilityFlags,
@@ -59,6 +72,5 @@ export async function lazyImporter(mainSource, compatibilityDate, compatibilityF
     ],
     cf: false,
   });
-  await mf.ready;
   return mf;
 }

@@ -117,7 +117,7 @@ describe("subscriptions/listen", () => {
   it("drops notification types the server cannot deliver from the acknowledgement", async () => {
     const toolsOnly = testServer({ tools: [trigger] });
     const reader = await listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true }, 7, toolsOnly);
-    expect((await reader.message())?.params?.notifications).toEqual({ toolsListChanged: true });
+    expect(((await reader.message()) as { params: { notifications: unknown } }).params.notifications).toEqual({ toolsListChanged: true });
   });
 
   it("answers a malformed or oversized filter with -32602", async () => {
