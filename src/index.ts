@@ -21,3 +21,4 @@ export default createMcpWorker({
 export { Notebook } from "./notes";
 export { ReplayGuard } from "./mcp/replay-guard";
 export { SubscriptionHub } from "./mcp/hub";
+export { LegacySession } from "./mcp/session";

@@ -50,7 +50,7 @@ export async function serveBundle(config, mainModule) {
 }
 
 /**
- * A fresh workerd whose entry module imports `mainModule` only when asked, the same wrapper `wrangler check
+ * A fresh workerd whose entry module imports the bundle (`mainSource`) only when asked, the same wrapper `wrangler check
  * startup` profiles. Used to time module evaluation (see startup.mjs).
  */
 export async function lazyImporter(mainSource, compatibilityDate, compatibilityFlags) {

@@ -7,7 +7,7 @@ const META = {
   "io.modelcontextprotocol/protocolVersion": VERSION,
   "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
 };
-const TEXT = "hello bench";
+export const TEXT = "hello bench";
 
 /** One JSON-RPC request as autocannon wants it: method, headers, body (a string, sent as is). */
 export function rpc(method, params = {}, toolName) {

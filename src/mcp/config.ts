@@ -28,6 +28,18 @@ export interface Config {
   listTtlMs: number;
   state: StateSettings;
   listen: ListenSettings;
+  legacy: LegacySettings;
+}
+
+export interface LegacySettings {
+  /** Serve 2025-era clients (the initialize handshake) besides 2026-07-28 ones. */
+  enabled: boolean;
+  /** A legacy session that sees no request for this long ends. */
+  sessionIdleMs: number;
+  /** How long a tool in a legacy session waits for the client to answer a server-to-client request. */
+  inputTimeoutMs: number;
+  /** Most messages in one 2025-03-26 batch. */
+  maxBatch: number;
 }
 
 export interface ListenSettings {
@@ -94,6 +106,12 @@ export function parseConfig(vars: Record<string, unknown>): ConfigResult {
       maxPerHub: read.integer("LISTEN_MAX_PER_HUB", 1_000, 1, 32_768),
       maxPerPrincipal: read.integer("LISTEN_MAX_PER_PRINCIPAL", 50, 1, 10_000),
       globalShards: read.integer("LISTEN_GLOBAL_SHARDS", 4, 1, 64),
+    },
+    legacy: {
+      enabled: read.oneOf("LEGACY_CLIENTS", ["on", "off"], "on") === "on",
+      sessionIdleMs: read.integer("SESSION_IDLE_SECONDS", 1_800, 10, 86_400) * 1000,
+      inputTimeoutMs: read.integer("SESSION_INPUT_TIMEOUT_SECONDS", 300, 1, 3_600) * 1000,
+      maxBatch: read.integer("MAX_BATCH_MESSAGES", 50, 1, 1_000),
     },
   };
   return problems.length ? { ok: false, problems } : { ok: true, config };

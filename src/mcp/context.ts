@@ -5,7 +5,8 @@
  */
 import type { Config } from "./config";
 import type { RequestMeta } from "./envelope";
-import { LOG_LEVELS, type ClientCapabilities, type Implementation, type LogLevel, type RequestId } from "./protocol";
+import type { Interactive } from "./input";
+import { LOG_LEVELS, type ClientCapabilities, type Implementation, type LegacyVersion, type LogLevel, type RequestId } from "./protocol";
 import { createPublisher, type Publisher } from "./publish";
 import type { Reply } from "./reply";
 
@@ -49,7 +50,14 @@ export interface RequestScope {
   meta: RequestMeta;
   principal: Principal;
   reply: Reply;
+  /** Runs handlers that may ask for input: MRTR rounds (2026-07-28) or server-to-client requests (legacy session). */
+  interactive: Interactive;
+  /** Which wire the request came on; result shapes and error statuses differ between them. */
+  era: Era;
 }
+
+/** "modern" is 2026-07-28; a legacy era is the 2025 revision in use for the request. */
+export type Era = "modern" | LegacyVersion;
 
 export function handlerContext(scope: RequestScope): HandlerContext {
   const { meta, reply } = scope;

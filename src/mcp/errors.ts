@@ -69,6 +69,13 @@ export class HttpError extends Error {
 /** The generic text every internal fault shows the client; the detail goes to the log only. */
 export const INTERNAL_ERROR_MESSAGE = "Internal error";
 
+/** Unknown resource URI: -32602 with `data.uri` on 2026-07-28 (SEP-2164); the legacy path turns it into -32002. */
+export class ResourceNotFound extends RpcError {
+  constructor(readonly uri: string) {
+    super(ErrorCode.InvalidParams, "Resource not found", { uri });
+  }
+}
+
 export const invalidParams = (message: string, data?: unknown) => new RpcError(ErrorCode.InvalidParams, message, data);
 export const methodNotFound = (method: string) =>
   new RpcError(ErrorCode.MethodNotFound, `Method not found: ${truncate(method, 100)}`);

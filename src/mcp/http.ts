@@ -6,12 +6,16 @@
 import { Router, type IRequest } from "itty-router";
 import { loadConfig, type Config } from "./config";
 import { readJsonBody } from "./body";
-import { idOf, isModernRequest, parseMessage, withId } from "./envelope";
-import { ErrorCode, HttpError, RpcError } from "./errors";
+import { idOf, isModernRequest, isObject, parseMessage, readableId } from "./envelope";
+import { ErrorCode, HttpError } from "./errors";
 import { checkAccept, checkContentType, checkHost, checkOrigin } from "./guards";
 import { readMcpHeader } from "./headers";
 import { failureMessage } from "./messages";
+import { serveLegacy } from "./legacy";
+import { endSession, methodNotAllowed, openSessionStream } from "./legacy-stream";
+import type { LogScope } from "./log";
 import { serveModern, type HttpExchange } from "./modern";
+import type { RequestId } from "./protocol";
 import type { McpServer } from "./server";
 
 type Handler = (request: IRequest, env: Env, execution: ExecutionContext) => Promise<Response> | Response;
@@ -19,8 +23,18 @@ type Handler = (request: IRequest, env: Env, execution: ExecutionContext) => Pro
 export function createRouter(server: McpServer) {
   const router = Router<IRequest, [Env, ExecutionContext]>();
   router.get("/health", health);
-  router.post("/mcp", withConfig((request, env, execution, config) => postMcp(server, { request, env, execution, config, traceId: traceIdOf(request) })));
-  router.all("/mcp", () => methodNotAllowed());
+  const exchange = (request: Request, env: Env, execution: ExecutionContext, config: Config): HttpExchange => ({
+    request,
+    env,
+    execution,
+    config,
+    traceId: traceIdOf(request),
+  });
+  router.post("/mcp", withConfig((...args) => postMcp(server, exchange(...args))));
+  // GET and DELETE exist only for 2025 sessions; otherwise (and always on the 2026-07-28 path) they are 405.
+  router.get("/mcp", withConfig((...args) => guarded(exchange(...args), (ex) => openSessionStream(server, ex))));
+  router.delete("/mcp", withConfig((...args) => guarded(exchange(...args), endSession)));
+  router.all("/mcp", () => errorResponse(methodNotAllowed(), undefined));
   router.all("*", () => new Response("Not found", { status: 404 }));
   return router;
 }
@@ -60,28 +74,47 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
       maxDepth: config.limits.maxJsonDepth,
       maxMembers: config.limits.maxJsonMembers,
     });
+    const headerVersion = readMcpHeader(request, "mcp-protocol-version", config.limits.maxHeaderValueLength);
+    if (isLegacy(body, headerVersion)) {
+      id = isObject(body) ? readableId(body.id) : undefined;
+      return await serveLegacy(server, exchange, body, headerVersion);
+    }
     const message = parseMessage(body);
     id = message.kind === "notification" ? undefined : message.id;
-    const headerVersion = readMcpHeader(request, "mcp-protocol-version", config.limits.maxHeaderValueLength);
-    if (message.kind !== "response" && !isModernRequest(message.params, headerVersion)) {
-      throw withId(new RpcError(ErrorCode.InvalidRequest, "Invalid Request: legacy clients are not served yet", undefined, 400), id);
-    }
     const served = serveModern(server, exchange, message);
     exchange.execution.waitUntil(served.done);
     return await served.response;
   } catch (error) {
-    const { body, status } = failureMessage(error, id ?? idOf(error), exchange);
-    const headers: Record<string, string> = { "x-request-id": exchange.traceId };
-    if (error instanceof HttpError) Object.assign(headers, error.headers);
-    return Response.json(body, { status, headers });
+    return errorResponse(error, id ?? idOf(error), exchange);
   }
 }
 
-function methodNotAllowed(): Response {
-  return Response.json(
-    { jsonrpc: "2.0", error: { code: ErrorCode.InvalidRequest, message: "Method Not Allowed: send JSON-RPC messages with POST" } },
-    { status: 405, headers: { allow: "POST" } },
-  );
+/** GET and DELETE pass the same Host and Origin checks as POST. */
+async function guarded(exchange: HttpExchange, next: (exchange: HttpExchange) => Promise<Response>): Promise<Response> {
+  try {
+    checkHost(exchange.request, exchange.config);
+    checkOrigin(exchange.request, exchange.config);
+    return await next(exchange);
+  } catch (error) {
+    return errorResponse(error, undefined, exchange);
+  }
+}
+
+/**
+ * Era detection (spec 2026-07-28, "Backward Compatibility"): a message with a modern claim is served statelessly
+ * as 2026-07-28; `initialize`, a 2025 version header without a claim, or no header and no claim at all (2025-03-26
+ * clients send none) is a 2025-era message. Batches exist only in 2025-03-26.
+ */
+function isLegacy(body: unknown, headerVersion: string | undefined): boolean {
+  if (Array.isArray(body)) return headerVersion === undefined || headerVersion === "2025-03-26";
+  return isObject(body) && !isModernRequest(isObject(body.params) ? body.params : {}, headerVersion);
+}
+
+function errorResponse(error: unknown, id: RequestId | undefined, scope?: LogScope): Response {
+  const { body, status } = failureMessage(error, id, scope);
+  const headers: Record<string, string> = scope ? { "x-request-id": scope.traceId } : {};
+  if (error instanceof HttpError) Object.assign(headers, error.headers);
+  return Response.json(body, { status, headers });
 }
 
 /** A fresh id per HTTP request, sent back in `X-Request-Id` and written on every log line about the request. */

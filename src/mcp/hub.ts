@@ -27,6 +27,8 @@ export interface ListenerSpec {
   maxListeners: number;
   /** Refuse it when its principal already holds this many here (0: no per-principal cap). */
   maxPerPrincipal: number;
+  /** A legacy session's stream: only the newest stream of a session stays open, and its filter can change. */
+  session?: string;
 }
 
 interface Attachment {
@@ -55,6 +57,7 @@ export function wants(filter: ListenerFilter, event: HubEvent): boolean {
 }
 
 const principalTag = (principal: string) => `p:${principal}`.slice(0, 256);
+const sessionTag = (session: string) => `s:${session}`;
 
 export class SubscriptionHub extends DurableObject<Env> {
   /** Accepts one listener socket, or answers 429 when the hub or the principal is at its cap. */
@@ -68,8 +71,14 @@ export class SubscriptionHub extends DurableObject<Env> {
     if (spec.maxPerPrincipal > 0 && this.ctx.getWebSockets(tag).length >= spec.maxPerPrincipal) {
       return new Response("Too many listeners for this principal", { status: 429 });
     }
+    const tags = [tag];
+    if (spec.session) {
+      // A session has one notification stream: a newer one replaces the older (each message goes on one stream).
+      this.closeSession(spec.session, "replaced by a newer stream");
+      tags.push(sessionTag(spec.session));
+    }
     const { 0: client, 1: server } = new WebSocketPair();
-    this.ctx.acceptWebSocket(server, [tag]);
+    this.ctx.acceptWebSocket(server, tags);
     server.serializeAttachment({ filter: spec.filter, principal: spec.principal } satisfies Attachment);
     return new Response(null, { status: 101, webSocket: client });
   }
@@ -91,6 +100,25 @@ export class SubscriptionHub extends DurableObject<Env> {
       }
     }
     return delivered;
+  }
+
+  /** Replaces the filter of a legacy session's stream (after resources/subscribe or unsubscribe). */
+  async updateSessionFilter(session: string, filter: ListenerFilter): Promise<void> {
+    for (const socket of this.ctx.getWebSockets(sessionTag(session))) {
+      const attachment = socket.deserializeAttachment() as Attachment;
+      socket.serializeAttachment({ ...attachment, filter } satisfies Attachment);
+    }
+  }
+
+  /** Ends a legacy session's stream (the session was deleted or expired). */
+  async closeSession(session: string, reason = "session ended"): Promise<void> {
+    for (const socket of this.ctx.getWebSockets(sessionTag(session))) {
+      try {
+        socket.close(1000, reason);
+      } catch {
+        // already closed
+      }
+    }
   }
 
   /** How many listeners this hub holds (for tests and operators). */

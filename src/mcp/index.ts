@@ -11,6 +11,7 @@ export { defineResource, defineResourceTemplate, type Resource, type ResourceCon
 export { definePrompt, type Prompt, type PromptContext } from "./prompts";
 export { text, image, audio, resourceLink, embeddedResource, toBase64 } from "./content";
 export { elicitForm, elicitUrl, sample, listRoots, samplingText, type InputApi } from "./input";
+export { titledEnum } from "./schema";
 export type { HandlerContext, Principal } from "./context";
 export type { ServerDefinition } from "./server";
 

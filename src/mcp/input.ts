@@ -110,6 +110,23 @@ export interface InputApi {
   supports(kind: InputKind, options?: { samplingTools?: boolean }): boolean;
 }
 
+export interface RoundTarget {
+  method: "tools/call" | "prompts/get" | "resources/read";
+  /** Tool or prompt name, or resource URI. */
+  name: string;
+  /** The request's arguments exactly as sent; the state is bound to their digest. */
+  args: unknown;
+}
+
+/**
+ * How one call of an interactive handler ended: with its value, or (2026-07-28) with an `input_required` result
+ * that ends this round. `retried` is true when the call continued an earlier round.
+ */
+export type RoundOutcome<T> = { kind: "complete"; value: T; retried: boolean } | { kind: "input_required"; result: JsonObject };
+
+/** Runs an interactive handler for one request; the era decides how questions reach the client. */
+export type Interactive = <T>(target: RoundTarget, params: JsonObject, handler: (input: InputApi) => Promise<T>) => Promise<RoundOutcome<T>>;
+
 /** What the client must have declared for each kind, as `requiredCapabilities` reports it. */
 export function requiredCapability(kind: InputKind, samplingTools = false): ClientCapabilities {
   switch (kind) {

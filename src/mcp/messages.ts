@@ -23,7 +23,7 @@ export function errorMessage(id: RequestId | undefined, code: number, message: s
  * Protocol errors keep their code and status. Anything else is an internal fault: the client gets -32603 and a
  * generic message, and the detail is logged with the trace id the client sees in `X-Request-Id`.
  */
-export function failureMessage(error: unknown, id: RequestId | undefined, scope: LogScope) {
+export function failureMessage(error: unknown, id: RequestId | undefined, scope: LogScope | undefined) {
   if (error instanceof RpcError) return { body: errorMessage(id, error.code, error.message, error.data), status: error.httpStatus };
   if (error instanceof HttpError) return { body: errorMessage(undefined, ErrorCode.InvalidRequest, error.message), status: error.status };
   log(scope, "error", "internal error", describeError(error));

@@ -12,6 +12,7 @@ import { serveListen } from "./listen";
 import { failureMessage, resultMessage } from "./messages";
 import { MODERN_VERSION } from "./protocol";
 import { Reply } from "./reply";
+import { runRound } from "./rounds";
 import type { McpServer } from "./server";
 
 export interface Served {
@@ -66,6 +67,8 @@ export function serveModern(server: McpServer, exchange: HttpExchange, message: 
     meta,
     principal: exchange.principal ?? ANONYMOUS,
     reply,
+    interactive: (target, params, handler) => runRound(scope, target, params, handler),
+    era: "modern",
   };
   // A listen stream is not one answer but a long-lived stream of notifications: it has its own module.
   const support = server.listenSupport(exchange.env);

@@ -9,7 +9,6 @@ import { isObject } from "./envelope";
 import type { InputApi } from "./input";
 import type { Icon, JsonObject, PromptMessage } from "./protocol";
 import type { Completer } from "./resources";
-import { runRound } from "./rounds";
 import { describeIssues, toJsonSchema, type ObjectSchema } from "./schema";
 
 export type PromptContext = HandlerContext & InputApi;
@@ -76,7 +75,7 @@ export async function getPrompt(prompts: ReadonlyMap<string, Prompt>, params: Js
     }
     parsedArgs = parsed.data;
   }
-  const outcome = await runRound(scope, { method: "prompts/get", name, args }, params, (input) =>
+  const outcome = await scope.interactive({ method: "prompts/get", name, args }, params, (input) =>
     Promise.resolve(prompt.get(parsedArgs as never, { ...handlerContext(scope), ...input })),
   );
   return outcome.kind === "input_required" ? outcome.result : (outcome.value as unknown as JsonObject);

@@ -19,6 +19,8 @@ export class Reply {
   constructor(
     requestSignal: AbortSignal | undefined,
     private readonly headers: Record<string, string> = {},
+    /** False for requests inside a batch: their answers are collected, so nothing can stream. */
+    private readonly canStream = true,
   ) {
     this.response = new Promise((resolve) => (this.resolve = resolve));
     this.signal = this.abort.signal;
@@ -28,7 +30,7 @@ export class Reply {
 
   /** Sends a notification related to this request, switching the response to SSE if it is not already. */
   notify(message: unknown): void {
-    if (this.done || this.signal.aborted) return;
+    if (this.done || this.signal.aborted || !this.canStream) return;
     if (!this.stream) {
       this.stream = new SseStream(() => this.cancel());
       this.resolve(this.stream.response(this.headers));
@@ -46,6 +48,11 @@ export class Reply {
     } else {
       this.resolve(Response.json(message, { status: httpStatus, headers: this.headers }));
     }
+  }
+
+  /** Adds a response header; only effective before the response has started. */
+  setHeader(name: string, value: string): void {
+    this.headers[name] = value;
   }
 
   get finished(): boolean {

@@ -4,11 +4,10 @@
  * `resources/list`, `resources/templates/list` and `resources/read` methods.
  */
 import { handlerContext, type RequestScope } from "./context";
-import { ErrorCode, RpcError, invalidParams, truncate } from "./errors";
+import { ResourceNotFound, invalidParams, truncate } from "./errors";
 import type { InputApi } from "./input";
 import type { HandlerContext } from "./context";
 import type { Annotations, CacheHint, Icon, JsonObject, ResourceContents } from "./protocol";
-import { runRound } from "./rounds";
 import { compileUriTemplate, type UriTemplate } from "./uri-template";
 
 export type ResourceContext = HandlerContext & InputApi;
@@ -97,13 +96,13 @@ export class ResourceIndex {
   async read(params: JsonObject, scope: RequestScope): Promise<JsonObject> {
     const uri = params.uri;
     if (typeof uri !== "string") throw invalidParams('Invalid params: "uri" must be a string');
-    const notFound = () => new RpcError(ErrorCode.InvalidParams, "Resource not found", { uri: truncate(uri, 2048) });
+    const notFound = () => new ResourceNotFound(truncate(uri, 2048));
     const fixed = this.fixed.get(uri);
     const match = fixed ? undefined : this.match(uri);
     if (!fixed && !match) throw notFound();
 
     const cache = (fixed ?? match!.definition).cache ?? NOT_CACHED;
-    const outcome = await runRound(scope, { method: "resources/read", name: uri, args: {} }, params, (input) => {
+    const outcome = await scope.interactive({ method: "resources/read", name: uri, args: {} }, params, (input) => {
       const ctx = { ...handlerContext(scope), ...input };
       return Promise.resolve(fixed ? fixed.read(ctx) : match!.definition.read(uri, match!.variables, ctx));
     });

@@ -16,6 +16,8 @@ import {
   type InputApi,
   type InputKind,
   type InputRequest,
+  type RoundOutcome,
+  type RoundTarget,
 } from "./input";
 import type { JsonObject } from "./protocol";
 import { describeIssues } from "./schema";
@@ -26,16 +28,6 @@ import { log } from "./log";
 /** The one message every rejected `requestState` gets; the reason is logged, never sent. */
 export const INVALID_STATE_MESSAGE = "Invalid requestState";
 const PURPOSE = "mcp.requestState";
-
-export interface RoundTarget {
-  method: "tools/call" | "prompts/get" | "resources/read";
-  /** Tool or prompt name, or resource URI. */
-  name: string;
-  /** The request's arguments exactly as sent; the state is bound to their digest. */
-  args: unknown;
-}
-
-export type RoundOutcome<T> = { kind: "complete"; value: T; retried: boolean } | { kind: "input_required"; result: JsonObject };
 
 /** The signed body of a `requestState`: answers so far, the handler's state, open questions, single-use nonce. */
 interface StateBody {
@@ -157,7 +149,7 @@ function readResponses(params: JsonObject): JsonObject {
 }
 
 /** Shapes a stored answer for the handler; accepted form content is checked against the form's own schema. */
-function typedAnswer(key: string, request: InputRequest, answer: unknown): unknown {
+export function typedAnswer(key: string, request: InputRequest, answer: unknown): unknown {
   if (request.kind !== "form") return answer;
   const { action, content } = answer as { action: string; content?: unknown };
   if (action !== "accept") return { action };

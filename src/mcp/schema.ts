@@ -31,6 +31,23 @@ export function describeIssues(error: z.core.$ZodError, prefix = ""): string {
   return lines.join("; ");
 }
 
+/**
+ * Options with display titles, for elicitation forms: `titledEnum({ red: "Red", blue: "Blue" })` is shown as a
+ * titled single-select (`oneOf` of `const` + `title`); wrap it in `z.array()` for a titled multi-select.
+ */
+export function titledEnum<const T extends string>(options: Record<T, string>) {
+  const literals = Object.entries<string>(options).map(([value, title]) => z.literal(value as T).check(z.meta({ title })));
+  return z.union(literals as [z.ZodMiniLiteral<T>, ...z.ZodMiniLiteral<T>[]]);
+}
+
+/** zod writes a union of titled literals as `anyOf`; the elicitation schema spells it `type: string` + `oneOf`. */
+function titledSingleSelect(property: JsonObject): JsonObject {
+  const options = property.anyOf ?? property.oneOf;
+  if (!Array.isArray(options) || !options.every((option) => typeof option?.const === "string")) return property;
+  const { anyOf: _anyOf, oneOf: _oneOf, ...rest } = property;
+  return { ...rest, type: "string", oneOf: options.map((option) => ({ const: option.const, title: option.title ?? option.const })) };
+}
+
 /** Keywords each primitive type may carry in an elicitation `requestedSchema` (schema 2026-07-28). */
 const ELICITATION_KEYWORDS: Record<string, readonly string[]> = {
   string: ["type", "title", "description", "minLength", "maxLength", "format", "default", "enum", "enumNames", "oneOf"],
@@ -48,7 +65,8 @@ const ELICITATION_KEYWORDS: Record<string, readonly string[]> = {
 export function toElicitationSchema(schema: ObjectSchema): JsonObject {
   const json = toJsonSchema(schema, "input");
   const properties: JsonObject = {};
-  for (const [name, property] of Object.entries((json.properties ?? {}) as Record<string, JsonObject>)) {
+  for (const [name, raw] of Object.entries((json.properties ?? {}) as Record<string, JsonObject>)) {
+    const property = titledSingleSelect(raw);
     const allowed = ELICITATION_KEYWORDS[String(property.type)];
     if (!allowed) throw new Error(`Elicitation field "${name}" must be a string, number, integer, boolean or enum`);
     properties[name] = Object.fromEntries(Object.entries(property).filter(([keyword]) => allowed.includes(keyword)));

@@ -10,7 +10,6 @@ import { isObject } from "./envelope";
 import type { InputApi } from "./input";
 import { describeError, log } from "./log";
 import type { ContentBlock, Icon, JsonObject, ToolAnnotations } from "./protocol";
-import { runRound } from "./rounds";
 import { describeIssues, toJsonSchema, type ObjectSchema } from "./schema";
 
 export type ToolContext = HandlerContext & InputApi;
@@ -98,7 +97,7 @@ export async function callTool(tools: ReadonlyMap<string, Tool>, params: JsonObj
 
   let outcome;
   try {
-    outcome = await runRound(scope, { method: "tools/call", name, args }, params, (input) =>
+    outcome = await scope.interactive({ method: "tools/call", name, args }, params, (input) =>
       Promise.resolve(tool.handler(parsed.data, { ...handlerContext(scope), ...input })),
     );
   } catch (error) {

@@ -16,6 +16,7 @@ import {
   sample,
   samplingText,
   text,
+  titledEnum,
   toolError,
 } from "../../src/mcp";
 
@@ -218,6 +219,88 @@ export const tools = [
   }),
 ];
 
+/** Fixtures the 2025-11-25 scenarios call; in a session, their questions reach the client as real requests. */
+tools.push(
+  defineTool({
+    name: "test_tool_with_logging",
+    description: "Sends three info log messages.",
+    input: noArgs,
+    async handler(_args, ctx) {
+      for (const message of ["Tool execution started", "Tool processing data", "Tool execution completed"]) {
+        ctx.log("info", message);
+        await pause(50);
+      }
+      return { content: [text("Tool with logging executed successfully")] };
+    },
+  }),
+  defineTool({
+    name: "test_sampling",
+    description: "Asks the client's model to answer a prompt.",
+    input: z.strictObject({ prompt: z.string() }),
+    async handler({ prompt }, ctx) {
+      const { answer } = await ctx.ask({ answer: sample({ messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: 100 }) });
+      return { content: [text(`LLM response: ${samplingText(answer)}`)] };
+    },
+  }),
+  defineTool({
+    name: "test_elicitation",
+    description: "Asks the user for a username and an email address.",
+    input: z.strictObject({ message: z.string() }),
+    async handler({ message }, ctx) {
+      const { user } = await ctx.ask({
+        user: elicitForm(
+          message,
+          z.object({
+            username: z.string().check(z.describe("User's response")),
+            email: z.string().check(z.describe("User's email address")),
+          }),
+        ),
+      });
+      return { content: [text(`User response: action=${user.action}${user.action === "accept" ? `, content=${JSON.stringify(user.content)}` : ""}`)] };
+    },
+  }),
+  defineTool({
+    name: "test_elicitation_sep1034_defaults",
+    description: "Asks for a form whose fields have defaults.",
+    input: noArgs,
+    async handler(_args, ctx) {
+      const { form } = await ctx.ask({
+        form: elicitForm(
+          "Please review and update the form fields with defaults",
+          z.object({
+            name: z._default(z.string(), "John Doe"),
+            age: z._default(z.int(), 30),
+            score: z._default(z.number(), 95.5),
+            status: z._default(z.enum(["active", "inactive", "pending"]), "active"),
+            verified: z._default(z.boolean(), true),
+          }),
+        ),
+      });
+      return { content: [text(`Elicitation completed: action=${form.action}, content=${JSON.stringify("content" in form ? form.content : {})}`)] };
+    },
+  }),
+  defineTool({
+    name: "test_elicitation_sep1330_enums",
+    description: "Asks for a form with every kind of enum field.",
+    input: noArgs,
+    async handler(_args, ctx) {
+      const { form } = await ctx.ask({
+        form: elicitForm(
+          "Please choose options",
+          z.object({
+            untitledSingle: z.enum(["option1", "option2", "option3"]),
+            titledSingle: titledEnum({ value1: "First Option", value2: "Second Option", value3: "Third Option" }),
+            legacyEnum: z.enum(["opt1", "opt2", "opt3"]).check(z.meta({ enumNames: ["Option One", "Option Two", "Option Three"] })),
+            untitledMulti: z.array(z.enum(["option1", "option2", "option3"])).check(z.minLength(1), z.maxLength(3)),
+            titledMulti: z.array(titledEnum({ value1: "First Choice", value2: "Second Choice", value3: "Third Choice" })),
+          }),
+        ),
+      });
+      return { content: [text(`Elicitation completed: action=${form.action}`)] };
+    },
+  }),
+);
+
 export const resources = [
   defineResource({
     uri: "test://static-text",
@@ -234,6 +317,13 @@ export const resources = [
     mimeType: "image/png",
     cache: { ttlMs: 300_000, cacheScope: "public" },
     read: () => [{ uri: "test://static-binary", mimeType: "image/png", blob: PNG }],
+  }),
+  defineResource({
+    uri: "test://watched-resource",
+    name: "watched-resource",
+    description: "A resource to subscribe to.",
+    mimeType: "text/plain",
+    read: () => [{ uri: "test://watched-resource", mimeType: "text/plain", text: "Watched resource content" }],
   }),
   defineResourceTemplate({
     uriTemplate: "test://template/{id}/data",

@@ -15,3 +15,4 @@ export default createMcpWorker({
 
 export { ReplayGuard } from "../../src/mcp/replay-guard";
 export { SubscriptionHub } from "../../src/mcp/hub";
+export { LegacySession } from "../../src/mcp/session";
