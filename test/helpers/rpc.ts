@@ -83,7 +83,7 @@ export function testServer(definition: Partial<ServerDefinition>, vars: Record<s
 export const { post, send, call } = rpc();
 
 /** The final JSON-RPC message of a response, whether it came as JSON or as the last SSE event. */
-export async function readMessage(response: Response): Promise<Json & { result?: Json; error?: { code: number; message: string; data?: Json } }> {
+export async function readMessage(response: Response): Promise<Json & { result?: Record<string, any>; error?: { code: number; message: string; data?: Json } }> {
   if (response.headers.get("content-type")?.startsWith("text/event-stream")) {
     const events = await readSse(response);
     return events[events.length - 1]!;

@@ -1,0 +1,156 @@
+/**
+ * 2025-era clients against the running Worker: the v1 SDK client (@modelcontextprotocol/sdk 1.32.2, negotiates
+ * 2025-11-25) and the v2 client (@modelcontextprotocol/client 2.4.0) in its `legacy` and `auto` modes.
+ */
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, describe, expect, inject, it } from "vitest";
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+const url = () => new URL(inject("mcpUrl"));
+const textOf = (result: any) => result.content.map((block: any) => block.text ?? "").join("\n");
+const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
+
+/** The v1 client, declaring elicitation and sampling so the server keeps a session for it. */
+async function connectV1(interactive = true) {
+  const client = new ClientV1({ name: "sdk-v1", version: "1.0.0" }, { capabilities: interactive ? { elicitation: {}, sampling: {} } : {} });
+  const transport = new TransportV1(url());
+  await client.connect(transport);
+  closers.push(async () => {
+    await transport.terminateSession().catch(() => {});
+    await client.close();
+  });
+  return { client, transport };
+}
+
+describe("@modelcontextprotocol/sdk 1.32.2 client (2025-11-25)", () => {
+  it("negotiates 2025-11-25 and gets a session because it declared elicitation", async () => {
+    const { client, transport } = await connectV1();
+    expect(transport.protocolVersion).toBe("2025-11-25");
+    expect(transport.sessionId).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, resources: { subscribe: true } });
+  });
+
+  it("is served statelessly when it needs nothing interactive", async () => {
+    const { transport, client } = await connectV1(false);
+    expect(transport.sessionId).toBeUndefined();
+    expect((await client.listTools()).tools).toHaveLength(8);
+  });
+
+  it("lists and calls every plain tool, reads a resource, gets a prompt and completes a note id", async () => {
+    const { client } = await connectV1(false);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("draft_note");
+    const created: any = await client.callTool({ name: "create_notebook", arguments: {} });
+    const notebook = created.structuredContent.notebook_id;
+    const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "Legacy", body: "Hello." } });
+    const noteId = added.structuredContent.id;
+    expect((await client.callTool({ name: "search_notes", arguments: { notebook_id: notebook, query: "hello" } }) as any).structuredContent.notes).toHaveLength(1);
+    expect((await client.callTool({ name: "get_note", arguments: { notebook_id: notebook, note_id: noteId } }) as any).structuredContent.title).toBe("Legacy");
+    await client.callTool({ name: "update_note", arguments: { notebook_id: notebook, note_id: noteId, tags: ["x"] } });
+    expect(textOf(await client.callTool({ name: "summarize_notes", arguments: { notebook_id: notebook } }))).toContain("extractive");
+    const resource = await client.readResource({ uri: `note://${notebook}/${noteId}` });
+    expect(resource.contents[0]).toMatchObject({ text: expect.stringContaining("Hello.") });
+    expect((await client.getPrompt({ name: "review_notes", arguments: { notebook_id: notebook } })).messages).toHaveLength(2);
+    const completion = await client.complete({
+      ref: { type: "ref/resource", uri: "note://{notebook_id}/{note_id}" },
+      argument: { name: "note_id", value: "n_" },
+      context: { arguments: { notebook_id: notebook } },
+    });
+    expect(completion.completion.values).toEqual([noteId]);
+  });
+
+  it("answers an MRTR-style tool's elicitation and sampling as server-to-client requests", async () => {
+    const { client } = await connectV1();
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(`elicit:${request.params.message.split("\n")[0]}`);
+      const message = request.params.message;
+      if (message.startsWith("Delete")) return { action: "accept", content: { delete: true } };
+      if (message.startsWith("Save")) return { action: "accept", content: { title: "From v1", save: true } };
+      return { action: "accept", content: { audience: "me", length: "short" } };
+    });
+    client.setRequestHandler(CreateMessageRequestSchema, async () => {
+      asked.push("sample");
+      return { role: "assistant", content: { type: "text", text: "Drafted by the v1 client's model." }, model: "v1-model" };
+    });
+    const created: any = await client.callTool({ name: "create_notebook", arguments: {} });
+    const notebook = created.structuredContent.notebook_id;
+
+    const drafted = await client.callTool({ name: "draft_note", arguments: { notebook_id: notebook, topic: "Legacy drafting" } });
+    expect(textOf(drafted)).toMatch(/^Saved the draft as note n_/);
+    expect(asked).toEqual(["elicit:Drafting a note about \"Legacy drafting\". Who is it for, and how long should it be?", "sample", "elicit:Save this draft?"]);
+
+    const saved: any = await client.callTool({ name: "search_notes", arguments: { notebook_id: notebook, query: "" } });
+    const noteId = saved.structuredContent.notes[0].id;
+    const deleted = await client.callTool({ name: "delete_note", arguments: { notebook_id: notebook, note_id: noteId } });
+    expect(textOf(deleted)).toContain("Deleted note");
+  });
+
+  it("subscribes to a note and receives its update on the session's stream", async () => {
+    const { client } = await connectV1();
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updates.push(notification.params.uri);
+    });
+    const created: any = await client.callTool({ name: "create_notebook", arguments: {} });
+    const notebook = created.structuredContent.notebook_id;
+    const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "Watch me", body: "1" } });
+    const uri = `note://${notebook}/${added.structuredContent.id}`;
+    await client.subscribeResource({ uri });
+    await settle();
+    await client.callTool({ name: "update_note", arguments: { notebook_id: notebook, note_id: added.structuredContent.id, body: "2" } });
+    await settle();
+    expect(updates).toEqual([uri]);
+  });
+
+  it("ends its session on close (DELETE); the session id is then unknown", async () => {
+    const { transport } = await connectV1();
+    const id = transport.sessionId!;
+    await transport.terminateSession();
+    const response = await fetch(url(), {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    expect(response.status).toBe(404);
+  });
+});
+
+describe("@modelcontextprotocol/client 2.4.0 in legacy and auto modes", () => {
+  async function connectV2(mode: "legacy" | "auto") {
+    const client = new Client({ name: `v2-${mode}`, version: "1.0.0" }, { capabilities: { elicitation: {} }, versionNegotiation: { mode } });
+    client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { delete: true } }));
+    await client.connect(new StreamableHTTPClientTransport(url()));
+    closers.push(() => client.close());
+    return client;
+  }
+
+  it("legacy mode: uses the initialize handshake and still gets every example working", async () => {
+    const client = await connectV2("legacy");
+    expect(client.getProtocolEra()).toBe("legacy");
+    const created: any = await client.callTool({ name: "create_notebook", arguments: {} });
+    const notebook = created.structuredContent.notebook_id;
+    const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "v2 legacy", body: "x" } });
+    expect(textOf(await client.callTool({ name: "delete_note", arguments: { notebook_id: notebook, note_id: added.structuredContent.id } }))).toContain("Deleted");
+    expect((await client.readResource({ uri: "notes://guide" })).contents).toHaveLength(1);
+  });
+
+  it("auto mode: probes server/discover and settles on 2026-07-28", async () => {
+    const client = await connectV2("auto");
+    expect(client.getProtocolEra()).toBe("modern");
+    const created: any = await client.callTool({ name: "create_notebook", arguments: {} });
+    const notebook = created.structuredContent.notebook_id;
+    const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "v2 auto", body: "x" } });
+    expect(textOf(await client.callTool({ name: "delete_note", arguments: { notebook_id: notebook, note_id: added.structuredContent.id } }))).toContain("Deleted");
+  });
+});
