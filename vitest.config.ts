@@ -12,7 +12,16 @@ export default defineConfig({
     projects: [
       {
         // Unit and integration tests inside workerd, against the Worker and its Durable Objects.
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings: TEST_BINDINGS } })],
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: { ...TEST_BINDINGS, FC_SEED: process.env.FC_SEED ?? "" },
+              // The suite sends thousands of requests from one address; a tight limiter is tested on its own.
+              ratelimits: { RATE_LIMITER: { simple: { limit: 1_000_000, period: 60 } }, TIGHT_LIMITER: { simple: { limit: 3, period: 60 } } },
+            },
+          }),
+        ],
         test: { name: "worker", include: ["test/worker/**/*.test.ts"] },
       },
       {

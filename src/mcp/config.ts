@@ -29,6 +29,21 @@ export interface Config {
   state: StateSettings;
   listen: ListenSettings;
   legacy: LegacySettings;
+  /** OAuth 2.1 resource server settings; `undefined` means authorization is off (every caller is anonymous). */
+  auth?: AuthSettings;
+}
+
+export interface AuthSettings {
+  /** The authorization server that issues tokens for this server (`iss`). Setting it turns authorization on. */
+  issuer: string;
+  /** The audience tokens must name: this server's canonical URL. Default: `<origin>/mcp` of the request. */
+  audience?: string;
+  /** Where the issuer publishes its signing keys. Default: `<issuer>/.well-known/jwks.json`. */
+  jwksUrl: string;
+  /** Signing keys given inline (a JWKS document), instead of fetching them. */
+  jwks?: { keys: JsonWebKey[] };
+  /** JWS algorithms accepted; asymmetric only. */
+  algorithms: string[];
 }
 
 export interface LegacySettings {
@@ -113,6 +128,7 @@ export function parseConfig(vars: Record<string, unknown>): ConfigResult {
       inputTimeoutMs: read.integer("SESSION_INPUT_TIMEOUT_SECONDS", 300, 1, 3_600) * 1000,
       maxBatch: read.integer("MAX_BATCH_MESSAGES", 50, 1, 1_000),
     },
+    auth: readAuthSettings(read),
   };
   return problems.length ? { ok: false, problems } : { ok: true, config };
 }
@@ -128,6 +144,44 @@ function readStateSettings(read: VarReader, mode: Config["mode"]): StateSettings
     developmentKey: secret === undefined,
     ttlMs: read.integer("STATE_TTL_SECONDS", 600, 10, 86_400) * 1000,
     maxLength: read.integer("STATE_MAX_BYTES", 16_384, 1_024, 262_144),
+  };
+}
+
+const ASYMMETRIC = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"];
+
+function readAuthSettings(read: VarReader): AuthSettings | undefined {
+  const issuer = read.string("AUTH_ISSUER");
+  if (issuer === undefined) return undefined;
+  const url = (name: string, value: string | undefined) => {
+    if (value === undefined) return undefined;
+    // Why https only (loopback excepted): keys fetched over plain HTTP could be swapped by anyone on the path.
+    const parsed = URL.canParse(value) ? new URL(value) : undefined;
+    if (!parsed || (parsed.protocol !== "https:" && !["localhost", "127.0.0.1"].includes(parsed.hostname))) {
+      read.problems.push(`${name} must be an https URL`);
+    }
+    return value;
+  };
+  url("AUTH_ISSUER", issuer);
+  const algorithms = read.list("AUTH_ALGORITHMS");
+  if (algorithms.some((algorithm) => !ASYMMETRIC.includes(algorithm))) {
+    read.problems.push(`AUTH_ALGORITHMS may only list ${ASYMMETRIC.join(", ")}`);
+  }
+  let jwks: AuthSettings["jwks"];
+  const inline = read.string("AUTH_JWKS");
+  if (inline !== undefined) {
+    try {
+      jwks = JSON.parse(inline) as AuthSettings["jwks"];
+      if (!Array.isArray(jwks?.keys)) throw new Error();
+    } catch {
+      read.problems.push("AUTH_JWKS must be a JSON Web Key Set ({\"keys\": [...]})");
+    }
+  }
+  return {
+    issuer,
+    audience: url("AUTH_AUDIENCE", read.string("AUTH_AUDIENCE")),
+    jwksUrl: url("AUTH_JWKS_URL", read.string("AUTH_JWKS_URL")) ?? `${issuer.replace(/\/+$/, "")}/.well-known/jwks.json`,
+    ...(jwks && { jwks }),
+    algorithms: algorithms.length ? algorithms : ["RS256", "ES256"],
   };
 }
 

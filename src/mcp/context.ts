@@ -42,6 +42,7 @@ export interface HandlerContext {
 /** Everything the engine knows about one request while it is served. */
 export interface RequestScope {
   traceId: string;
+  request: Request;
   env: Env;
   execution: ExecutionContext;
   config: Config;

@@ -1,41 +1,50 @@
 /**
  * @module http
- * The Worker's HTTP surface (itty-router): `POST /mcp` for MCP, 405 for other methods on `/mcp`, `GET /health`.
- * Every POST passes the guards (Host, Origin, Content-Type, Accept, body size) before its body is parsed.
+ * The Worker's HTTP surface (itty-router): `POST /mcp` for MCP messages; `GET`/`DELETE /mcp` for 2025 sessions
+ * (405 otherwise); CORS preflights; `GET /health`; Protected Resource Metadata when authorization is on.
+ *
+ * Order of checks on /mcp: configuration (503 if invalid), Host and Origin, Content-Type and Accept,
+ * authorization, rate limit, body size and shape, then the era (2026-07-28 or 2025) and the message itself.
  */
 import { Router, type IRequest } from "itty-router";
-import { loadConfig, type Config } from "./config";
+import { authenticate, protectedResourceMetadata } from "./auth";
 import { readJsonBody } from "./body";
+import { loadConfig } from "./config";
+import { preflight, withCors } from "./cors";
 import { idOf, isModernRequest, isObject, parseMessage, readableId } from "./envelope";
-import { ErrorCode, HttpError } from "./errors";
+import { ErrorCode } from "./errors";
 import { checkAccept, checkContentType, checkHost, checkOrigin } from "./guards";
 import { readMcpHeader } from "./headers";
-import { failureMessage } from "./messages";
 import { serveLegacy } from "./legacy";
 import { endSession, methodNotAllowed, openSessionStream } from "./legacy-stream";
 import type { LogScope } from "./log";
+import { failureMessage } from "./messages";
 import { serveModern, type HttpExchange } from "./modern";
 import type { RequestId } from "./protocol";
+import { checkRateLimit } from "./rate-limit";
 import type { McpServer } from "./server";
 
 type Handler = (request: IRequest, env: Env, execution: ExecutionContext) => Promise<Response> | Response;
 
 export function createRouter(server: McpServer) {
-  const router = Router<IRequest, [Env, ExecutionContext]>();
-  router.get("/health", health);
-  const exchange = (request: Request, env: Env, execution: ExecutionContext, config: Config): HttpExchange => ({
-    request,
-    env,
-    execution,
-    config,
-    traceId: traceIdOf(request),
+  const router = Router<IRequest, [Env, ExecutionContext]>({
+    // Every response passes here: browser callers from allowed origins get CORS headers.
+    finally: [(response: Response, request: IRequest, env: Env) => corsFor(response, request as unknown as Request, env)],
   });
-  router.post("/mcp", withConfig((...args) => postMcp(server, exchange(...args))));
-  // GET and DELETE exist only for 2025 sessions; otherwise (and always on the 2026-07-28 path) they are 405.
-  router.get("/mcp", withConfig((...args) => guarded(exchange(...args), (ex) => openSessionStream(server, ex))));
-  router.delete("/mcp", withConfig((...args) => guarded(exchange(...args), endSession)));
-  router.all("/mcp", () => errorResponse(methodNotAllowed(), undefined));
-  router.all("*", () => new Response("Not found", { status: 404 }));
+  const metadata = withConfig(async ({ request, config }) => {
+    const document = protectedResourceMetadata(request, config, server.tools.values(), server.info.title ?? server.info.name);
+    return document ? Response.json(document) : new Response("Not found", { status: 404 });
+  });
+  router
+    .options("*", withConfig(async ({ request, config }) => preflight(request, config)))
+    .get("/health", health)
+    .get("/.well-known/oauth-protected-resource", metadata)
+    .get("/.well-known/oauth-protected-resource/mcp", metadata)
+    .post("/mcp", withConfig((exchange) => postMcp(server, exchange)))
+    .get("/mcp", withConfig((exchange) => guarded(exchange, () => openSessionStream(server, exchange))))
+    .delete("/mcp", withConfig((exchange) => guarded(exchange, () => endSession(exchange))))
+    .all("/mcp", () => errorResponse(methodNotAllowed(), undefined))
+    .all("*", () => new Response("Not found", { status: 404 }));
   return router;
 }
 
@@ -47,7 +56,7 @@ const health: Handler = (_request, env) => {
 };
 
 /** Why fail closed: running with a published development key or a half-read setting is worse than not running. */
-function withConfig(next: (request: Request, env: Env, execution: ExecutionContext, config: Config) => Promise<Response>): Handler {
+function withConfig(next: (exchange: HttpExchange) => Promise<Response>): Handler {
   return (request, env, execution) => {
     const loaded = loadConfig(env);
     if (!loaded.ok) {
@@ -57,18 +66,27 @@ function withConfig(next: (request: Request, env: Env, execution: ExecutionConte
         { status: 503 },
       );
     }
-    return next(request as unknown as Request, env, execution, loaded.config);
+    const plain = request as unknown as Request;
+    return next({ request: plain, env, execution, config: loaded.config, traceId: crypto.randomUUID() });
   };
+}
+
+function corsFor(response: Response, request: Request, env: Env): Response {
+  const loaded = loadConfig(env);
+  return loaded.ok ? withCors(response, request, loaded.config) : response;
 }
 
 async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Response> {
   const { request, config } = exchange;
-  let id;
+  let id: RequestId | undefined;
   try {
     checkHost(request, config);
     checkOrigin(request, config);
     checkContentType(request);
     checkAccept(request);
+    // Why before the body is read: an unauthenticated or throttled caller should cost as little as possible.
+    exchange.principal = await authenticate(request, config);
+    await checkRateLimit(exchange);
     const body = await readJsonBody(request, {
       maxBytes: config.limits.maxBodyBytes,
       maxDepth: config.limits.maxJsonDepth,
@@ -89,12 +107,14 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
   }
 }
 
-/** GET and DELETE pass the same Host and Origin checks as POST. */
-async function guarded(exchange: HttpExchange, next: (exchange: HttpExchange) => Promise<Response>): Promise<Response> {
+/** GET and DELETE pass the same Host, Origin, authorization and rate checks as POST. */
+async function guarded(exchange: HttpExchange, next: () => Promise<Response>): Promise<Response> {
   try {
     checkHost(exchange.request, exchange.config);
     checkOrigin(exchange.request, exchange.config);
-    return await next(exchange);
+    exchange.principal = await authenticate(exchange.request, exchange.config);
+    await checkRateLimit(exchange);
+    return await next();
   } catch (error) {
     return errorResponse(error, undefined, exchange);
   }
@@ -111,13 +131,6 @@ function isLegacy(body: unknown, headerVersion: string | undefined): boolean {
 }
 
 function errorResponse(error: unknown, id: RequestId | undefined, scope?: LogScope): Response {
-  const { body, status } = failureMessage(error, id, scope);
-  const headers: Record<string, string> = scope ? { "x-request-id": scope.traceId } : {};
-  if (error instanceof HttpError) Object.assign(headers, error.headers);
-  return Response.json(body, { status, headers });
-}
-
-/** A fresh id per HTTP request, sent back in `X-Request-Id` and written on every log line about the request. */
-function traceIdOf(_request: Request): string {
-  return crypto.randomUUID();
+  const { body, status, headers } = failureMessage(error, id, scope);
+  return Response.json(body, { status, headers: { ...headers, ...(scope && { "x-request-id": scope.traceId }) } });
 }

@@ -116,6 +116,7 @@ async function answer(
   };
   const scope: RequestScope = {
     traceId: exchange.traceId,
+    request: exchange.request,
     env: exchange.env,
     execution: exchange.execution,
     config: exchange.config,
@@ -139,9 +140,10 @@ async function answer(
       reply.finish(resultMessage(message.id, { content: [{ type: "text", text }], isError: true }), 200);
       return;
     }
-    const { body, status } = failureMessage(legacyError(error), message.id, scope);
+    const { body, status, headers } = failureMessage(legacyError(error), message.id, scope);
     // Why 200: 2025 clients treat any other status as a transport failure and never read the JSON-RPC error.
-    reply.finish(body, status === 500 ? 500 : 200);
+    // Authorization failures (401/403) keep their status: clients act on those.
+    reply.finish(body, status === 500 || status === 401 || status === 403 ? status : 200, headers);
   }
 }
 

@@ -24,8 +24,10 @@ export function errorMessage(id: RequestId | undefined, code: number, message: s
  * generic message, and the detail is logged with the trace id the client sees in `X-Request-Id`.
  */
 export function failureMessage(error: unknown, id: RequestId | undefined, scope: LogScope | undefined) {
-  if (error instanceof RpcError) return { body: errorMessage(id, error.code, error.message, error.data), status: error.httpStatus };
-  if (error instanceof HttpError) return { body: errorMessage(undefined, ErrorCode.InvalidRequest, error.message), status: error.status };
+  if (error instanceof RpcError) return { body: errorMessage(id, error.code, error.message, error.data), status: error.httpStatus, headers: {} };
+  if (error instanceof HttpError) {
+    return { body: errorMessage(id, ErrorCode.InvalidRequest, error.message), status: error.status, headers: error.headers };
+  }
   log(scope, "error", "internal error", describeError(error));
-  return { body: errorMessage(id, ErrorCode.InternalError, INTERNAL_ERROR_MESSAGE), status: 500 };
+  return { body: errorMessage(id, ErrorCode.InternalError, INTERNAL_ERROR_MESSAGE), status: 500, headers: {} };
 }

@@ -10,6 +10,7 @@ import { parseRequestMeta, type Message } from "./envelope";
 import { expectHeader, mcpNameOf, readMcpHeader } from "./headers";
 import { serveListen } from "./listen";
 import { failureMessage, resultMessage } from "./messages";
+import { checkParamHeaders } from "./param-headers";
 import { MODERN_VERSION } from "./protocol";
 import { Reply } from "./reply";
 import { runRound } from "./rounds";
@@ -56,9 +57,12 @@ export function serveModern(server: McpServer, exchange: HttpExchange, message: 
   expectHeader(request, "mcp-method", message.method, maxLength);
   const name = mcpNameOf(message.method, message.params);
   if (name !== undefined) expectHeader(request, "mcp-name", name, maxLength);
+  const bindings = message.method === "tools/call" && name !== undefined ? server.headerBindings.get(name) : undefined;
+  if (bindings) checkParamHeaders(request, bindings, message.params.arguments, maxLength);
   const reply = new Reply(request.signal, { "x-request-id": exchange.traceId });
   const scope: RequestScope = {
     traceId: exchange.traceId,
+    request: exchange.request,
     env: exchange.env,
     execution: exchange.execution,
     config,
@@ -79,8 +83,8 @@ export function serveModern(server: McpServer, exchange: HttpExchange, message: 
   const done = handler(message.params, scope).then(
     (result) => reply.finish(resultMessage(message.id, { resultType: "complete", ...result, _meta: resultMetaOf(server, result) }), 200),
     (error: unknown) => {
-      const { body, status } = failureMessage(error, message.id, scope);
-      reply.finish(body, status);
+      const { body, status, headers } = failureMessage(error, message.id, scope);
+      reply.finish(body, status, headers);
     },
   );
   return { response: reply.response, done };

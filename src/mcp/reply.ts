@@ -39,14 +39,14 @@ export class Reply {
   }
 
   /** Sends the final response; anything sent afterwards is dropped (notifications MUST stop on completion). */
-  finish(message: unknown, httpStatus: number): void {
+  finish(message: unknown, httpStatus: number, headers: Record<string, string> = {}): void {
     if (this.done) return;
     this.done = true;
     if (this.stream) {
       this.stream.send(message);
       this.stream.close();
     } else {
-      this.resolve(Response.json(message, { status: httpStatus, headers: this.headers }));
+      this.resolve(Response.json(message, { status: httpStatus, headers: { ...this.headers, ...headers } }));
     }
   }
 

@@ -3,10 +3,12 @@
  * `McpServer`: the registry of tools, resources and prompts, the capabilities it implies, and the table of
  * methods served on the 2026-07-28 path.
  */
+import { permits } from "./auth";
 import type { RequestScope } from "./context";
 import { complete } from "./completion";
 import { methodNotFound } from "./errors";
 import { paginate } from "./pagination";
+import { headerBindings, type HeaderBinding } from "./param-headers";
 import { describePrompt, getPrompt, type Prompt } from "./prompts";
 import { MODERN_VERSION, META, type Icon, type Implementation, type JsonObject } from "./protocol";
 import type { ListenSupport } from "./listen";
@@ -34,6 +36,8 @@ export class McpServer {
   readonly tools: ReadonlyMap<string, Tool>;
   readonly prompts: ReadonlyMap<string, Prompt>;
   readonly resources: ResourceIndex;
+  /** `Mcp-Param-*` header bindings per tool, checked at startup. */
+  readonly headerBindings: ReadonlyMap<string, HeaderBinding[]>;
   private readonly methods: ReadonlyMap<string, MethodHandler>;
 
   constructor(definition: ServerDefinition) {
@@ -42,6 +46,9 @@ export class McpServer {
     this.instructions = definition.instructions;
     checkToolNames(definition.tools ?? []);
     this.tools = new Map((definition.tools ?? []).map((tool) => [tool.name, tool]));
+    this.headerBindings = new Map(
+      [...this.tools.values()].map((tool) => [tool.name, headerBindings(tool.name, describeTool(tool).inputSchema as JsonObject)]),
+    );
     this.prompts = uniqueByName(definition.prompts ?? [], "Prompt");
     this.resources = new ResourceIndex(definition.resources ?? []);
     this.methods = this.methodTable();
@@ -95,7 +102,9 @@ export class McpServer {
     }));
     if (this.tools.size > 0) {
       methods.set("tools/list", async (params, scope) => {
-        const { page, nextCursor } = paginate([...this.tools.values()], params.cursor);
+        // A tool the caller may not use is not listed to it (it stays callable only with the scopes it needs).
+        const visible = [...this.tools.values()].filter((tool) => permits(scope.principal, tool));
+        const { page, nextCursor } = paginate(visible, params.cursor);
         return { tools: page.map(describeTool), ...(nextCursor && { nextCursor }), ...listCache(scope) };
       });
       methods.set("tools/call", (params, scope) => callTool(this.tools, params, scope));
@@ -125,8 +134,9 @@ export class McpServer {
   }
 }
 
+/** With authorization on, lists may differ per caller, so shared caches must not reuse them. */
 function listCache(scope: RequestScope): JsonObject {
-  return { ttlMs: scope.config.listTtlMs, cacheScope: "public" };
+  return { ttlMs: scope.config.listTtlMs, cacheScope: scope.config.auth ? "private" : "public" };
 }
 
 function uniqueByName<T extends { name: string }>(items: readonly T[], kind: string): Map<string, T> {

@@ -3,6 +3,7 @@
  * `defineTool`, and the `tools/list` and `tools/call` methods.
  */
 import type * as z from "zod/mini";
+import { requireToolScopes } from "./auth";
 import { handlerContext, type HandlerContext, type RequestScope } from "./context";
 import { text } from "./content";
 import { ErrorCode, invalidParams, RpcError, truncate } from "./errors";
@@ -34,6 +35,8 @@ export interface ToolDefinition<In extends ObjectSchema, Out extends z.ZodMiniTy
   output?: Out;
   annotations?: ToolAnnotations;
   icons?: Icon[];
+  /** OAuth scopes a caller needs (when authorization is on); tools the caller may not use are not listed to it. */
+  scopes?: string[];
   handler: (
     args: z.output<In>,
     ctx: ToolContext,
@@ -88,6 +91,7 @@ export async function callTool(tools: ReadonlyMap<string, Tool>, params: JsonObj
   if (typeof name !== "string") throw invalidParams('Invalid params: "name" must be a string');
   const tool = tools.get(name);
   if (!tool) throw invalidParams(`Unknown tool: ${truncate(name, 128)}`);
+  requireToolScopes(scope.request, scope.principal, tool);
   const args = params.arguments ?? {};
   if (!isObject(args)) throw invalidParams('Invalid params: "arguments" must be an object');
 

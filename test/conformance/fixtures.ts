@@ -219,6 +219,16 @@ export const tools = [
   }),
 ];
 
+/** A tool with a header-bound argument (`x-mcp-header`), for the custom-header scenario. */
+tools.push(
+  defineTool({
+    name: "test_header_param",
+    description: "Echoes a region that clients mirror in the Mcp-Param-Region header.",
+    input: z.strictObject({ region: z.string().check(z.meta({ "x-mcp-header": "Region" })) }),
+    handler: ({ region }) => ({ content: [text(`Region: ${region}`)] }),
+  }),
+);
+
 /** Fixtures the 2025-11-25 scenarios call; in a session, their questions reach the client as real requests. */
 tools.push(
   defineTool({
