@@ -22,7 +22,12 @@ export default defineConfig({
             },
           }),
         ],
-        test: { name: "worker", include: ["test/worker/**/*.test.ts"] },
+        test: {
+          name: "worker",
+          include: ["test/worker/**/*.test.ts"],
+          // One access log line per request is right in production and noise in a run of thousands of requests.
+          onConsoleLog: (log) => !log.includes('"message":"mcp request"'),
+        },
       },
       {
         // End-to-end tests in Node: the Worker served by wrangler on 127.0.0.1, driven by real MCP clients.

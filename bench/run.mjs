@@ -172,9 +172,13 @@ async function main() {
     const order = loaded.map((_, i) => loaded[(i + round) % loaded.length]);
     for (const scenario of scenarios) {
       for (const worker of order) {
-        const run = await load(worker.server.url, requestFor(scenario, worker), options);
+        const run = await load(worker.server.url, requestFor(scenario, worker), { ...options, pids: worker.server.pids });
         results[scenario.id][worker.id].runs.push(run);
-        console.log(`  round ${round + 1} ${scenario.id.padEnd(8)} ${worker.id.padEnd(8)} ${run.rps.toFixed(0).padStart(6)} req/s  p50 ${run.p50.toFixed(2)} ms  p99 ${run.p99.toFixed(2)} ms${run.failures ? `  ${run.failures} FAILED` : ""}`);
+        console.log(
+          `  round ${round + 1} ${scenario.id.padEnd(8)} ${worker.id.padEnd(8)} ${run.rps.toFixed(0).padStart(6)} req/s  ` +
+            `p50 ${run.p50.toFixed(2)} ms  p99 ${run.p99.toFixed(2)} ms  ${run.cpuUs.toFixed(0)} us CPU/req` +
+            `${run.failures ? `  ${run.failures} FAILED` : ""}`,
+        );
       }
     }
   }
@@ -184,6 +188,7 @@ async function main() {
       cell.rps = median(cell.runs.map((r) => r.rps));
       cell.p50 = median(cell.runs.map((r) => r.p50));
       cell.p99 = median(cell.runs.map((r) => r.p99));
+      cell.cpuUs = median(cell.runs.map((r) => r.cpuUs));
       cell.failures = cell.runs.reduce((sum, r) => sum + r.failures, 0);
     }
   }

@@ -18,6 +18,8 @@ try {
   const size = await buildWorker(join(ROOT, "wrangler.toml"), outdir);
   const fromWrangler = size.wrangler ? ` (wrangler: ${size.wrangler.rawKiB} KiB / gzip ${size.wrangler.gzipKiB} KiB)` : "";
   console.log(`Template bundle, minified: ${size.raw} B raw (${kib(size.raw)} KiB), ${size.gzip} B gzip -9 (${kib(size.gzip)} KiB)${fromWrangler}`);
+  const parts = size.contributors.slice(0, 5).map((part) => `${part.name} ${kib(part.bytes)} KiB`);
+  console.log(`Largest parts (minified, before gzip): ${parts.join(", ")}`);
   if (size.gzip > budget) {
     console.error(`FAIL: gzip size ${size.gzip} B is over the budget of ${budget} B (${kib(budget)} KiB)`);
     process.exitCode = 1;

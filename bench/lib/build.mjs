@@ -50,8 +50,8 @@ export function wrangler(args, { timeoutMs = 120_000 } = {}) {
  * raw bytes and gzip -9 bytes (node:zlib) of every emitted module, plus wrangler's own "Total Upload" figure.
  */
 export async function buildWorker(config, outdir) {
-  const output = await wrangler(["deploy", "--dry-run", "--minify", "--outdir", outdir, "-c", config]);
-  const modules = readdirSync(outdir).filter((name) => !name.endsWith(".map") && name !== "README.md");
+  const output = await wrangler(["deploy", "--dry-run", "--minify", "--outdir", outdir, "--metafile", "-c", config]);
+  const modules = readdirSync(outdir).filter((name) => !name.endsWith(".map") && name !== "README.md" && name !== META);
   let raw = 0;
   let gzip = 0;
   for (const name of modules) {
@@ -67,7 +67,24 @@ export async function buildWorker(config, outdir) {
     raw,
     gzip,
     wrangler: upload ? { rawKiB: Number(upload[1]), gzipKiB: Number(upload[2]) } : undefined,
+    contributors: contributors(join(outdir, META)),
   };
+}
+
+const META = "bundle-meta.json";
+
+/** Minified bytes per package (or per source folder) from esbuild's metafile, largest first. */
+function contributors(metafile) {
+  if (!existsSync(metafile)) return [];
+  const totals = new Map();
+  for (const output of Object.values(JSON.parse(readFileSync(metafile, "utf8")).outputs)) {
+    for (const [path, { bytesInOutput }] of Object.entries(output.inputs ?? {})) {
+      const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+      const name = inPackage ? inPackage[1] : path.replace(/^(\.\.\/)+/, "").replace(/\/[^/]+$/, "/");
+      totals.set(name, (totals.get(name) ?? 0) + bytesInOutput);
+    }
+  }
+  return [...totals].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes);
 }
 
 /** The upload bundle (`--outfile`) that `wrangler check startup --worker` profiles. */

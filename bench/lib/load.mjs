@@ -3,9 +3,11 @@
  * hrtime (fractional ms), not from its histogram, which only resolves whole milliseconds.
  */
 import autocannon from "autocannon";
+import { cpuSeconds } from "./cpu.mjs";
 
-export async function load(url, request, { connections, seconds }) {
+export async function load(url, request, { connections, seconds, pids = [] }) {
   const latencies = [];
+  const cpuBefore = cpuSeconds(pids);
   const instance = autocannon({
     url,
     ...request,
@@ -16,6 +18,7 @@ export async function load(url, request, { connections, seconds }) {
   });
   instance.on("response", (_client, _status, _bytes, ms) => latencies.push(ms));
   const result = await instance;
+  const cpuUsed = cpuSeconds(pids) - cpuBefore;
   latencies.sort((a, b) => a - b);
   const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
   return {
@@ -23,6 +26,8 @@ export async function load(url, request, { connections, seconds }) {
     p50: at(0.5),
     p99: at(0.99),
     total: result.requests.total,
+    // workerd CPU (all its threads, Miniflare's entry Worker included) per answered request, in microseconds.
+    cpuUs: Number.isFinite(cpuUsed) ? (cpuUsed * 1e6) / result.requests.total : NaN,
     // Anything but a 2xx answer makes the run invalid; the report says so rather than hiding it.
     failures: result.non2xx + result.errors + result.timeouts,
   };

@@ -5,6 +5,7 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { ROOT } from "./build.mjs";
+import { workerdPids } from "./cpu.mjs";
 
 const fromRoot = createRequire(join(ROOT, "package.json"));
 const fromWrangler = createRequire(fromRoot.resolve("wrangler/package.json"));
@@ -20,11 +21,14 @@ const quiet = { log: new Log(LogLevel.ERROR), handleRuntimeStdio: (stdout, stder
 export const live = new Set();
 
 async function start(options) {
+  const before = new Set(workerdPids());
   const mf = new Miniflare(options);
   live.add(mf);
   const dispose = mf.dispose.bind(mf);
   mf.dispose = () => (live.delete(mf), dispose());
-  return { mf, url: await mf.ready };
+  const url = await mf.ready;
+  // The workerd process(es) this instance started, for CPU accounting (see cpu.mjs).
+  return { mf, url, pids: workerdPids().filter((pid) => !before.has(pid)) };
 }
 
 /** Compatibility date, flags, vars and bindings as wrangler would give the Worker in `wrangler dev`. */
@@ -37,7 +41,7 @@ export function workerOptionsOf(config) {
  * Bindings, vars and Durable Objects come from the Worker's own wrangler.toml.
  */
 export async function serveBundle(config, mainModule) {
-  const { mf, url } = await start({
+  const { mf, url, pids } = await start({
     ...workerOptionsOf(config),
     ...quiet,
     modules: true,
@@ -46,7 +50,7 @@ export async function serveBundle(config, mainModule) {
     port: 0,
     cf: false,
   });
-  return { mf, url: new URL("/mcp", url).href };
+  return { mf, pids, url: new URL("/mcp", url).href };
 }
 
 /**

@@ -17,7 +17,7 @@ import { checkAccept, checkContentType, checkHost, checkOrigin } from "./guards"
 import { readMcpHeader } from "./headers";
 import { serveLegacy } from "./legacy";
 import { endSession, methodNotAllowed, openSessionStream } from "./legacy-stream";
-import type { LogScope } from "./log";
+import { logRequest } from "./log";
 import { failureMessage } from "./messages";
 import { serveModern, type HttpExchange } from "./modern";
 import type { RequestId } from "./protocol";
@@ -41,8 +41,8 @@ export function createRouter(server: McpServer) {
     .get("/.well-known/oauth-protected-resource", metadata)
     .get("/.well-known/oauth-protected-resource/mcp", metadata)
     .post("/mcp", withConfig((exchange) => postMcp(server, exchange)))
-    .get("/mcp", withConfig((exchange) => guarded(exchange, () => openSessionStream(server, exchange))))
-    .delete("/mcp", withConfig((exchange) => guarded(exchange, () => endSession(exchange))))
+    .get("/mcp", withConfig((exchange) => guarded(exchange, "GET", () => openSessionStream(server, exchange))))
+    .delete("/mcp", withConfig((exchange) => guarded(exchange, "DELETE", () => endSession(exchange))))
     .all("/mcp", () => errorResponse(methodNotAllowed(), undefined))
     .all("*", () => new Response("Not found", { status: 404 }));
   return router;
@@ -67,7 +67,8 @@ function withConfig(next: (exchange: HttpExchange) => Promise<Response>): Handle
       );
     }
     const plain = request as unknown as Request;
-    return next({ request: plain, env, execution, config: loaded.config, traceId: crypto.randomUUID() });
+    const traceId = crypto.randomUUID();
+    return next({ request: plain, env, execution, config: loaded.config, traceId, record: { traceId, started: Date.now() } });
   };
 }
 
@@ -108,13 +109,16 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
 }
 
 /** GET and DELETE pass the same Host, Origin, authorization and rate checks as POST. */
-async function guarded(exchange: HttpExchange, next: () => Promise<Response>): Promise<Response> {
+async function guarded(exchange: HttpExchange, verb: string, next: () => Promise<Response>): Promise<Response> {
+  exchange.record.method = `${verb} /mcp`;
   try {
     checkHost(exchange.request, exchange.config);
     checkOrigin(exchange.request, exchange.config);
     exchange.principal = await authenticate(exchange.request, exchange.config);
     await checkRateLimit(exchange);
-    return await next();
+    const response = await next();
+    logRequest(exchange.record, response.status);
+    return response;
   } catch (error) {
     return errorResponse(error, undefined, exchange);
   }
@@ -130,7 +134,8 @@ function isLegacy(body: unknown, headerVersion: string | undefined): boolean {
   return isObject(body) && !isModernRequest(isObject(body.params) ? body.params : {}, headerVersion);
 }
 
-function errorResponse(error: unknown, id: RequestId | undefined, scope?: LogScope): Response {
-  const { body, status, headers } = failureMessage(error, id, scope);
-  return Response.json(body, { status, headers: { ...headers, ...(scope && { "x-request-id": scope.traceId }) } });
+function errorResponse(error: unknown, id: RequestId | undefined, exchange?: HttpExchange): Response {
+  const { body, status, headers } = failureMessage(error, id, exchange);
+  if (exchange) logRequest(exchange.record, status, body.error.code);
+  return Response.json(body, { status, headers: { ...headers, ...(exchange && { "x-request-id": exchange.traceId }) } });
 }

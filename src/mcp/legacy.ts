@@ -12,6 +12,7 @@ import { ErrorCode, RpcError, ResourceNotFound, invalidParams, methodNotFound } 
 import { isObject, parseMessage, readableId, type Message, type RequestMeta } from "./envelope";
 import { legacyResult } from "./legacy-shapes";
 import { liveInteractive, type LiveSession } from "./live-input";
+import { logRequest } from "./log";
 import { errorMessage, failureMessage, resultMessage } from "./messages";
 import type { HttpExchange } from "./modern";
 import { LEGACY_VERSIONS, LOG_LEVELS, MODERN_VERSION, type JsonObject, type LegacyVersion, type LogLevel } from "./protocol";
@@ -46,23 +47,31 @@ export async function serveLegacy(server: McpServer, exchange: HttpExchange, bod
       requested: typeof requested === "string" ? requested : "2025-03-26",
     });
   }
+  const { record } = exchange;
+  record.method = Array.isArray(body) ? `batch of ${body.length}` : isObject(body) && typeof body.method === "string" ? body.method : "(response)";
   const session = await loadSession(exchange);
   // The negotiated version wins; without a session, the header says it, and no header means 2025-03-26.
   const version = session?.state.version ?? (isLegacyVersion(headerVersion) ? headerVersion : "2025-03-26");
+  record.era = version;
   if (Array.isArray(body)) return serveBatch(server, exchange, body, version, session);
 
   const message = parseMessage(body);
   if (message.kind === "response") {
     if (!session) throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: a response needs the session that asked", undefined, 400);
     await session.stub.deliver(message as unknown as JsonObject);
+    logRequest(record, 202);
     return new Response(null, { status: 202 });
   }
   if (message.kind === "notification") {
     const requestId = readableId(message.params.requestId);
     if (message.method === "notifications/cancelled" && session && requestId !== undefined) await session.stub.cancel(requestId);
+    logRequest(record, 202);
     return new Response(null, { status: 202 });
   }
-  const reply = new Reply(exchange.request.signal, { "x-request-id": exchange.traceId });
+  if ((message.method === "tools/call" || message.method === "prompts/get") && typeof message.params.name === "string") {
+    record.name = message.params.name;
+  }
+  const reply = new Reply(exchange.request.signal, { "x-request-id": exchange.traceId }, true, (status, code) => logRequest(record, status, code));
   const done = answer(server, exchange, message, version, session, reply, true);
   exchange.execution.waitUntil(done);
   return reply.response;
@@ -93,6 +102,7 @@ async function serveBatch(server: McpServer, exchange: HttpExchange, body: unkno
     }),
   );
   const responses = answers.filter((answer) => answer !== undefined);
+  logRequest(exchange.record, responses.length ? 200 : 202);
   return responses.length ? Response.json(responses, { headers: { "x-request-id": exchange.traceId } }) : new Response(null, { status: 202 });
 }
 

@@ -32,3 +32,35 @@ export function describeError(error: unknown): Record<string, unknown> {
   if (error instanceof Error) return { error: error.name, detail: error.message, stack: error.stack };
   return { error: typeof error, detail: String(error) };
 }
+
+/** What one HTTP request was, filled in as it is served; written once as the request's access log line. */
+export interface RequestRecord {
+  traceId: string;
+  started: number;
+  era?: string;
+  method?: string;
+  /** Tool or prompt name (never arguments, URIs or anything a user typed). */
+  name?: string;
+  status?: number;
+  code?: number;
+  logged?: boolean;
+}
+
+/** One structured line per request: id, era, method, tool, HTTP status, JSON-RPC error code, duration. */
+export function logRequest(record: RequestRecord, status: number, code?: number): void {
+  if (record.logged) return;
+  record.logged = true;
+  console.log(
+    JSON.stringify({
+      level: status >= 500 ? "error" : "info",
+      message: "mcp request",
+      traceId: record.traceId,
+      era: record.era,
+      method: record.method,
+      name: record.name,
+      status,
+      code,
+      durationMs: Date.now() - record.started,
+    }),
+  );
+}

@@ -9,6 +9,7 @@ import { ErrorCode, RpcError, headerMismatch, truncate } from "./errors";
 import { parseRequestMeta, type Message } from "./envelope";
 import { expectHeader, mcpNameOf, readMcpHeader } from "./headers";
 import { serveListen } from "./listen";
+import { logRequest, type RequestRecord } from "./log";
 import { failureMessage, resultMessage } from "./messages";
 import { checkParamHeaders } from "./param-headers";
 import { MODERN_VERSION } from "./protocol";
@@ -29,15 +30,22 @@ export interface HttpExchange {
   config: Config;
   traceId: string;
   principal?: Principal;
+  /** The request's access log line, filled in while it is served. */
+  record: RequestRecord;
 }
 
 export function serveModern(server: McpServer, exchange: HttpExchange, message: Message): Served {
-  const { request, config } = exchange;
+  const { request, config, record } = exchange;
+  record.era = MODERN_VERSION;
+  record.method = message.kind === "response" ? "(response)" : message.method;
   if (message.kind === "response") {
     throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: a 2026-07-28 server sends no requests, so it takes no responses");
   }
   // Notifications are accepted and never answered (the spec defines none a server must act on over HTTP).
-  if (message.kind === "notification") return settled(new Response(null, { status: 202 }));
+  if (message.kind === "notification") {
+    logRequest(record, 202);
+    return settled(new Response(null, { status: 202 }));
+  }
 
   const maxLength = config.limits.maxHeaderValueLength;
   const headerVersion = readMcpHeader(request, "mcp-protocol-version", maxLength);
@@ -59,7 +67,8 @@ export function serveModern(server: McpServer, exchange: HttpExchange, message: 
   if (name !== undefined) expectHeader(request, "mcp-name", name, maxLength);
   const bindings = message.method === "tools/call" && name !== undefined ? server.headerBindings.get(name) : undefined;
   if (bindings) checkParamHeaders(request, bindings, message.params.arguments, maxLength);
-  const reply = new Reply(request.signal, { "x-request-id": exchange.traceId });
+  if (name !== undefined && message.method !== "resources/read") record.name = name;
+  const reply = new Reply(request.signal, { "x-request-id": exchange.traceId }, true, (status, code) => logRequest(record, status, code));
   const scope: RequestScope = {
     traceId: exchange.traceId,
     request: exchange.request,
@@ -77,7 +86,9 @@ export function serveModern(server: McpServer, exchange: HttpExchange, message: 
   // A listen stream is not one answer but a long-lived stream of notifications: it has its own module.
   const support = server.listenSupport(exchange.env);
   if (message.method === "subscriptions/listen" && (support.tools || support.prompts || support.resources)) {
-    return settled(serveListen(scope, message.params, support, server.resultMeta()));
+    const stream = serveListen(scope, message.params, support, server.resultMeta());
+    logRequest(record, stream.status);
+    return settled(stream);
   }
   const handler = server.method(message.method);
   const done = handler(message.params, scope).then(

@@ -21,6 +21,8 @@ export class Reply {
     private readonly headers: Record<string, string> = {},
     /** False for requests inside a batch: their answers are collected, so nothing can stream. */
     private readonly canStream = true,
+    /** Told the HTTP status and JSON-RPC error code (if any) once the final response is sent. */
+    private readonly onFinish?: (status: number, code: number | undefined) => void,
   ) {
     this.response = new Promise((resolve) => (this.resolve = resolve));
     this.signal = this.abort.signal;
@@ -42,6 +44,8 @@ export class Reply {
   finish(message: unknown, httpStatus: number, headers: Record<string, string> = {}): void {
     if (this.done) return;
     this.done = true;
+    const code = (message as { error?: { code?: number } }).error?.code;
+    this.onFinish?.(this.stream ? 200 : httpStatus, code);
     if (this.stream) {
       this.stream.send(message);
       this.stream.close();

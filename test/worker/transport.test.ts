@@ -1,5 +1,5 @@
 import { exports } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import * as z from "zod/mini";
 import { defineTool, text } from "../../src/mcp";
 import { readMessage, readSse, send, testServer } from "../helpers/rpc";
@@ -57,6 +57,42 @@ const slow = defineTool({
 });
 const cancelled: (string | number)[] = [];
 const server = testServer({ tools: [slow] });
+
+describe("observability", () => {
+  it("writes one structured log line per request with era, method, tool, status, code and duration, and no arguments", async () => {
+    const spy = vi.spyOn(console, "log");
+    try {
+      const response = await server.send("tools/call", { name: "slow", arguments: { secret: "hunter2" } });
+      await readMessage(response);
+      const lines = spy.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('"message":"mcp request"'));
+      expect(lines).toHaveLength(1);
+      const entry = JSON.parse(lines[0]!);
+      expect(entry).toMatchObject({
+        level: "info",
+        traceId: response.headers.get("x-request-id"),
+        era: "2026-07-28",
+        method: "tools/call",
+        name: "slow",
+        status: 200,
+      });
+      expect(entry.durationMs).toBeGreaterThanOrEqual(0);
+      expect(lines[0]).not.toContain("hunter2");
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("logs the JSON-RPC error code of a refused request", async () => {
+    const spy = vi.spyOn(console, "log");
+    try {
+      await server.send("nope/method");
+      const entry = JSON.parse(spy.mock.calls.map(([line]) => String(line)).find((line) => line.includes("mcp request"))!);
+      expect(entry).toMatchObject({ status: 404, code: -32601, method: "nope/method" });
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
 
 describe("streaming", () => {
   it("answers with JSON when nothing is streamed", async () => {
