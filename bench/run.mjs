@@ -18,7 +18,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildUploadBundle, buildWorker, checkWrangler, children, ROOT } from "./lib/build.mjs";
+import { buildUploadBundle, buildWorker, checkWrangler, children, killGroup, ROOT } from "./lib/build.mjs";
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const DIST = join(BENCH, "dist");
@@ -58,7 +58,7 @@ function ensureBenchDependencies() {
 
 let live = new Set();
 async function stopEverything() {
-  for (const child of children) child.kill("SIGKILL");
+  for (const child of children) killGroup(child);
   await Promise.allSettled([...live].map((mf) => mf.dispose()));
 }
 for (const signal of ["SIGINT", "SIGTERM"]) {

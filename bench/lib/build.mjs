@@ -9,7 +9,8 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const WRANGLER = join(ROOT, "node_modules/.bin/wrangler");
+// wrangler's CLI itself, not its bin shim: the shim re-spawns node, which would leave a grandchild to clean up.
+const WRANGLER = join(ROOT, "node_modules/wrangler/wrangler-dist/cli.js");
 
 /** No Cloudflare network, no metrics, logs inside the checkout: the bench is offline and local. */
 export const OFFLINE_ENV = {
@@ -27,15 +28,29 @@ export function checkWrangler() {
 /** Every wrangler process still running, so an interrupted bench can stop them (see run.mjs). */
 export const children = new Set();
 
+export function killGroup(child) {
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    // Already gone.
+  }
+}
+
 /** Runs wrangler with a time limit; resolves with its combined output, rejects on failure or timeout. */
 export function wrangler(args, { timeoutMs = 120_000 } = {}) {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(WRANGLER, args, { cwd: ROOT, env: OFFLINE_ENV, stdio: ["ignore", "pipe", "pipe"] });
+    // Own process group, so a timeout or an interrupted bench can stop wrangler and any workerd it started.
+    const child = spawn(process.execPath, ["--no-warnings", "--experimental-vm-modules", WRANGLER, ...args], {
+      cwd: ROOT,
+      env: OFFLINE_ENV,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     children.add(child);
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    const timer = setTimeout(() => killGroup(child), timeoutMs);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       children.delete(child);

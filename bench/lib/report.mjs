@@ -129,6 +129,8 @@ export function markdown(run) {
     "",
     `- Workers: ${run.workers.map((worker) => `**${worker.label}**: ${worker.note}`).join("; ")}.`,
     "- The baseline answers every scenario with the same fixed JSON-RPC result; it reads the request body but parses nothing.",
+    "- Workers run as they would deploy: the template's one structured log line per request is written (workerd's stdout is " +
+      "drained by the bench), and the SDK Worker builds a fresh `McpServer` per request, as `createMcpHandler` does.",
     "- MRTR retry: each Worker minted its own `requestState` once (first call, answered `input_required`); the load replays the " +
       "retry with that state and the form answer. Both servers verify an HMAC-SHA256 state on every retry; the template also " +
       "binds it to the principal, method, tool name and a SHA-256 digest of the arguments, the SDK codec here to the method.",

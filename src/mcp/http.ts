@@ -1,7 +1,8 @@
 /**
  * @module http
  * The Worker's HTTP surface (itty-router): `POST /mcp` for MCP messages; `GET`/`DELETE /mcp` for 2025 sessions
- * (405 otherwise); CORS preflights; `GET /health`; Protected Resource Metadata when authorization is on.
+ * (405 otherwise); CORS preflights; `GET /` (a landing page); `GET /health`; Protected Resource Metadata when
+ * authorization is on.
  *
  * Order of checks on /mcp: configuration (503 if invalid), Host and Origin, Content-Type and Accept,
  * authorization, rate limit, body size and shape, then the era (2026-07-28 or 2025) and the message itself.
@@ -15,6 +16,7 @@ import { idOf, isModernRequest, isObject, parseMessage, readableId } from "./env
 import { ErrorCode } from "./errors";
 import { checkAccept, checkContentType, checkHost, checkOrigin } from "./guards";
 import { readMcpHeader } from "./headers";
+import { landingPage } from "./landing";
 import { serveLegacy } from "./legacy";
 import { endSession, methodNotAllowed, openSessionStream } from "./legacy-stream";
 import { logRequest } from "./log";
@@ -37,6 +39,7 @@ export function createRouter(server: McpServer) {
   });
   router
     .options("*", withConfig(async ({ request, config }) => preflight(request, config)))
+    .get("/", withConfig(async ({ request, config }) => landingPage(request, server, config)))
     .get("/health", health)
     .get("/.well-known/oauth-protected-resource", metadata)
     .get("/.well-known/oauth-protected-resource/mcp", metadata)
