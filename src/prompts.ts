@@ -12,7 +12,7 @@ export const prompts = [
     title: "Review notes on a topic",
     description: "Ask the model to review the notes on a topic: what is known, what is missing, what to do next.",
     arguments: z.strictObject({
-      notebook_id: z.string().check(z.describe("Notebook handle returned by create_notebook")),
+      notebook_id: z.string().check(z.regex(NOTEBOOK_ID), z.describe("Notebook handle returned by create_notebook")),
       topic: z.optional(z.string().check(z.maxLength(200), z.describe("Words to select notes by; empty means the newest notes"))),
     }),
     complete: {
@@ -25,7 +25,6 @@ export const prompts = [
       },
     },
     async get({ notebook_id, topic }, ctx) {
-      if (!NOTEBOOK_ID.test(notebook_id)) throw new Error("invalid notebook_id");
       const notebook = notebookFor(ctx.env, ctx.principal, notebook_id);
       const found = await notebook.search(topic ?? "", 10);
       const notes = (await Promise.all(found.map((summary) => notebook.get(summary.id)))).filter((note) => note !== null);

@@ -10,6 +10,7 @@
  * between rounds in `ctx.state`.
  */
 import * as z from "zod/mini";
+import { isObject } from "./envelope";
 import { ErrorCode, RpcError } from "./errors";
 import type { ClientCapabilities, JsonObject } from "./protocol";
 import { toElicitationSchema, type ObjectSchema } from "./schema";
@@ -142,17 +143,18 @@ export function requiredCapability(kind: InputKind, samplingTools = false): Clie
 }
 
 export function clientSupports(capabilities: ClientCapabilities, kind: InputKind, samplingTools = false): boolean {
-  const { elicitation, sampling, roots } = capabilities;
+  // Why isObject: capabilities are client input; `{"elicitation": null}` declares nothing.
+  const { elicitation, sampling, roots } = capabilities as Record<string, unknown>;
   switch (kind) {
     case "form":
       // `elicitation: {}` counts as form support; a client that lists only `url` does not support forms.
-      return elicitation !== undefined && (elicitation.form !== undefined || elicitation.url === undefined);
+      return isObject(elicitation) && (isObject(elicitation.form) || elicitation.url === undefined);
     case "url":
-      return elicitation?.url !== undefined;
+      return isObject(elicitation) && isObject(elicitation.url);
     case "sampling":
-      return sampling !== undefined && (!samplingTools || sampling.tools !== undefined);
+      return isObject(sampling) && (!samplingTools || isObject(sampling.tools));
     case "roots":
-      return roots !== undefined;
+      return isObject(roots);
   }
 }
 

@@ -195,6 +195,7 @@ async function initialize(context: LegacyContext, params: JsonObject): Promise<J
   }
   // Echo a supported version; otherwise answer with the newest one we have and let the client decide.
   const version = isLegacyVersion(params.protocolVersion) ? params.protocolVersion : LEGACY_VERSIONS[0];
+  exchange.record.era = version;
   const capabilities = params.capabilities;
   const interactive = ["elicitation", "sampling", "roots"].some((name) => isObject(capabilities[name]));
   let session = false;

@@ -65,7 +65,7 @@ export function serveModern(server: McpServer, exchange: HttpExchange, message: 
   expectHeader(request, "mcp-method", message.method, maxLength);
   const name = mcpNameOf(message.method, message.params);
   if (name !== undefined) expectHeader(request, "mcp-name", name, maxLength);
-  const bindings = message.method === "tools/call" && name !== undefined ? server.headerBindings.get(name) : undefined;
+  const bindings = message.method === "tools/call" && name !== undefined ? server.headerBindingsOf(name) : undefined;
   if (bindings) checkParamHeaders(request, bindings, message.params.arguments, maxLength);
   if (name !== undefined && message.method !== "resources/read") record.name = name;
   const reply = new Reply(request.signal, { "x-request-id": exchange.traceId }, true, (status, code) => logRequest(record, status, code));

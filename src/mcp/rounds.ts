@@ -51,13 +51,16 @@ export async function runRound<T>(
   params: JsonObject,
   handler: (input: InputApi) => Promise<T>,
 ): Promise<RoundOutcome<T>> {
-  const bind = {
-    method: target.method,
-    name: target.name,
-    args: await digestJson(target.args ?? {}),
-    principal: scope.principal.id,
-  };
-  const previous = await verifiedState(scope, params, bind);
+  // The binding needs a digest of the arguments; only requests that carry or mint state pay for it.
+  let bind: Promise<Record<string, string>> | undefined;
+  const bindOf = () =>
+    (bind ??= digestJson(target.args ?? {}).then((args) => ({
+      method: target.method,
+      name: target.name,
+      args,
+      principal: scope.principal.id,
+    })));
+  const previous = await verifiedState(scope, params, bindOf);
   const fresh = readResponses(params);
   const answers: JsonObject = { ...previous.a };
   const asked = new Set<string>();
@@ -81,7 +84,7 @@ export async function runRound<T>(
   };
 
   const input: InputApi = {
-    state: structuredClone(previous.s),
+    state: Object.keys(previous.s).length ? structuredClone(previous.s) : {},
     supports: (kind, options) => clientSupports(scope.meta.clientCapabilities, kind, options?.samplingTools),
     async ask(requests, options) {
       const once = options?.singleUse === true;
@@ -115,16 +118,16 @@ export async function runRound<T>(
     if (!(error instanceof InputRequired) && !pending) throw error;
   }
   // A handler that swallowed the InputRequired signal still ends the round with the questions it asked.
-  if (pending) return { kind: "input_required", result: await inputRequired(scope, bind, answers, input.state, pending, singleUse) };
+  if (pending) return { kind: "input_required", result: await inputRequired(scope, await bindOf(), answers, input.state, pending, singleUse) };
   return { kind: "complete", value: value!, retried: typeof params.requestState === "string" };
 }
 
-async function verifiedState(scope: RequestScope, params: JsonObject, bind: Record<string, string>): Promise<PreviousRound> {
+async function verifiedState(scope: RequestScope, params: JsonObject, bindOf: () => Promise<Record<string, string>>): Promise<PreviousRound> {
   const token = params.requestState;
   if (token === undefined) return { a: {}, s: {}, q: {}, asked: false };
   if (typeof token !== "string") throw invalidParams(INVALID_STATE_MESSAGE);
   const ring = await keyRing(scope.config);
-  const opened = await open(ring, token, { purpose: PURPOSE, bind, maxLength: scope.config.state.maxLength });
+  const opened = await open(ring, token, { purpose: PURPOSE, bind: await bindOf(), maxLength: scope.config.state.maxLength });
   if (!opened.ok) throw rejectState(scope, opened.reason);
   const body = opened.body as StateBody;
   if (!isObject(body) || !isObject(body.a) || !isObject(body.s) || !isObject(body.q)) throw rejectState(scope, "malformed");

@@ -36,8 +36,7 @@ export class McpServer {
   readonly tools: ReadonlyMap<string, Tool>;
   readonly prompts: ReadonlyMap<string, Prompt>;
   readonly resources: ResourceIndex;
-  /** `Mcp-Param-*` header bindings per tool, checked at startup. */
-  readonly headerBindings: ReadonlyMap<string, HeaderBinding[]>;
+  private readonly bindings = new Map<string, HeaderBinding[]>();
   private readonly methods: ReadonlyMap<string, MethodHandler>;
 
   constructor(definition: ServerDefinition) {
@@ -46,12 +45,31 @@ export class McpServer {
     this.instructions = definition.instructions;
     checkToolNames(definition.tools ?? []);
     this.tools = new Map((definition.tools ?? []).map((tool) => [tool.name, tool]));
-    this.headerBindings = new Map(
-      [...this.tools.values()].map((tool) => [tool.name, headerBindings(tool.name, describeTool(tool).inputSchema as JsonObject)]),
-    );
     this.prompts = uniqueByName(definition.prompts ?? [], "Prompt");
     this.resources = new ResourceIndex(definition.resources ?? []);
     this.methods = this.methodTable();
+  }
+
+  /**
+   * The `Mcp-Param-*` header bindings of a tool. Derived (with the tool's JSON Schema) on first use, not at module
+   * load: converting every schema at startup costs milliseconds of CPU on every cold start. `validate()` derives
+   * them all, and `npm test` calls it, so a broken declaration fails the tests before it is deployed.
+   */
+  headerBindingsOf(toolName: string): HeaderBinding[] | undefined {
+    const tool = this.tools.get(toolName);
+    if (!tool) return undefined;
+    let bindings = this.bindings.get(toolName);
+    if (!bindings) {
+      bindings = headerBindings(tool.name, describeTool(tool).inputSchema as JsonObject);
+      this.bindings.set(toolName, bindings);
+    }
+    return bindings;
+  }
+
+  /** Checks every declaration now (schemas convert, header bindings follow the rules); throws on the first problem. */
+  validate(): void {
+    for (const tool of this.tools.values()) this.headerBindingsOf(tool.name);
+    for (const prompt of this.prompts.values()) describePrompt(prompt);
   }
 
   /**

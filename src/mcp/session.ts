@@ -37,7 +37,6 @@ export function newSessionId(): string {
 interface Waiter {
   clientRequestId: RequestId;
   resolve: (message: JsonObject) => void;
-  reject: (error: Error) => void;
   timer: ReturnType<typeof setTimeout>;
 }
 
@@ -80,7 +79,7 @@ export class LegacySession extends DurableObject<Env> {
 
   /** Ends the session: its state is deleted, its notification stream closed, and waiting tools released. */
   async end(): Promise<void> {
-    for (const [id, waiter] of this.waiters) this.settle(id, waiter, new Error("The session ended"));
+    for (const [id, waiter] of this.waiters) this.settle(id, waiter, "The session ended");
     const session = await this.ctx.storage.get<SessionState>("session");
     await this.ctx.storage.deleteAll();
     await this.ctx.storage.deleteAlarm();
@@ -95,12 +94,13 @@ export class LegacySession extends DurableObject<Env> {
 
   /**
    * Waits for the client's response to the server-to-client request `id` (sent by the caller on its stream).
-   * Rejects after `timeoutMs`, when the client cancels `clientRequestId`, or when the session ends.
+   * After `timeoutMs`, when the client cancels `clientRequestId`, or when the session ends, it resolves with a
+   * JSON-RPC error response instead (resolving, not rejecting: a rejected RPC is logged as an uncaught error).
    */
   awaitResponse(id: string, clientRequestId: RequestId, timeoutMs: number): Promise<JsonObject> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.settle(id, this.waiters.get(id), new Error("The client did not answer in time")), timeoutMs);
-      this.waiters.set(id, { clientRequestId, resolve, reject, timer });
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.settle(id, this.waiters.get(id), "The client did not answer in time"), timeoutMs);
+      this.waiters.set(id, { clientRequestId, resolve, timer });
     });
   }
 
@@ -116,7 +116,7 @@ export class LegacySession extends DurableObject<Env> {
   /** The client cancelled one of its requests: stop waiting on its behalf. */
   async cancel(clientRequestId: RequestId): Promise<void> {
     for (const [id, waiter] of this.waiters) {
-      if (waiter.clientRequestId === clientRequestId) this.settle(id, waiter, new Error("The client cancelled the request"));
+      if (waiter.clientRequestId === clientRequestId) this.settle(id, waiter, "The client cancelled the request");
     }
   }
 
@@ -127,11 +127,11 @@ export class LegacySession extends DurableObject<Env> {
     else await this.ctx.storage.setAlarm(session.lastSeen + session.idleMs);
   }
 
-  private settle(id: string, waiter: Waiter | undefined, outcome: JsonObject | Error): void {
+  /** Hands the waiting tool the client's response, or (given a reason) an error response in its place. */
+  private settle(id: string, waiter: Waiter | undefined, outcome: JsonObject | string): void {
     if (!waiter) return;
     clearTimeout(waiter.timer);
     this.waiters.delete(id);
-    if (outcome instanceof Error) waiter.reject(outcome);
-    else waiter.resolve(outcome);
+    waiter.resolve(typeof outcome === "string" ? { jsonrpc: "2.0", id, error: { code: -32603, message: outcome } } : outcome);
   }
 }

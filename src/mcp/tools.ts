@@ -6,7 +6,7 @@ import type * as z from "zod/mini";
 import { requireToolScopes } from "./auth";
 import { handlerContext, type HandlerContext, type RequestScope } from "./context";
 import { text } from "./content";
-import { ErrorCode, invalidParams, RpcError, truncate } from "./errors";
+import { ErrorCode, INTERNAL_ERROR_MESSAGE, invalidParams, RpcError, truncate } from "./errors";
 import { isObject } from "./envelope";
 import type { InputApi } from "./input";
 import { describeError, log } from "./log";
@@ -125,7 +125,7 @@ function checkedResult(tool: Tool, result: ToolResult, scope: RequestScope): Jso
         tool: tool.name,
         issues: describeIssues(parsed.error as z.core.$ZodError),
       });
-      throw new RpcError(ErrorCode.InternalError, "Internal error");
+      throw new RpcError(ErrorCode.InternalError, INTERNAL_ERROR_MESSAGE, undefined, 500);
     }
     out.structuredContent = parsed.data;
     // Clients that ignore structuredContent still get the data as text.

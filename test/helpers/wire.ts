@@ -17,7 +17,7 @@ export async function expectError(response: Response, status: number, code: numb
   return message;
 }
 
-/** HTTP statuses the server documents for refusals (README "Errors"); anything else must be 200 or 202. */
+/** HTTP statuses the server documents for refusals (README "Security model", src/mcp/errors.ts); otherwise 200 or 202. */
 export const DOCUMENTED_STATUSES = new Set([400, 401, 403, 404, 405, 406, 413, 415, 429]);
 
 /**
@@ -48,6 +48,7 @@ export function malformation(message: unknown): string | undefined {
 
 export interface Inspected {
   status: number;
+  headers: Headers;
   /** "json", "sse" or "empty" (202), or "text" for a non-JSON body. */
   kind: "json" | "sse" | "empty" | "text";
   /** The final JSON-RPC message(s): one for a plain answer or an SSE stream, several for a batch. */
@@ -73,7 +74,7 @@ export async function inspect(response: Response): Promise<Inspected> {
   const body = await response.text();
   if (status === 202) {
     if (body !== "") fail("a 202 with a body", body);
-    return { status, kind: "empty", messages: [], stream: [] };
+    return { status, headers: response.headers, kind: "empty", messages: [], stream: [] };
   }
   if (type.startsWith("text/event-stream")) {
     if (status !== 200) fail("an SSE stream with a status other than 200");
@@ -94,7 +95,7 @@ export async function inspect(response: Response): Promise<Inspected> {
     }
     const last = stream.at(-1);
     if (!last || "method" in last) fail("an SSE stream that does not end with a response", body);
-    return { status, kind: "sse", messages: [last!], stream };
+    return { status, headers: response.headers, kind: "sse", messages: [last!], stream };
   }
   if (type.startsWith("application/json")) {
     let parsed: unknown;
@@ -111,11 +112,11 @@ export async function inspect(response: Response): Promise<Inspected> {
       if ("method" in message) fail("a request or notification where an answer belongs", body);
     }
     if (Array.isArray(parsed) && status !== 200) fail("a batch answer with a status other than 200", body);
-    return { status, kind: "json", messages, stream: [] };
+    return { status, headers: response.headers, kind: "json", messages, stream: [] };
   }
   // Only refusals made before there is a JSON-RPC message may be plain text.
   if (status === 200) fail(`a 200 answer of type ${JSON.stringify(type)}`, body);
-  return { status, kind: "text", messages: [], stream: [] };
+  return { status, headers: response.headers, kind: "text", messages: [], stream: [] };
 }
 
 /** Own property names of the built-in prototypes that prototype pollution would touch. */

@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { audio, defineTool, embeddedResource, image, resourceLink, text, toolError } from "../../src/mcp";
 import { checkToolNames } from "../../src/mcp/tools";
+import { McpServer } from "../../src/mcp/server";
+import { prompts } from "../../src/prompts";
+import { resources } from "../../src/resources";
 import { tools as exampleTools } from "../../src/tools";
 import { readMessage, testServer } from "../helpers/rpc";
 
@@ -63,8 +66,9 @@ const server = testServer({ tools: [echo, everyContent, fails, failsKindly, lies
 const call = (name: string, args?: unknown) => server.send("tools/call", { name, ...(args !== undefined && { arguments: args }) });
 
 describe("tool declarations", () => {
-  it("accepts the example tools: valid, unique names", () => {
+  it("accepts every declaration in src/: tool names, JSON Schemas, header bindings, prompts", () => {
     expect(() => checkToolNames(exampleTools)).not.toThrow();
+    expect(() => new McpServer({ name: "template", version: "1", tools: exampleTools, resources, prompts }).validate()).not.toThrow();
   });
 
   it("refuses invalid and duplicate tool names at startup", () => {
