@@ -30,6 +30,9 @@ const noteSchema = z.object({
 });
 const summarySchema = z.object({ id: z.string(), title: z.string(), tags: z.array(z.string()), updatedAt: z.string() });
 
+/** Forms declared once are converted to their elicitation schema once per isolate. */
+const confirmDeletion = z.object({ delete: z.boolean() });
+
 const noteUri = (notebook: string, note: string) => `note://${notebook}/${note}`;
 const linkTo = (notebook: string, note: Pick<Note, "id" | "title">) =>
   resourceLink({ uri: noteUri(notebook, note.id), name: note.title, mimeType: "text/markdown" });
@@ -141,7 +144,7 @@ export const tools = [
       if (!note) return unknownNote(args.note_id);
       // Single use: the signed confirmation can authorize this deletion once, never a replay of it.
       const { confirm } = await ctx.ask(
-        { confirm: elicitForm(`Delete the note "${note.title}"? This cannot be undone.`, z.object({ delete: z.boolean() })) },
+        { confirm: elicitForm(`Delete the note "${note.title}"? This cannot be undone.`, confirmDeletion) },
         { singleUse: true },
       );
       if (confirm.action !== "accept" || !confirm.content.delete) {

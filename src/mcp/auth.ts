@@ -6,21 +6,29 @@
  * Clients discover the issuer from the Protected Resource Metadata (RFC 9728) that 401 answers point to.
  * Tokens are never forwarded anywhere.
  */
-import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
+import type { JWTVerifyGetKey } from "jose";
 import type { AuthSettings, Config } from "./config";
 import { ANONYMOUS, type Principal } from "./context";
 import { HttpError } from "./errors";
 import type { Tool } from "./tools";
 
-const keySets = new WeakMap<AuthSettings, JWTVerifyGetKey>();
+/**
+ * jose, loaded on first use: a server with authorization off never evaluates it, which keeps cold starts cheap.
+ * (The bundler keeps it in the same file, initialized lazily.)
+ */
+const jose = () => import("./jwt");
+
+const keySets = new WeakMap<AuthSettings, Promise<JWTVerifyGetKey>>();
 
 /** The issuer's keys, fetched once per isolate and cached by jose (refetched when an unknown key id shows up). */
-function keySet(settings: AuthSettings): JWTVerifyGetKey {
+function keySet(settings: AuthSettings): Promise<JWTVerifyGetKey> {
   let keys = keySets.get(settings);
   if (!keys) {
-    keys = settings.jwks
-      ? createLocalJWKSet(settings.jwks as Parameters<typeof createLocalJWKSet>[0])
-      : createRemoteJWKSet(new URL(settings.jwksUrl));
+    keys = jose().then(({ createLocalJWKSet, createRemoteJWKSet }) =>
+      settings.jwks
+        ? createLocalJWKSet(settings.jwks as Parameters<typeof createLocalJWKSet>[0])
+        : createRemoteJWKSet(new URL(settings.jwksUrl)),
+    );
     keySets.set(settings, keys);
   }
   return keys;
@@ -51,7 +59,8 @@ export async function authenticate(request: Request, config: Config): Promise<Pr
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/.exec(request.headers.get("authorization") ?? "");
   if (!match) throw challenge(request, 401, "Unauthorized: a bearer token is required");
   try {
-    const { payload } = await jwtVerify(match[1]!, keySet(settings), {
+    const { jwtVerify } = await jose();
+    const { payload } = await jwtVerify(match[1]!, await keySet(settings), {
       issuer: settings.issuer,
       audience: resourceUrl(request, settings),
       algorithms: settings.algorithms,

@@ -8,18 +8,20 @@ import { invalidParams, truncate } from "./errors";
 import type { JsonObject } from "./protocol";
 import type { Prompt } from "./prompts";
 import type { ResourceIndex } from "./resources";
-import { describeIssues } from "./schema";
+import { describeIssues, lazy } from "./schema";
 
 const MAX_VALUES = 100;
 
-const completeParams = z.looseObject({
-  ref: z.union([
-    z.looseObject({ type: z.literal("ref/prompt"), name: z.string() }),
-    z.looseObject({ type: z.literal("ref/resource"), uri: z.string() }),
-  ]),
-  argument: z.looseObject({ name: z.string(), value: z.string() }),
-  context: z.optional(z.looseObject({ arguments: z.optional(z.record(z.string(), z.string())) })),
-});
+const completeParams = lazy(() =>
+  z.looseObject({
+    ref: z.union([
+      z.looseObject({ type: z.literal("ref/prompt"), name: z.string() }),
+      z.looseObject({ type: z.literal("ref/resource"), uri: z.string() }),
+    ]),
+    argument: z.looseObject({ name: z.string(), value: z.string() }),
+    context: z.optional(z.looseObject({ arguments: z.optional(z.record(z.string(), z.string())) })),
+  }),
+);
 
 export async function complete(
   prompts: ReadonlyMap<string, Prompt>,
@@ -27,7 +29,7 @@ export async function complete(
   params: JsonObject,
   scope: RequestScope,
 ): Promise<JsonObject> {
-  const parsed = completeParams.safeParse(params);
+  const parsed = completeParams().safeParse(params);
   if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error as z.core.$ZodError)}`);
   const { ref, argument, context } = parsed.data;
   let completers;

@@ -26,6 +26,8 @@ export interface Config {
   limits: Limits;
   /** `ttlMs` advertised on list results; `cacheScope` is "public" unless results depend on the caller. */
   listTtlMs: number;
+  /** Which requests get an access log line: every one, only failures (status >= 400), or none. */
+  accessLog: "all" | "errors" | "off";
   state: StateSettings;
   listen: ListenSettings;
   legacy: LegacySettings;
@@ -114,6 +116,7 @@ export function parseConfig(vars: Record<string, unknown>): ConfigResult {
       maxHeaderValueLength: read.integer("MAX_HEADER_VALUE_LENGTH", 1_024, 64, 8_192),
     },
     listTtlMs: read.integer("LIST_TTL_MS", 60_000, 0, 86_400_000),
+    accessLog: read.oneOf("ACCESS_LOG", ["all", "errors", "off"], "all"),
     state: readStateSettings(read, mode),
     listen: {
       keepAliveMs: read.integer("LISTEN_KEEPALIVE_MS", 20_000, 50, 60_000),

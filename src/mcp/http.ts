@@ -71,7 +71,7 @@ function withConfig(next: (exchange: HttpExchange) => Promise<Response>): Handle
     }
     const plain = request as unknown as Request;
     const traceId = crypto.randomUUID();
-    return next({ request: plain, env, execution, config: loaded.config, traceId, record: { traceId, started: Date.now() } });
+    return next({ request: plain, env, execution, config: loaded.config, traceId, record: { traceId, started: Date.now(), policy: loaded.config.accessLog } });
   };
 }
 

@@ -13,7 +13,7 @@ import * as z from "zod/mini";
 import { isObject } from "./envelope";
 import { ErrorCode, RpcError } from "./errors";
 import type { ClientCapabilities, JsonObject } from "./protocol";
-import { toElicitationSchema, type ObjectSchema } from "./schema";
+import { lazy, toElicitationSchema, type ObjectSchema } from "./schema";
 
 export type InputKind = "form" | "url" | "sampling" | "roots";
 
@@ -182,21 +182,22 @@ export function toWire(request: InputRequest): JsonObject {
   }
 }
 
-const elicitResponse = z.looseObject({
-  action: z.enum(["accept", "decline", "cancel"]),
-  content: z.optional(z.record(z.string(), z.unknown())),
-});
-const contentBlock = z.looseObject({ type: z.string() });
-
 /** The shape each kind of answer must have; a malformed answer is a protocol error (-32602). */
-export const RESPONSE_SCHEMAS: Record<InputKind, z.ZodMiniType> = {
-  form: elicitResponse,
-  url: elicitResponse,
-  sampling: z.looseObject({
-    role: z.enum(["user", "assistant"]),
-    content: z.union([contentBlock, z.array(contentBlock)]),
-    model: z.string(),
-    stopReason: z.optional(z.string()),
-  }),
-  roots: z.looseObject({ roots: z.array(z.looseObject({ uri: z.string(), name: z.optional(z.string()) })) }),
-};
+export const responseSchemas = lazy((): Record<InputKind, z.ZodMiniType> => {
+  const elicitResponse = z.looseObject({
+    action: z.enum(["accept", "decline", "cancel"]),
+    content: z.optional(z.record(z.string(), z.unknown())),
+  });
+  const contentBlock = z.looseObject({ type: z.string() });
+  return {
+    form: elicitResponse,
+    url: elicitResponse,
+    sampling: z.looseObject({
+      role: z.enum(["user", "assistant"]),
+      content: z.union([contentBlock, z.array(contentBlock)]),
+      model: z.string(),
+      stopReason: z.optional(z.string()),
+    }),
+    roots: z.looseObject({ roots: z.array(z.looseObject({ uri: z.string(), name: z.optional(z.string()) })) }),
+  };
+});

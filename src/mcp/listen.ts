@@ -14,21 +14,23 @@ import type { HubEvent, ListenerFilter } from "./hub";
 import { hubStream } from "./hub-stream";
 import { errorMessage, resultMessage } from "./messages";
 import { META, type JsonObject, type RequestId } from "./protocol";
-import { describeIssues } from "./schema";
+import { describeIssues, lazy } from "./schema";
 import { SseStream } from "./sse";
 
 /** Why these caps: the filter is stored on a hibernatable socket, whose attachment is limited to 16 KiB. */
 export const MAX_RESOURCE_SUBSCRIPTIONS = 64;
 export const MAX_FILTER_BYTES = 12_000;
 
-const filterSchema = z.looseObject({
-  toolsListChanged: z.optional(z.boolean()),
-  promptsListChanged: z.optional(z.boolean()),
-  resourcesListChanged: z.optional(z.boolean()),
-  resourceSubscriptions: z.optional(
-    z.array(z.string().check(z.minLength(1), z.maxLength(2_048))).check(z.maxLength(MAX_RESOURCE_SUBSCRIPTIONS)),
-  ),
-});
+const filterSchema = lazy(() =>
+  z.looseObject({
+    toolsListChanged: z.optional(z.boolean()),
+    promptsListChanged: z.optional(z.boolean()),
+    resourcesListChanged: z.optional(z.boolean()),
+    resourceSubscriptions: z.optional(
+      z.array(z.string().check(z.minLength(1), z.maxLength(2_048))).check(z.maxLength(MAX_RESOURCE_SUBSCRIPTIONS)),
+    ),
+  }),
+);
 
 /** What the server can deliver, from its advertised capabilities. */
 export interface ListenSupport {
@@ -39,7 +41,7 @@ export interface ListenSupport {
 
 /** Parses the requested filter and keeps the part this server honours; unknown notification types are dropped. */
 export function honouredFilter(params: JsonObject, support: ListenSupport): ListenerFilter {
-  const parsed = filterSchema.safeParse(params.notifications ?? {});
+  const parsed = filterSchema().safeParse(params.notifications ?? {});
   if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error as z.core.$ZodError, "notifications")}`);
   const requested = parsed.data;
   const honoured: ListenerFilter = {};

@@ -6,7 +6,7 @@
  * Without a session (or without the capability) there is no one to ask, and `ask` reports the missing capability.
  */
 import type { RequestScope } from "./context";
-import { clientSupports, missingCapability, RESPONSE_SCHEMAS, toWire, type InputApi, type InputRequest, type Interactive } from "./input";
+import { clientSupports, missingCapability, responseSchemas, toWire, type InputApi, type InputRequest, type Interactive } from "./input";
 import type { JsonObject } from "./protocol";
 import type { SessionState } from "./session";
 import { typedAnswer } from "./rounds";
@@ -60,7 +60,7 @@ async function askClient(scope: RequestScope, session: LiveSession, request: Inp
     if (request.kind === "form" || request.kind === "url") return { action: "cancel" };
     throw new Error(`The client answered ${wire.method} with an error`);
   }
-  const parsed = RESPONSE_SCHEMAS[request.kind].safeParse(response.result);
+  const parsed = responseSchemas()[request.kind].safeParse(response.result);
   if (!parsed.success) throw new Error(`The client's answer to ${wire.method} is malformed`);
   return parsed.data;
 }

@@ -37,6 +37,8 @@ export function describeError(error: unknown): Record<string, unknown> {
 export interface RequestRecord {
   traceId: string;
   started: number;
+  /** ACCESS_LOG: which requests are written. */
+  policy: "all" | "errors" | "off";
   era?: string;
   method?: string;
   /** Tool or prompt name (never arguments, URIs or anything a user typed). */
@@ -50,6 +52,7 @@ export interface RequestRecord {
 export function logRequest(record: RequestRecord, status: number, code?: number): void {
   if (record.logged) return;
   record.logged = true;
+  if (record.policy === "off" || (record.policy === "errors" && status < 400)) return;
   console.log(
     JSON.stringify({
       level: status >= 500 ? "error" : "info",

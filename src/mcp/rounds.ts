@@ -11,7 +11,7 @@ import { isObject } from "./envelope";
 import {
   clientSupports,
   missingCapability,
-  RESPONSE_SCHEMAS,
+  responseSchemas,
   toWire,
   type InputApi,
   type InputKind,
@@ -77,7 +77,7 @@ export async function runRound<T>(
     if (Object.hasOwn(answers, key)) return answers[key];
     const mustHaveBeenAsked = once || previous.asked;
     if (!Object.hasOwn(fresh, key) || (mustHaveBeenAsked && !Object.hasOwn(previous.q, key))) return undefined;
-    const parsed = RESPONSE_SCHEMAS[request.kind].safeParse(fresh[key]);
+    const parsed = responseSchemas()[request.kind].safeParse(fresh[key]);
     if (!parsed.success) throw invalidParams(`Invalid inputResponses: ${describeIssues(parsed.error, key)}`);
     answers[key] = parsed.data;
     return parsed.data;

@@ -12,6 +12,15 @@ z.config(en());
 
 export type ObjectSchema = z.ZodMiniObject;
 
+/**
+ * Builds a value on first use and keeps it. For the engine's own zod schemas: building them at module load would
+ * add to every cold start, and many requests never need them.
+ */
+export function lazy<T>(make: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= make());
+}
+
 /** Converts a zod schema to JSON Schema 2020-12. Call it once per schema and keep the result. */
 export function toJsonSchema(schema: z.ZodMiniType, io: "input" | "output"): JsonObject {
   return z.toJSONSchema(schema, { io, target: "draft-2020-12" }) as JsonObject;
@@ -62,7 +71,12 @@ const ELICITATION_KEYWORDS: Record<string, readonly string[]> = {
  * number, integer, boolean, enum or multi-select; keywords the restricted schema does not allow are dropped.
  * A nested object is a programming error and throws when the form is first asked.
  */
+const elicitationSchemas = new WeakMap<ObjectSchema, JsonObject>();
+
 export function toElicitationSchema(schema: ObjectSchema): JsonObject {
+  // A form declared once (at module scope) is converted once.
+  const known = elicitationSchemas.get(schema);
+  if (known) return known;
   const json = toJsonSchema(schema, "input");
   const properties: JsonObject = {};
   for (const [name, raw] of Object.entries((json.properties ?? {}) as Record<string, JsonObject>)) {
@@ -73,5 +87,6 @@ export function toElicitationSchema(schema: ObjectSchema): JsonObject {
   }
   const requestedSchema: JsonObject = { type: "object", properties };
   if (Array.isArray(json.required) && json.required.length > 0) requestedSchema.required = json.required;
+  elicitationSchemas.set(schema, requestedSchema);
   return requestedSchema;
 }

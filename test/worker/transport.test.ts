@@ -82,6 +82,20 @@ describe("observability", () => {
     }
   });
 
+  it("writes only failures with ACCESS_LOG=errors, and nothing with ACCESS_LOG=off", async () => {
+    const spy = vi.spyOn(console, "log");
+    try {
+      const quiet = testServer({ tools: [slow] }, { ACCESS_LOG: "errors" });
+      await readMessage(await quiet.send("tools/list"));
+      await readMessage(await quiet.send("nope/method"));
+      await readMessage(await testServer({}, { ACCESS_LOG: "off" }).send("nope/method"));
+      const lines = spy.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('"message":"mcp request"'));
+      expect(lines.map((line) => JSON.parse(line).status)).toEqual([404]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it("logs the JSON-RPC error code of a refused request", async () => {
     const spy = vi.spyOn(console, "log");
     try {
