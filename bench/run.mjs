@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: builds four Workers the way they would ship, measures size and startup, serves three of them
+ * `npm run bench`: builds five Workers the way they would ship, measures size and startup, serves three of them
  * from the same workerd (Miniflare, 127.0.0.1 only) and loads each with the same requests, then writes
  * bench/results/latest.{md,svg,json}.
  *
@@ -15,7 +15,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildUploadBundle, buildWorker, checkWrangler, children, killGroup, ROOT } from "./lib/build.mjs";
@@ -25,8 +25,8 @@ const DIST = join(BENCH, "dist");
 const RESULTS = join(BENCH, "results");
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
 const PARAMS = {
-  rounds: num("BENCH_ROUNDS", 3),
-  seconds: num("BENCH_SECONDS", 5),
+  rounds: num("BENCH_ROUNDS", 5),
+  seconds: num("BENCH_SECONDS", 3),
   connections: num("BENCH_CONNECTIONS", 10),
   warmupSeconds: 1,
   importRuns: num("BENCH_IMPORT_RUNS", 9),
@@ -45,6 +45,7 @@ const WORKERS = [
 // In-process wrangler calls (reading a Worker's config) would otherwise print setup warnings about secrets.
 process.env.WRANGLER_LOG ??= "error";
 const started = Date.now();
+const loadBefore = loadavg()[0];
 const step = (message) => console.log(`\n[bench +${((Date.now() - started) / 1000).toFixed(0)}s] ${message}`);
 
 /** `npm ci` in bench/ when its dependencies are missing or older than its lockfile. */
@@ -104,6 +105,8 @@ async function main() {
   for (const worker of WORKERS) {
     worker.size = await buildWorker(worker.config, join(DIST, worker.id));
     if (worker.size.modules.length !== 1) throw new Error(`${worker.id}: expected one module, got ${worker.size.modules.join(", ")}`);
+    // Two copies of a library (say zod from bench/node_modules and from the root) would skew size and startup.
+    if (worker.size.duplicates.length) throw new Error(`${worker.id}: bundled twice: ${worker.size.duplicates.join(", ")}`);
     worker.main = join(DIST, worker.id, worker.size.modules[0]);
     worker.bundle = await buildUploadBundle(worker.config, join(DIST, `${worker.id}.bundle`));
     console.log(`  ${worker.id.padEnd(8)} ${worker.size.raw} B raw, ${worker.size.gzip} B gzip -9`);
@@ -199,6 +202,7 @@ async function main() {
     ...gitState(),
     machine: `${cpus().length} x ${cpus()[0]?.model ?? "unknown CPU"}`,
     cpus: cpus().length,
+    loadBefore,
     node: process.versions.node,
     versions: {
       wrangler: version(join(ROOT, "node_modules/wrangler/package.json")),
@@ -221,6 +225,9 @@ async function main() {
 
   step("Results (bench/results/latest.md, latest.svg, latest.json)");
   for (const target of report.targets(run)) console.log(`  ${target.ok ? "met   " : "MISSED"} ${target.name}: ${target.measured}`);
+  if (report.noise(run) > report.NOISY) {
+    console.log(`  WARNING: the baseline moved by up to ${((report.noise(run) - 1) * 100).toFixed(0)}% between rounds; the machine was busy. Rerun when it is quiet.`);
+  }
   const failed = Object.values(results).flatMap((cells) => Object.values(cells)).some((cell) => cell.failures > 0);
   if (failed) throw new Error("some requests failed under load; see the 'failed requests' column");
 }

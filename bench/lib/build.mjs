@@ -82,24 +82,32 @@ export async function buildWorker(config, outdir) {
     raw,
     gzip,
     wrangler: upload ? { rawKiB: Number(upload[1]), gzipKiB: Number(upload[2]) } : undefined,
-    contributors: contributors(join(outdir, META)),
+    ...contributors(join(outdir, META)),
   };
 }
 
 const META = "bundle-meta.json";
 
-/** Minified bytes per package (or per source folder) from esbuild's metafile, largest first. */
+/**
+ * From esbuild's metafile: minified bytes per package (or per source folder), largest first, and the packages
+ * bundled from more than one node_modules folder (the same library twice in one Worker).
+ */
 function contributors(metafile) {
-  if (!existsSync(metafile)) return [];
+  if (!existsSync(metafile)) return { contributors: [], duplicates: [] };
   const totals = new Map();
+  const copies = new Map();
   for (const output of Object.values(JSON.parse(readFileSync(metafile, "utf8")).outputs)) {
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs ?? {})) {
-      const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
-      const name = inPackage ? inPackage[1] : path.replace(/^(\.\.\/)+/, "").replace(/\/[^/]+$/, "/");
+      const inPackage = /^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\//.exec(path);
+      const name = inPackage ? inPackage[2] : path.replace(/^(\.\.\/)+/, "").replace(/\/[^/]+$/, "/");
       totals.set(name, (totals.get(name) ?? 0) + bytesInOutput);
+      if (inPackage) copies.set(name, (copies.get(name) ?? new Set()).add(inPackage[1]));
     }
   }
-  return [...totals].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes);
+  return {
+    contributors: [...totals].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes),
+    duplicates: [...copies].filter(([, folders]) => folders.size > 1).map(([name]) => name),
+  };
 }
 
 /** The upload bundle (`--outfile`) that `wrangler check startup --worker` profiles. */

@@ -41,6 +41,22 @@ export function targets(run) {
   ];
 }
 
+/**
+ * How much the baseline (whose work never changes) moved between rounds: the largest max/min across scenarios,
+ * leaving out the best and the worst round when there are 5 or more (the median ignores those too).
+ * Well above 1 means something else was using the CPU during the run.
+ */
+export function noise(run) {
+  const spreads = run.scenarios.map((scenario) => {
+    const rates = run.load[scenario.id].baseline.runs.map((r) => r.rps).sort((a, b) => a - b);
+    const kept = rates.length >= 5 ? rates.slice(1, -1) : rates;
+    return kept[kept.length - 1] / kept[0];
+  });
+  return Math.max(...spreads);
+}
+
+export const NOISY = 1.3;
+
 export function markdown(run) {
   const loaded = run.workers.filter((worker) => worker.loaded);
   const lines = [];
@@ -57,6 +73,9 @@ export function markdown(run) {
     `- Load: every Worker is a \`wrangler deploy --dry-run --minify\` bundle served by Miniflare straight from workerd on 127.0.0.1 ` +
       `(no \`wrangler dev\` proxy). autocannon, ${p.connections} connections, ${p.rounds} interleaved rounds x ${p.seconds} s per ` +
       `scenario and Worker after a ${p.warmupSeconds} s warm-up; figures are medians across rounds, latencies from per-response timings.`,
+    `- Quiet machine check: 1-minute load average ${run.loadBefore.toFixed(2)} before the run; the baseline's throughput ` +
+      `moved by up to ${((noise(run) - 1) * 100).toFixed(0)}% between rounds (best and worst round left out when there are 5 or more).` +
+      (noise(run) > NOISY ? " **Noisy run: something else was using the CPU; rerun on a quiet machine before trusting the ratios.**" : ""),
     "",
     "## Targets",
     "",
@@ -176,7 +195,8 @@ export function svg(run) {
       const y = base - (plotHeight * i) / 4;
       parts.push(`<line x1="${left}" x2="${width - 20}" y1="${y}" y2="${y}" stroke="#e5e5e5"/>`);
       const tick = (max * i) / 4;
-      parts.push(`<text x="${left - 6}" y="${y + 4}" text-anchor="end" fill="#555">${fmt(tick, Number.isInteger(tick) ? 0 : 1)}</text>`);
+      const digits = Number.isInteger(tick) ? 0 : Number.isInteger(tick * 10) ? 1 : 2;
+      parts.push(`<text x="${left - 6}" y="${y + 4}" text-anchor="end" fill="#555">${fmt(tick, digits)}</text>`);
     }
     run.scenarios.forEach((scenario, g) => {
       const groupLeft = left + g * groupWidth + (groupWidth - barWidth * loaded.length) / 2;

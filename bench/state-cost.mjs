@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench:state`: what minting and verifying a `requestState` costs, measured in workerd.
+ *
+ * workerd freezes the clock during execution (a Spectre mitigation), so the cost cannot be timed from inside the
+ * Worker. Instead a small Worker built from src/mcp/state.ts answers three requests: one that does nothing, one
+ * that seals `OPS` tokens and one that opens `OPS` tokens (with the same binding as a real MRTR retry). Each is
+ * requested `RUNS` times from Node; the cost per operation is (median request time - median no-op time) / OPS.
+ * 127.0.0.1 only, bounded, nothing kept running.
+ */
+import { build } from "esbuild";
+import { Miniflare } from "miniflare";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const OPS = 200;
+const RUNS = Number(process.env.STATE_RUNS ?? 40);
+
+const entry = `
+import { digestJson, importKeyRing, open, parseKeySpec, seal } from "./src/mcp/state.ts";
+const ring = importKeyRing(parseKeySpec("k1:" + btoa("bench-only-state-key-0123456789abcdef")).keys);
+const args = { notebook_id: "nb_AAAAAAAAAAAAAAAAAAAAAA", note_id: "n_0123456789ab" };
+const body = { a: { confirm: { action: "accept", content: { delete: true } } }, s: {}, q: { confirm: "form" } };
+const bindFor = async () => ({ method: "tools/call", name: "delete_note", args: await digestJson(args), principal: "anonymous" });
+const OPS = ${OPS};
+export default {
+  async fetch(request) {
+    const what = new URL(request.url).pathname;
+    const keys = await ring;
+    if (what === "/seal") {
+      // A retry's mint: digest the arguments, then seal.
+      for (let i = 0; i < OPS; i++) await seal(keys, { purpose: "mcp.requestState", bind: await bindFor(), ttlMs: 600000, body });
+    } else if (what === "/open") {
+      const bind = await bindFor();
+      const token = await seal(keys, { purpose: "mcp.requestState", bind, ttlMs: 600000, body });
+      // A retry's verify: digest the arguments, then open (kid, MAC, JSON, expiry, binding).
+      for (let i = 0; i < OPS; i++) {
+        const result = await open(keys, token, { purpose: "mcp.requestState", bind: await bindFor(), maxLength: 16384 });
+        if (!result.ok) throw new Error(result.reason);
+      }
+    }
+    return new Response("ok");
+  },
+};`;
+
+const { outputFiles } = await build({
+  stdin: { contents: entry, resolveDir: root, loader: "js" },
+  bundle: true,
+  format: "esm",
+  write: false,
+  minify: true,
+  conditions: ["workerd", "worker", "browser"],
+});
+const mf = new Miniflare({
+  modules: true,
+  script: outputFiles[0].text,
+  compatibilityDate: "2026-04-01",
+  host: "127.0.0.1",
+  port: 0,
+  cf: false,
+});
+try {
+  const url = await mf.ready;
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const time = async (path) => {
+    const samples = [];
+    for (let i = 0; i < RUNS; i++) {
+      const started = performance.now();
+      const response = await fetch(new URL(path, url));
+      if ((await response.text()) !== "ok") throw new Error(`${path} failed`);
+      samples.push(performance.now() - started);
+    }
+    return median(samples);
+  };
+  await time("/noop"); // warm up (module evaluation, key import)
+  const noop = await time("/noop");
+  const sealMs = await time("/seal");
+  const openMs = await time("/open");
+  const perOp = (ms) => (((ms - noop) / OPS) * 1000).toFixed(1);
+  console.log(`requestState cost in workerd (median of ${RUNS} requests x ${OPS} operations, minus a no-op request):`);
+  console.log(`  mint   (digest arguments + seal):                 ${perOp(sealMs)} us per token`);
+  console.log(`  verify (digest arguments + open: kid, MAC, bind): ${perOp(openMs)} us per token`);
+} finally {
+  await mf.dispose();
+}
