@@ -5,6 +5,10 @@
 import * as z from "zod/mini";
 import { createMcpWorker, defineTool, elicitForm, text } from "../../../src/mcp";
 
+// Declared once, as the SDK Worker does (and as src/tools.ts does for delete_note's form).
+const input = z.strictObject({ text: z.string().check(z.maxLength(100)) });
+const confirmForm = z.object({ ok: z.boolean() });
+
 export default createMcpWorker({
   name: "bench-template",
   version: "1.0.0",
@@ -12,16 +16,16 @@ export default createMcpWorker({
     defineTool({
       name: "echo",
       description: "Echoes the text back.",
-      input: z.strictObject({ text: z.string().check(z.maxLength(100)) }),
+      input,
       handler: ({ text: value }) => ({ content: [text(value)] }),
     }),
     defineTool({
       name: "confirm",
       description: "Asks the user to confirm (one form question), then echoes the text.",
-      input: z.strictObject({ text: z.string().check(z.maxLength(100)) }),
+      input,
       // Not singleUse: the bench replays the same signed retry many times.
       async handler({ text: value }, ctx) {
-        const { confirm } = await ctx.ask({ confirm: elicitForm("Go ahead?", z.object({ ok: z.boolean() })) });
+        const { confirm } = await ctx.ask({ confirm: elicitForm("Go ahead?", confirmForm) });
         return { content: [text(confirm.action === "accept" && confirm.content.ok ? value : "declined")] };
       },
     }),
