@@ -2,16 +2,18 @@
 /**
  * `npm run bench:listen`: fan-out of subscriptions/listen through the Durable Object hub, on 127.0.0.1.
  *
- * For N in (100, 1000): starts the template Worker (wrangler's dev server, as `npm run dev` runs it), opens N
- * listen streams for `resourcesListChanged`, then adds M notes (each publishes one resources/list_changed to every
- * listener) and measures: delivered / expected, delivery latency p50 / p99 (publish start to arrival, one clock),
- * and the resident memory of the workerd processes. Bounded: every phase has a timeout; everything is stopped.
- * Not a test: nothing here asserts on timing.
+ * For N in (100, 1000): serves the template's `wrangler deploy --dry-run` bundle from Miniflare (workerd on
+ * 127.0.0.1, no dev proxy, which would hold about 3 file descriptors per stream), opens N listen streams for
+ * `resourcesListChanged`, then adds M notes (each publishes one resources/list_changed to every listener) and
+ * measures: delivered / expected, delivery latency p50 / p99 (publish start to arrival, one clock), and the resident
+ * memory of workerd. The rate limiter is lifted (all streams come from one address); every other setting is the
+ * template's default. Bounded: every phase has a timeout; everything is stopped. Not a test: nothing asserts on timing.
  */
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { unstable_startWorker } from "wrangler";
+import { buildWorker } from "./lib/build.mjs";
+import { serveBundle } from "./lib/miniflare.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SIZES = (process.env.LISTEN_SIZES ?? "100,1000").split(",").map(Number);
@@ -107,19 +109,13 @@ const percentile = (values, p) => {
 const withTimeout = (promise, what) =>
   Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`${what} timed out`)), PHASE_TIMEOUT_MS))]);
 
-async function run(size) {
-  const worker = await unstable_startWorker({
-    config: join(root, "wrangler.toml"),
-    bindings: {
-      MCP_ENV: { type: "plain_text", value: "development" },
-      LISTEN_KEEPALIVE_MS: { type: "plain_text", value: "20000" },
-    },
-    dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, watch: false, logLevel: "error" },
+async function run(size, bundle) {
+  const { mf, url } = await serveBundle(join(root, "wrangler.toml"), bundle, {
+    bindings: { MCP_ENV: "development" },
+    ratelimits: { RATE_LIMITER: { simple: { limit: 1_000_000, period: 60 } } },
   });
   const abort = new AbortController();
   try {
-    await worker.ready;
-    const url = new URL("/mcp", await worker.url).href;
     const notebook = (await call(url, "create_notebook", {})).structuredContent.notebook_id;
     const idleMb = workerdMemoryMb();
 
@@ -156,21 +152,24 @@ async function run(size) {
     };
   } finally {
     abort.abort();
-    await worker.dispose();
+    await mf.dispose();
   }
 }
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+process.env.WRANGLER_LOG ??= "error";
+const built = await buildWorker(join(root, "wrangler.toml"), join(root, "bench/dist/listen"));
+const bundle = join(built.outdir, built.modules.find((name) => name.endsWith(".js")));
 const rows = [];
 for (const size of SIZES) {
   console.log(`listen fan-out: ${size} listeners x ${EVENTS} events ...`);
-  rows.push(await run(size));
+  rows.push(await run(size, bundle));
 }
 const command = "npm run bench:listen";
 const lines = [
   `# subscriptions/listen fan-out (${new Date().toISOString().slice(0, 10)})`,
   "",
-  `Command: \`${command}\` — the template Worker under wrangler's dev server on 127.0.0.1, one principal (anonymous),`,
+  `Command: \`${command}\` — the template's minified bundle in Miniflare on 127.0.0.1, one principal (anonymous),`,
   `${EVENTS} events ${GAP_MS} ms apart, each a resources/list_changed published by add_note. Latency runs from the start of the`,
   "publishing tool call to the event's arrival at the listener (one clock). Memory is the RSS of the workerd processes.",
   "",

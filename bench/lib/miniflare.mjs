@@ -40,9 +40,12 @@ export function workerOptionsOf(config) {
  * Serves a built bundle on 127.0.0.1 (random port) straight from workerd: no wrangler dev proxy in front.
  * Bindings, vars and Durable Objects come from the Worker's own wrangler.toml.
  */
-export async function serveBundle(config, mainModule) {
+export async function serveBundle(config, mainModule, overrides = {}) {
+  const options = workerOptionsOf(config);
   const { mf, url, pids } = await start({
-    ...workerOptionsOf(config),
+    ...options,
+    ...overrides,
+    bindings: { ...options.bindings, ...overrides.bindings },
     ...quiet,
     modules: true,
     scriptPath: mainModule,
