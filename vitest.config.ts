@@ -9,6 +9,8 @@ export const TEST_BINDINGS = {
 
 export default defineConfig({
   test: {
+    // One access log line per request is right in production and noise in a run of thousands of requests.
+    onConsoleLog: (log) => !log.includes('"message":"mcp request"'),
     projects: [
       {
         // Unit and integration tests inside workerd, against the Worker and its Durable Objects.
@@ -22,12 +24,7 @@ export default defineConfig({
             },
           }),
         ],
-        test: {
-          name: "worker",
-          include: ["test/worker/**/*.test.ts"],
-          // One access log line per request is right in production and noise in a run of thousands of requests.
-          onConsoleLog: (log) => !log.includes('"message":"mcp request"'),
-        },
+        test: { name: "worker", include: ["test/worker/**/*.test.ts"] },
       },
       {
         // End-to-end tests in Node: the Worker served by wrangler on 127.0.0.1, driven by real MCP clients.

@@ -38,7 +38,7 @@ describe.skipIf(!available)("landing page in headless Chromium", () => {
     const copy = page.locator('button[data-copy="endpoint"]');
     await copy.click();
     await expect.poll(() => copy.textContent()).toBe("Copied");
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${origin}/mcp`);
+    expect(await page.evaluate("navigator.clipboard.readText()")).toBe(`${origin}/mcp`);
 
     mkdirSync("test-results", { recursive: true });
     const shot = await page.screenshot({ path: "test-results/landing.png", fullPage: true });
