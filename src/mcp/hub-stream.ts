@@ -73,7 +73,7 @@ export function hubStream(options: HubStreamOptions): Response {
     const upgrades = await Promise.all(
       hubs.map(({ name, role }) =>
         env.SUBSCRIPTIONS.getByName(name).fetch("https://hub/listen", {
-          headers: { upgrade: "websocket", "x-mcp-listener": JSON.stringify(spec(role)) },
+          headers: { upgrade: "websocket", "x-mcp-listener": encodeSpec(spec(role)) },
         }),
       ),
     );
@@ -106,6 +106,11 @@ export function hubStream(options: HubStreamOptions): Response {
 
   options.signal.addEventListener("abort", () => stop("client went away"), { once: true });
   return stream.response(options.headers);
+}
+
+/** Header values must be ASCII: the spec (which may hold any URI) travels as base64url of its UTF-8 JSON. */
+function encodeSpec(spec: ListenerSpec): string {
+  return new TextEncoder().encode(JSON.stringify(spec)).toBase64({ alphabet: "base64url", omitPadding: true });
 }
 
 /** The global shard a legacy session always joins, so its filter can be found and updated later. */

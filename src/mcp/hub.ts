@@ -56,6 +56,17 @@ export function wants(filter: ListenerFilter, event: HubEvent): boolean {
   }
 }
 
+/** The listener spec the Worker sends with the upgrade: base64url of UTF-8 JSON (header values must be ASCII). */
+function decodeSpec(header: string | null): ListenerSpec | undefined {
+  if (header === null) return undefined;
+  try {
+    const bytes = Uint8Array.fromBase64(header, { alphabet: "base64url" });
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes)) as ListenerSpec;
+  } catch {
+    return undefined;
+  }
+}
+
 const principalTag = (principal: string) => `p:${principal}`.slice(0, 256);
 const sessionTag = (session: string) => `s:${session}`;
 
@@ -63,8 +74,8 @@ export class SubscriptionHub extends DurableObject<Env> {
   /** Accepts one listener socket, or answers 429 when the hub or the principal is at its cap. */
   async fetch(request: Request): Promise<Response> {
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("Expected a WebSocket upgrade", { status: 426 });
-    const spec = JSON.parse(request.headers.get("x-mcp-listener") ?? "null") as ListenerSpec | null;
-    if (!spec) return new Response("Missing listener spec", { status: 400 });
+    const spec = decodeSpec(request.headers.get("x-mcp-listener"));
+    if (!spec) return new Response("Missing or malformed listener spec", { status: 400 });
     // Why: caps keep one hub (and one principal) from holding unbounded sockets and memory.
     if (this.ctx.getWebSockets().length >= spec.maxListeners) return new Response("Hub is full", { status: 429 });
     const tag = principalTag(spec.principal);
