@@ -217,20 +217,16 @@ export const tools = [
       return { content: [text(`Sampled: ${samplingText(capital_question)}`)] };
     },
   }),
-];
 
-/** A tool with a header-bound argument (`x-mcp-header`), for the custom-header scenario. */
-tools.push(
+  // A header-bound argument (`x-mcp-header`), for the custom-header scenario.
   defineTool({
     name: "test_header_param",
     description: "Echoes a region that clients mirror in the Mcp-Param-Region header.",
     input: z.strictObject({ region: z.string().check(z.meta({ "x-mcp-header": "Region" })) }),
     handler: ({ region }) => ({ content: [text(`Region: ${region}`)] }),
   }),
-);
 
-/** Fixtures the 2025-11-25 scenarios call; in a session, their questions reach the client as real requests. */
-tools.push(
+  // The 2025-11-25 scenarios' tools; in a session their questions reach the client as real requests.
   defineTool({
     name: "test_tool_with_logging",
     description: "Sends three info log messages.",
@@ -309,7 +305,7 @@ tools.push(
       return { content: [text(`Elicitation completed: action=${form.action}`)] };
     },
   }),
-);
+];
 
 export const resources = [
   defineResource({

@@ -5,21 +5,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import * as z from "zod/mini";
-import { defineTool, text } from "../../src/mcp";
 import { globalHubName } from "../../src/mcp/publish";
 import { testServer } from "../helpers/rpc";
+import { announceToolsChanged as trigger } from "../helpers/tools";
 import { sseReader } from "../helpers/sse";
-
-const trigger = defineTool({
-  name: "trigger",
-  description: "Announces a tool list change.",
-  input: z.strictObject({}),
-  async handler(_args, ctx) {
-    await ctx.publish.toolsListChanged();
-    return { content: [text("ok")] };
-  },
-});
 
 describe("hub hibernation", () => {
   it("lets an idle hub be evicted from memory while its listeners stay subscribed", { timeout: 40_000 }, async () => {

@@ -4,21 +4,10 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import * as z from "zod/mini";
-import { defineTool, text } from "../../src/mcp";
 import { principalHubName } from "../../src/mcp/publish";
 import { testServer } from "../helpers/rpc";
+import { announceToolsChanged as trigger } from "../helpers/tools";
 import { sseReader } from "../helpers/sse";
-
-const trigger = defineTool({
-  name: "trigger",
-  description: "Announces a tool list change.",
-  input: z.strictObject({}),
-  async handler(_args, ctx) {
-    await ctx.publish.toolsListChanged();
-    return { content: [text("ok")] };
-  },
-});
 
 describe("listener caps", () => {
   it("refuses a listener over the per-hub cap in-band, before any acknowledgement", async () => {
