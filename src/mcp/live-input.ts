@@ -8,12 +8,12 @@
 import type { RequestScope } from "./context";
 import { clientSupports, missingCapability, responseSchemas, toWire, type InputApi, type InputRequest, type Interactive } from "./input";
 import type { JsonObject } from "./protocol";
-import type { SessionState } from "./session";
+import type { LegacySession, SessionState } from "./session";
 import { typedAnswer } from "./rounds";
 
 export interface LiveSession {
   state: SessionState;
-  stub: DurableObjectStub<import("./session").LegacySession>;
+  stub: DurableObjectStub<LegacySession>;
   /** How long a tool waits for the client's answer. */
   timeoutMs: number;
 }
