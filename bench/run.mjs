@@ -221,7 +221,9 @@ async function main() {
   mkdirSync(RESULTS, { recursive: true });
   writeFileSync(join(RESULTS, "latest.md"), report.markdown(run));
   writeFileSync(join(RESULTS, "latest.svg"), report.svg(run));
-  writeFileSync(join(RESULTS, "latest.json"), `${JSON.stringify(run, null, 2)}\n`);
+  // Paths relative to the repository, so the committed results name no machine's folders.
+  const relative = (key, value) => (typeof value === "string" && value.startsWith(ROOT) ? `.${value.slice(ROOT.length)}` : value);
+  writeFileSync(join(RESULTS, "latest.json"), `${JSON.stringify(run, relative, 2)}\n`);
 
   step("Results (bench/results/latest.md, latest.svg, latest.json)");
   for (const target of report.targets(run)) console.log(`  ${target.ok ? "met   " : "MISSED"} ${target.name}: ${target.measured}`);

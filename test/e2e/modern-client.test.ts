@@ -134,7 +134,7 @@ describe("multi round-trip requests through the client's handlers", () => {
             ? { action: "accept", content: { title: params.requestedSchema.properties.title.default, save: true } }
             : { action: "accept", content: { audience: "the team", length: "short" } },
         sample: (params) => `Draft mentioning ${params.messages[0].content.text.includes("proj") ? "proj" : "nothing"}.`,
-        roots: () => [{ uri: "file:///work/proj", name: "proj" }],
+        roots: () => [{ uri: "file:///home/user/proj", name: "proj" }],
       },
     );
     const notebook = await newNotebook(client);
