@@ -46,6 +46,12 @@ describe("README", () => {
     expect(Buffer.from(value.slice(3), "base64").length).toBe(32);
   });
 
+  it("documents every setting the server reads", () => {
+    const settings = [...readFileSync("src/mcp/config.ts", "utf8").matchAll(/read\.(?:string|integer|oneOf|list)\("([A-Z_]+)"/g)].map(([, name]) => name!);
+    expect(settings.length).toBeGreaterThan(20);
+    for (const name of new Set(settings)) expect(readme, name).toContain(`| \`${name}\``);
+  });
+
   it("has no unfinished placeholders", () => {
     expect(readme).not.toMatch(/PLACEHOLDER|TODO|TBD/);
   });
