@@ -5,7 +5,7 @@
  */
 import { ErrorCode, RpcError, truncate } from "./errors";
 import {
-  LEGACY_VERSIONS,
+  isLegacyVersion,
   LOG_LEVELS,
   META,
   type ClientCapabilities,
@@ -80,7 +80,7 @@ export function isModernRequest(params: JsonObject, headerVersion: string | unde
   const meta = params._meta;
   if (isObject(meta) && (META.protocolVersion in meta || META.clientCapabilities in meta)) return true;
   if (headerVersion === undefined) return false;
-  return !(LEGACY_VERSIONS as readonly string[]).includes(headerVersion);
+  return !isLegacyVersion(headerVersion);
 }
 
 const metaError = (message: string) =>

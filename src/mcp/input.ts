@@ -158,6 +158,12 @@ export function clientSupports(capabilities: ClientCapabilities, kind: InputKind
   }
 }
 
+/** Throws -32021 unless the client declared what this question needs (the server MUST NOT ask otherwise). */
+export function requireSupport(capabilities: ClientCapabilities, request: InputRequest): void {
+  const samplingTools = request.kind === "sampling" && request.params.tools !== undefined;
+  if (!clientSupports(capabilities, request.kind, samplingTools)) throw missingCapability(request.kind, samplingTools);
+}
+
 export function missingCapability(kind: InputKind, samplingTools = false): RpcError {
   const label = kind === "form" || kind === "url" ? `elicitation.${kind}` : samplingTools ? "sampling.tools" : kind;
   return new RpcError(ErrorCode.MissingRequiredClientCapability, `Missing required client capability: ${label}`, {

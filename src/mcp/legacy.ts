@@ -15,14 +15,13 @@ import { liveInteractive, type LiveSession } from "./live-input";
 import { logRequest } from "./log";
 import { errorMessage, failureMessage, resultMessage } from "./messages";
 import type { HttpExchange } from "./modern";
-import { LEGACY_VERSIONS, LOG_LEVELS, MODERN_VERSION, type JsonObject, type LegacyVersion, type LogLevel } from "./protocol";
-import { globalHubName, principalHubName } from "./publish";
+import { isLegacyVersion, LEGACY_VERSIONS, LOG_LEVELS, MODERN_VERSION, type JsonObject, type LegacyVersion, type LogLevel } from "./protocol";
+import { sessionHubs } from "./publish";
 import { Reply } from "./reply";
 import { sessionShard } from "./hub-stream";
 import { SESSION_ID, newSessionId, type SessionState } from "./session";
 import type { McpServer } from "./server";
 
-const isLegacyVersion = (value: unknown): value is LegacyVersion => (LEGACY_VERSIONS as readonly unknown[]).includes(value);
 
 /** Methods that exist only on the 2026-07-28 wire. */
 const MODERN_ONLY = new Set(["server/discover", "subscriptions/listen"]);
@@ -265,10 +264,7 @@ async function subscribe(context: LegacyContext, add: boolean, params: JsonObjec
   // The session's notification stream (if open) picks the new filter up at once, in both of its hubs.
   const support = server.listenSupport(exchange.env);
   const filter = sessionFilter(support, subscriptions);
-  await Promise.all([
-    exchange.env.SUBSCRIPTIONS.getByName(principalHubName(session.state.principal)).updateSessionFilter(session.state.id, filter),
-    exchange.env.SUBSCRIPTIONS.getByName(globalHubName(session.state.shard)).updateSessionFilter(session.state.id, filter),
-  ]);
+  await Promise.all(sessionHubs(exchange.env, session.state).map((hub) => hub.updateSessionFilter(session.state.id, filter)));
   return {};
 }
 

@@ -6,7 +6,7 @@
  * Without a session (or without the capability) there is no one to ask, and `ask` reports the missing capability.
  */
 import type { RequestScope } from "./context";
-import { clientSupports, missingCapability, responseSchemas, toWire, type InputApi, type InputRequest, type Interactive } from "./input";
+import { clientSupports, requireSupport, responseSchemas, toWire, type InputApi, type InputRequest, type Interactive } from "./input";
 import type { JsonObject } from "./protocol";
 import type { LegacySession, SessionState } from "./session";
 import { typedAnswer } from "./rounds";
@@ -23,12 +23,10 @@ export function liveInteractive(scope: RequestScope, session: LiveSession | unde
     const capabilities = session?.state.capabilities ?? {};
     const input: InputApi = {
       state: {},
-      supports: (kind, options) => session !== undefined && clientSupports(capabilities, kind, options?.samplingTools),
+      supports: (kind, options) => clientSupports(capabilities, kind, options?.samplingTools),
       async ask(requests) {
-        for (const request of Object.values(requests)) {
-          const samplingTools = request.kind === "sampling" && request.params.tools !== undefined;
-          if (!session || !clientSupports(capabilities, request.kind, samplingTools)) throw missingCapability(request.kind, samplingTools);
-        }
+        // Without a session there is no one to ask: `capabilities` is then empty, and every question is refused.
+        for (const request of Object.values(requests)) requireSupport(capabilities, request);
         const entries = await Promise.all(
           Object.entries(requests).map(async ([key, request]) => [key, typedAnswer(key, request, await askClient(scope, session!, request))]),
         );

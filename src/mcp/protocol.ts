@@ -8,6 +8,7 @@ export const MODERN_VERSION = "2026-07-28";
 /** 2025-era revisions served through the `initialize` handshake, newest first. */
 export const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
 export type LegacyVersion = (typeof LEGACY_VERSIONS)[number];
+export const isLegacyVersion = (value: unknown): value is LegacyVersion => (LEGACY_VERSIONS as readonly unknown[]).includes(value);
 
 export const META = {
   protocolVersion: "io.modelcontextprotocol/protocolVersion",

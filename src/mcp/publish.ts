@@ -40,3 +40,8 @@ export function createPublisher(env: Env, principal: string, globalShards: numbe
     resourceUpdated: (uri, audience = "caller") => send({ type: "resource_updated", uri }, audience),
   };
 }
+
+/** The two hubs a legacy session's notification stream joins: its principal's, and its fixed global shard. */
+export function sessionHubs(env: Env, session: { principal: string; shard: number }) {
+  return [env.SUBSCRIPTIONS.getByName(principalHubName(session.principal)), env.SUBSCRIPTIONS.getByName(globalHubName(session.shard))];
+}

@@ -10,7 +10,7 @@ import { invalidParams, RpcError } from "./errors";
 import { isObject } from "./envelope";
 import {
   clientSupports,
-  missingCapability,
+  requireSupport,
   responseSchemas,
   toWire,
   type InputApi,
@@ -93,11 +93,7 @@ export async function runRound<T>(
         if (asked.has(key)) throw new Error(`Input key "${key}" was asked twice in one call`);
         asked.add(key);
         if (answerFor(key, request, once) !== undefined) continue;
-        const samplingTools = request.kind === "sampling" && request.params.tools !== undefined;
-        // Why: the server MUST NOT ask for input the client did not declare it can give.
-        if (!clientSupports(scope.meta.clientCapabilities, request.kind, samplingTools)) {
-          throw missingCapability(request.kind, samplingTools);
-        }
+        requireSupport(scope.meta.clientCapabilities, request);
         missing[key] = request;
       }
       if (Object.keys(missing).length > 0) {

@@ -9,7 +9,7 @@
  * here to the waiting tool. Idle sessions expire by alarm. Nothing here is ever read by the 2026-07-28 path.
  */
 import { DurableObject } from "cloudflare:workers";
-import { globalHubName, principalHubName } from "./publish";
+import { sessionHubs } from "./publish";
 import type { ClientCapabilities, Implementation, JsonObject, LegacyVersion, LogLevel, RequestId } from "./protocol";
 
 export interface SessionState {
@@ -83,13 +83,7 @@ export class LegacySession extends DurableObject<Env> {
     const session = await this.ctx.storage.get<SessionState>("session");
     await this.ctx.storage.deleteAll();
     await this.ctx.storage.deleteAlarm();
-    const hubs = this.env.SUBSCRIPTIONS;
-    if (session && hubs) {
-      await Promise.all([
-        hubs.getByName(principalHubName(session.principal)).closeSession(session.id),
-        hubs.getByName(globalHubName(session.shard)).closeSession(session.id),
-      ]);
-    }
+    if (session && this.env.SUBSCRIPTIONS) await Promise.all(sessionHubs(this.env, session).map((hub) => hub.closeSession(session.id)));
   }
 
   /**
