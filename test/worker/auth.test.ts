@@ -1,5 +1,5 @@
 import { env, exports } from "cloudflare:workers";
-import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import { generateKeyPair } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { defineTool, elicitForm, text } from "../../src/mcp";
@@ -8,28 +8,18 @@ import { prompts } from "../../src/prompts";
 import { resources } from "../../src/resources";
 import { tools as exampleTools } from "../../src/tools";
 import { readMessage, testServer } from "../helpers/rpc";
+import { AUDIENCE, ISSUER, localIssuer } from "../helpers/issuer";
 import { sseReader } from "../helpers/sse";
 
-const ISSUER = "https://issuer.example";
-const AUDIENCE = "http://localhost:8787/mcp";
-let signingKey: CryptoKey;
+let issuer: Awaited<ReturnType<typeof localIssuer>>;
 let otherKey: CryptoKey;
-let jwks: string;
 
 beforeAll(async () => {
-  const pair = await generateKeyPair("ES256", { extractable: true });
-  signingKey = pair.privateKey;
+  issuer = await localIssuer();
   otherKey = (await generateKeyPair("ES256")).privateKey;
-  jwks = JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256", use: "sig" }] });
 });
 
-/** A token from the local test issuer; every claim can be overridden to make it wrong. */
-function token(claims: Record<string, unknown> = {}, key = () => signingKey) {
-  const { sub = "alice", iss = ISSUER, aud = AUDIENCE, exp = Math.floor(Date.now() / 1000) + 300, ...rest } = claims;
-  let jwt = new SignJWT({ ...rest }).setProtectedHeader({ alg: "ES256", kid: "k1" }).setIssuedAt();
-  if (sub !== null) jwt = jwt.setSubject(String(sub));
-  return jwt.setIssuer(String(iss)).setAudience(aud as string).setExpirationTime(exp as number).sign(key());
-}
+const token = (claims: Record<string, unknown> = {}, key?: () => CryptoKey) => issuer.token(claims, key?.());
 
 const adminOnly = defineTool({
   name: "admin_report",
@@ -50,7 +40,7 @@ const confirm = defineTool({
 const server = () =>
   testServer(
     { tools: [...exampleTools, adminOnly, confirm], resources, prompts },
-    { AUTH_ISSUER: ISSUER, AUTH_JWKS: jwks, AUTH_AUDIENCE: AUDIENCE },
+    issuer.vars,
   );
 const as = (jwt: string) => ({ headers: { authorization: `Bearer ${jwt}` } });
 const challengeOf = (response: Response) => response.headers.get("www-authenticate") ?? "";

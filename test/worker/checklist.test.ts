@@ -9,7 +9,6 @@
  */
 import { abortAllDurableObjects } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
-import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import * as z from "zod/mini";
 import { definePrompt, defineResource, defineTool, elicitForm, text } from "../../src/mcp";
@@ -18,6 +17,7 @@ import { createPublisher, globalHubName, principalHubName } from "../../src/mcp/
 import { digestJson, importKeyRing, open, parseKeySpec, seal } from "../../src/mcp/state";
 import { tools as exampleTools } from "../../src/tools";
 import { meta, MODERN, post, readMessage, send, standardHeaders, testServer, URL_MCP, type Json } from "../helpers/rpc";
+import { localIssuer } from "../helpers/issuer";
 import { sseReader } from "../helpers/sse";
 import { expectError, prototypeSnapshot, withLogs } from "../helpers/wire";
 
@@ -369,27 +369,12 @@ describe("tools and faults", () => {
 // Authorization (rows 27-30), with a local issuer
 // ---------------------------------------------------------------------------------------------------------------
 
-const ISSUER = "https://issuer.example";
-const AUDIENCE = "http://localhost:8787/mcp";
 const METADATA = "http://localhost:8787/.well-known/oauth-protected-resource/mcp";
-let signingKey: CryptoKey;
-let jwks: string;
+let issuer: Awaited<ReturnType<typeof localIssuer>>;
 beforeAll(async () => {
-  const pair = await generateKeyPair("ES256", { extractable: true });
-  signingKey = pair.privateKey;
-  jwks = JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256", use: "sig" }] });
+  issuer = await localIssuer();
 });
-function token(claims: { sub?: string; aud?: string; exp?: number; scope?: string } = {}) {
-  const { sub = "alice", aud = AUDIENCE, exp = Math.floor(Date.now() / 1000) + 300, scope } = claims;
-  return new SignJWT(scope ? { scope } : {})
-    .setProtectedHeader({ alg: "ES256", kid: "k1" })
-    .setIssuedAt()
-    .setSubject(sub)
-    .setIssuer(ISSUER)
-    .setAudience(aud)
-    .setExpirationTime(exp)
-    .sign(signingKey);
-}
+const token = (claims: { sub?: string; aud?: string; exp?: number; scope?: string } = {}) => issuer.token(claims);
 const adminOnly = defineTool({
   name: "admin_report",
   description: "Needs the admin scope.",
@@ -398,7 +383,7 @@ const adminOnly = defineTool({
   handler: () => ({ content: [text("secret report")] }),
 });
 const authed = () =>
-  testServer({ tools: [...exampleTools, adminOnly, askingTool("confirm", false)] }, { AUTH_ISSUER: ISSUER, AUTH_JWKS: jwks, AUTH_AUDIENCE: AUDIENCE });
+  testServer({ tools: [...exampleTools, adminOnly, askingTool("confirm", false)] }, issuer.vars);
 const bearer = (jwt: string) => ({ authorization: `Bearer ${jwt}` });
 
 describe("authorization", () => {
