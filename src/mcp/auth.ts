@@ -34,8 +34,14 @@ function keySet(settings: AuthSettings): Promise<JWTVerifyGetKey> {
   return keys;
 }
 
-/** The URL of this server's MCP endpoint, which is also the audience tokens must carry. */
-export const resourceUrl = (request: Request, settings: AuthSettings) => settings.audience ?? `${new URL(request.url).origin}/mcp`;
+/** The audience tokens must carry: AUTH_AUDIENCE, or this server's MCP endpoint URL (RFC 8707). */
+const audienceOf = (request: Request, settings: AuthSettings) => settings.audience ?? `${new URL(request.url).origin}/mcp`;
+
+/** This server's resource identifier for the metadata: the audience when it is a URL, else the endpoint URL. */
+const resourceUrl = (request: Request, settings: AuthSettings) => {
+  const audience = audienceOf(request, settings);
+  return URL.canParse(audience) ? audience : `${new URL(request.url).origin}/mcp`;
+};
 export const metadataUrl = (request: Request) => `${new URL(request.url).origin}/.well-known/oauth-protected-resource/mcp`;
 
 /** A 401 or 403 with the `WWW-Authenticate` challenge that tells the client where to get a token. */
@@ -62,7 +68,7 @@ export async function authenticate(request: Request, config: Config): Promise<Pr
     const { jwtVerify } = await jose();
     const { payload } = await jwtVerify(match[1]!, await keySet(settings), {
       issuer: settings.issuer,
-      audience: resourceUrl(request, settings),
+      audience: audienceOf(request, settings),
       algorithms: settings.algorithms,
       requiredClaims: ["sub", "exp"],
       clockTolerance: 30,

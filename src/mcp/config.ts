@@ -38,7 +38,7 @@ export interface Config {
 export interface AuthSettings {
   /** The authorization server that issues tokens for this server (`iss`). Setting it turns authorization on. */
   issuer: string;
-  /** The audience tokens must name: this server's canonical URL. Default: `<origin>/mcp` of the request. */
+  /** The audience tokens must name: this server's canonical URL (or an issuer's application tag). Default: `<origin>/mcp`. */
   audience?: string;
   /** Where the issuer publishes its signing keys. Default: `<issuer>/.well-known/jwks.json`. */
   jwksUrl: string;
@@ -181,7 +181,8 @@ function readAuthSettings(read: VarReader): AuthSettings | undefined {
   }
   return {
     issuer,
-    audience: url("AUTH_AUDIENCE", read.string("AUTH_AUDIENCE")),
+    // Usually this server's URL; some issuers (Cloudflare Access) name an application tag instead.
+    audience: read.string("AUTH_AUDIENCE"),
     jwksUrl: url("AUTH_JWKS_URL", read.string("AUTH_JWKS_URL")) ?? `${issuer.replace(/\/+$/, "")}/.well-known/jwks.json`,
     ...(jwks && { jwks }),
     algorithms: algorithms.length ? algorithms : ["RS256", "ES256"],

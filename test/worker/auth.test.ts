@@ -129,6 +129,17 @@ describe("OAuth resource server", () => {
   });
 });
 
+describe("an audience that is not a URL (Cloudflare Access names an application tag)", () => {
+  it("accepts tokens for that tag, refuses others, and still names the endpoint URL as the resource", async () => {
+    const tagged = testServer({ tools: exampleTools }, { ...issuer.vars, AUTH_AUDIENCE: "4714c1358e65fe4b408ad6d432a5f878f08194bdb4752441fd56faefa9b2b6f2" });
+    const ok = await tagged.send("tools/list", {}, as(await token({ aud: "4714c1358e65fe4b408ad6d432a5f878f08194bdb4752441fd56faefa9b2b6f2" })));
+    expect(ok.status).toBe(200);
+    expect((await tagged.send("tools/list", {}, as(await token()))).status).toBe(401);
+    const metadata = await (await tagged.fetch(new Request("http://localhost:8787/.well-known/oauth-protected-resource/mcp"))).json();
+    expect(metadata).toMatchObject({ resource: "http://localhost:8787/mcp" });
+  });
+});
+
 describe("the principal flows everywhere", () => {
   it("keeps a notebook handle useless to another user (<principal>:<handle>)", async () => {
     const alice = as(await token({ sub: "alice" }));
