@@ -121,10 +121,14 @@ export class ResourceIndex {
     return undefined;
   }
 
+  private listing?: { resources: JsonObject[]; templates: JsonObject[] };
+
+  /** The `resources/list` and `resources/templates/list` entries, built once per isolate. */
   list(): { resources: JsonObject[]; templates: JsonObject[] } {
-    return {
+    this.listing ??= {
       resources: [...this.fixed.values()].map(describeResource),
       templates: this.templates.map(({ definition }) => describeTemplate(definition)),
     };
+    return this.listing;
   }
 }
