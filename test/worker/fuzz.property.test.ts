@@ -400,8 +400,11 @@ const envelope = fc
   .tuple(plausible, id, capabilities, fc.oneof({ weight: 2, arbitrary: fc.constant([]) }, { weight: 3, arbitrary: fc.array(corruption, { minLength: 1, maxLength: 2 }) }))
   .map(([request, requestId, clientCapabilities, corruptions]) => {
     const message: Json = { jsonrpc: "2.0", ...(!request.notification && { id: requestId }), method: request.method, params: objectOf([...Object.entries(request.params), ["_meta", meta(clientCapabilities as Json)]]) };
+    // Only objects built here are changed: a generated value (which fast-check keeps and reuses) is never mutated,
+    // or one case could change another, or even make a value contain itself.
+    const ownParams = message.params;
     for (const { field, to } of corruptions) {
-      const target = ["jsonrpc", "id", "method", "params", "result", "error", "extra"].includes(field) ? message : typeof message.params === "object" && message.params !== null ? (message.params as Json) : undefined;
+      const target = ["jsonrpc", "id", "method", "params", "result", "error", "extra"].includes(field) ? message : message.params === ownParams ? (ownParams as Json) : undefined;
       if (!target) continue;
       if (to === ABSENT) delete target[field];
       else Object.defineProperty(target, field === "hostile" ? "__proto__" : field, { value: to, enumerable: true, writable: true, configurable: true });
