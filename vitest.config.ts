@@ -24,7 +24,11 @@ export default defineConfig({
             },
           }),
         ],
-        test: { name: "worker", include: ["test/worker/**/*.test.ts"] },
+        test: { name: "workerd", include: ["test/engine/**/*.test.ts", "test/app/**/*.test.ts"] },
+      },
+      {
+        // Checks of the repository itself (import boundary, README), in Node: no Worker, no server.
+        test: { name: "repo", include: ["test/repo/**/*.test.ts"], environment: "node" },
       },
       {
         // End-to-end tests in Node: the Worker served by wrangler on 127.0.0.1, driven by real MCP clients.

@@ -7,7 +7,7 @@ import { prompts } from "./prompts";
 import { resources } from "./resources";
 import { tools } from "./tools";
 
-export default createMcpWorker({
+export default createMcpWorker<Env>({
   name: "mcp-notes-server",
   title: "Notes",
   version: "0.1.0",
@@ -19,6 +19,4 @@ export default createMcpWorker({
 });
 
 export { Notebook } from "./notes";
-export { ReplayGuard } from "./mcp/replay-guard";
-export { SubscriptionHub } from "./mcp/hub";
-export { LegacySession } from "./mcp/session";
+export { ReplayGuard, SubscriptionHub, LegacySession } from "./mcp";

@@ -6,7 +6,8 @@
  * malformed makes the whole configuration invalid: `/mcp` then answers 503 and `/health` says so, rather than
  * silently running with a default the operator did not choose.
  */
-import { parseKeySpec } from "./state";
+import { memoize } from "./memo";
+import { parseKeySpec } from "./input/state-token";
 
 export interface Limits {
   maxBodyBytes: number;
@@ -89,17 +90,8 @@ const DEVELOPMENT_STATE_KEYS = "dev:ZGV2ZWxvcG1lbnQtb25seSBrZXksIG5ldmVyIHVzZSBp
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
 
-const cache = new WeakMap<object, ConfigResult>();
-
 /** Parses the environment once per isolate (the env object is stable), so requests pay nothing for it. */
-export function loadConfig(env: object): ConfigResult {
-  let result = cache.get(env);
-  if (!result) {
-    result = parseConfig(env as Record<string, unknown>);
-    cache.set(env, result);
-  }
-  return result;
-}
+export const loadConfig = memoize((env: object): ConfigResult => parseConfig(env as Record<string, unknown>));
 
 export function parseConfig(vars: Record<string, unknown>): ConfigResult {
   const problems: string[] = [];

@@ -3,7 +3,7 @@
  * Structured logs: one JSON object per line, which Workers Logs indexes by field. Never log secrets, tokens,
  * arguments or personal data; log ids, names, codes and reasons.
  */
-import type { RequestId } from "./protocol";
+import type { RequestId } from "./protocol/wire";
 
 export interface LogScope {
   /** Server-generated id of the HTTP request, returned to the client in the `Mcp-Request-Id` header. */

@@ -4,7 +4,7 @@
 import { createMcpWorker } from "../../src/mcp";
 import { prompts, resources, tools } from "./fixtures";
 
-export default createMcpWorker({
+export default createMcpWorker<Env>({
   name: "mcp-conformance-fixture",
   version: "1.0.0",
   instructions: "Fixture server for the official MCP conformance suite.",
@@ -12,7 +12,4 @@ export default createMcpWorker({
   resources,
   prompts,
 });
-
-export { ReplayGuard } from "../../src/mcp/replay-guard";
-export { SubscriptionHub } from "../../src/mcp/hub";
-export { LegacySession } from "../../src/mcp/session";
+export { ReplayGuard, SubscriptionHub, LegacySession } from "../../src/mcp";

@@ -9,7 +9,7 @@ import { createMcpWorker, defineTool, elicitForm, text } from "../../../src/mcp"
 const input = z.strictObject({ text: z.string().check(z.maxLength(100)) });
 const confirmForm = z.object({ ok: z.boolean() });
 
-export default createMcpWorker({
+export default createMcpWorker<Env>({
   name: "bench-template",
   version: "1.0.0",
   tools: [
@@ -31,5 +31,4 @@ export default createMcpWorker({
     }),
   ],
 });
-
-export { ReplayGuard } from "../../../src/mcp/replay-guard";
+export { ReplayGuard } from "../../../src/mcp";

@@ -1,0 +1,118 @@
+/**
+ * @module auth
+ * Authorization (off unless AUTH_ISSUER is set): this server is an OAuth 2.1 resource server. Every request
+ * carries `Authorization: Bearer <JWT>`, verified against the issuer's keys for signature, issuer, expiry and
+ * audience (RFC 8707: the token must be issued for this server). The verified subject becomes the principal.
+ * Clients discover the issuer from the Protected Resource Metadata (RFC 9728) that 401 answers point to.
+ * Tokens are never forwarded anywhere.
+ */
+import type { JWTVerifyGetKey } from "jose";
+import type { AuthSettings, Config } from "../config";
+import { memoize } from "../memo";
+import { ANONYMOUS, type Principal } from "./principal";
+import { HttpError } from "../protocol/errors";
+
+
+/**
+ * jose, loaded on first use: a server with authorization off never evaluates it, which keeps cold starts cheap.
+ * (The bundler keeps it in the same file, initialized lazily.)
+ */
+const jose = () => import("./jwt");
+
+/** The issuer's keys, fetched once per isolate and cached by jose (refetched when an unknown key id shows up). */
+const keySet = memoize(
+  (settings: AuthSettings): Promise<JWTVerifyGetKey> =>
+    jose().then(({ createLocalJWKSet, createRemoteJWKSet }) =>
+      settings.jwks
+        ? createLocalJWKSet(settings.jwks as Parameters<typeof createLocalJWKSet>[0])
+        : createRemoteJWKSet(new URL(settings.jwksUrl)),
+    ),
+);
+
+/** The audience tokens must carry: AUTH_AUDIENCE, or this server's MCP endpoint URL (RFC 8707). */
+const audienceOf = (request: Request, settings: AuthSettings) => settings.audience ?? `${new URL(request.url).origin}/mcp`;
+
+/** This server's resource identifier for the metadata: the audience when it is a URL, else the endpoint URL. */
+const resourceUrl = (request: Request, settings: AuthSettings) => {
+  const audience = audienceOf(request, settings);
+  return URL.canParse(audience) ? audience : `${new URL(request.url).origin}/mcp`;
+};
+export const metadataUrl = (request: Request) => `${new URL(request.url).origin}/.well-known/oauth-protected-resource/mcp`;
+
+/** A 401 or 403 with the `WWW-Authenticate` challenge that tells the client where to get a token. */
+function challenge(request: Request, status: 401 | 403, message: string, params: Record<string, string> = {}): HttpError {
+  const fields = { ...params, resource_metadata: metadataUrl(request) };
+  const header = `Bearer ${Object.entries(fields)
+    .map(([name, value]) => `${name}="${value.replace(/["\\]/g, "")}"`)
+    .join(", ")}`;
+  return new HttpError(status, message, { "www-authenticate": header });
+}
+
+/** Verifies the bearer token and returns the principal; anonymous when authorization is off. */
+export async function authenticate(request: Request, config: Config): Promise<Principal> {
+  const settings = config.auth;
+  if (!settings) return ANONYMOUS;
+  // Why: URLs end up in logs, histories and Referer headers; a token there is a leaked token (OAuth 2.1).
+  const query = new URL(request.url).searchParams;
+  if (query.has("access_token") || query.has("token")) {
+    throw challenge(request, 401, "Unauthorized: send the token in the Authorization header, never in the URL", { error: "invalid_request" });
+  }
+  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/.exec(request.headers.get("authorization") ?? "");
+  if (!match) throw challenge(request, 401, "Unauthorized: a bearer token is required");
+  try {
+    const { jwtVerify } = await jose();
+    const { payload } = await jwtVerify(match[1]!, await keySet(settings), {
+      issuer: settings.issuer,
+      audience: audienceOf(request, settings),
+      algorithms: settings.algorithms,
+      requiredClaims: ["sub", "exp"],
+      clockTolerance: 30,
+    });
+    return { id: String(payload.sub), scopes: scopesOf(payload), authenticated: true };
+  } catch {
+    // The reason (expired, wrong audience, bad signature) is not echoed: it helps an attacker more than a client.
+    throw challenge(request, 401, "Unauthorized: the token is invalid or expired", { error: "invalid_token" });
+  }
+}
+
+/** Scopes from `scope` (space-separated, RFC 8693) or `scp` (an array, as some issuers send). */
+function scopesOf(payload: Record<string, unknown>): string[] {
+  if (typeof payload.scope === "string") return payload.scope.split(" ").filter(Boolean);
+  if (Array.isArray(payload.scp)) return payload.scp.filter((scope): scope is string => typeof scope === "string");
+  return [];
+}
+
+/** What authorization needs to know of a tool: its name and the scopes it requires. */
+export interface ScopedTool {
+  name: string;
+  scopes?: readonly string[];
+}
+
+/** Whether the principal may use the tool. With authorization off there are no scopes to check. */
+export function permits(principal: Principal, tool: ScopedTool): boolean {
+  return !principal.authenticated || (tool.scopes ?? []).every((scope) => principal.scopes.includes(scope));
+}
+
+/** 403 with every scope the tool needs in one challenge, so the client can step up in one go. */
+export function requireToolScopes(request: Request, principal: Principal, tool: ScopedTool | undefined): void {
+  if (!tool || permits(principal, tool)) return;
+  const scope = (tool.scopes ?? []).join(" ");
+  throw challenge(request, 403, `Forbidden: tool ${tool.name} needs the scopes: ${scope}`, {
+    error: "insufficient_scope",
+    scope,
+    error_description: `The ${tool.name} tool requires ${scope}`,
+  });
+}
+
+/** RFC 9728 Protected Resource Metadata, or `undefined` when authorization is off. */
+export function protectedResourceMetadata(request: Request, config: Config, tools: Iterable<ScopedTool>, name: string) {
+  if (!config.auth) return undefined;
+  const scopes = [...new Set([...tools].flatMap((tool) => tool.scopes ?? []))].sort();
+  return {
+    resource: resourceUrl(request, config.auth),
+    authorization_servers: [config.auth.issuer],
+    bearer_methods_supported: ["header"],
+    ...(scopes.length && { scopes_supported: scopes }),
+    resource_name: name,
+  };
+}

@@ -1,0 +1,22 @@
+/**
+ * @module bindings
+ * The Worker bindings the engine understands. Every one is optional: a Worker without one runs with that feature
+ * off (and does not advertise it), so removing a binding from `wrangler.toml` never breaks the build.
+ *
+ * The engine types itself against this interface, never against the app's generated `Env`; `createMcpWorker` is
+ * generic over the app's env, which only has to be assignable to it.
+ */
+import type { ReplayGuard } from "./input/replay-guard";
+import type { LegacySession } from "./legacy/session";
+import type { SubscriptionHub } from "./listen/hub";
+
+export interface EngineBindings {
+  /** `subscriptions/listen` and change notifications (`listChanged`, `resources/subscribe`). */
+  SUBSCRIPTIONS?: DurableObjectNamespace<SubscriptionHub>;
+  /** Sessions for 2025-era clients that need one (server-to-client requests, GET stream, subscribe, setLevel). */
+  LEGACY_SESSIONS?: DurableObjectNamespace<LegacySession>;
+  /** Single-use `requestState` (`ctx.ask(..., { singleUse: true })`); without it such a round is refused. */
+  REPLAY_GUARD?: DurableObjectNamespace<ReplayGuard>;
+  /** Requests per caller per minute on `/mcp`; without it nothing is rate limited. */
+  RATE_LIMITER?: RateLimit;
+}

@@ -1,0 +1,120 @@
+/**
+ * @module context
+ * The context every tool, resource and prompt handler receives: who is calling, what their client supports, a
+ * cancellation signal, and request-scoped progress and log notifications.
+ */
+import { ANONYMOUS, type Principal } from "../auth/principal";
+import type { EngineBindings } from "../bindings";
+import type { HttpExchange } from "../http/exchange";
+import type { Config } from "../config";
+import type { RequestMeta } from "../protocol/envelope";
+import type { InputRunner } from "../input/ask";
+import { LOG_LEVELS, type ClientCapabilities, type Implementation, type LegacyVersion, type LogLevel, type RequestId } from "../protocol/wire";
+import { createPublisher, type Publisher } from "../listen/publish";
+import type { Reply } from "../http/reply";
+
+
+export interface HandlerContext {
+  /** The app's bindings: the `Env` that `wrangler types` generates from wrangler.toml. */
+  env: Env;
+  /** Aborted when the client cancels (closes the response stream or the connection). */
+  signal: AbortSignal;
+  principal: Principal;
+  client: { protocolVersion: string; capabilities: ClientCapabilities; info?: Implementation };
+  /** The JSON-RPC id of this request (client-chosen, so not unique across requests). */
+  requestId: RequestId;
+  /** The server's id for this HTTP request; the client sees it in the `Mcp-Request-Id` header. Quote it in logs. */
+  traceId: string;
+  /** Reports progress when the client asked for it (`_meta.progressToken`); otherwise does nothing. */
+  progress(progress: number, total?: number, message?: string): void;
+  /** Sends a log message when the client asked for logs at this level or below; otherwise does nothing. */
+  log(level: LogLevel, data: unknown, logger?: string): void;
+  /** Keeps the Worker alive for background work that must finish after the response. */
+  waitUntil(promise: Promise<unknown>): void;
+  /** Tells `subscriptions/listen` streams, in every isolate, that something changed. */
+  publish: Publisher;
+}
+
+/** Everything the engine knows about one request while it is served. */
+export interface RequestScope {
+  traceId: string;
+  request: Request;
+  env: EngineBindings;
+  execution: ExecutionContext;
+  config: Config;
+  requestId: RequestId;
+  method: string;
+  meta: RequestMeta;
+  principal: Principal;
+  reply: Reply;
+  /** Runs handlers that may ask for input: MRTR rounds (2026-07-28) or server-to-client requests (legacy session). */
+  runWithInput: InputRunner;
+  /** Which wire the request came on; result shapes and error statuses differ between them. */
+  era: Era;
+}
+
+/** "stateless" is the 2026-07-28 wire (per-request `_meta`); a legacy era is the 2025 revision in use. */
+export type Era = "stateless" | LegacyVersion;
+
+/** What identifies one JSON-RPC request inside its HTTP exchange, in either era. */
+export interface RequestInfo {
+  id: RequestId;
+  method: string;
+  meta: RequestMeta;
+  era: Era;
+  reply: Reply;
+  /** How this era asks the client for input, given the finished scope. */
+  inputRunner: (scope: RequestScope) => InputRunner;
+}
+
+/** The one way a request scope is built, for both eras. */
+export function requestScope(exchange: HttpExchange, info: RequestInfo): RequestScope {
+  const scope: RequestScope = {
+    traceId: exchange.traceId,
+    request: exchange.request,
+    env: exchange.env,
+    execution: exchange.execution,
+    config: exchange.config,
+    requestId: info.id,
+    method: info.method,
+    meta: info.meta,
+    principal: exchange.principal ?? ANONYMOUS,
+    reply: info.reply,
+    era: info.era,
+    runWithInput: (target, params, handler) => runner(target, params, handler),
+  };
+  const runner = info.inputRunner(scope);
+  return scope;
+}
+
+export function handlerContext(scope: RequestScope): HandlerContext {
+  const { meta, reply } = scope;
+  let lastProgress = -Infinity;
+  return {
+    // The Worker's env object is the app's `Env`; the engine itself only reads the optional EngineBindings.
+    env: scope.env as Env,
+    signal: reply.signal,
+    principal: scope.principal,
+    client: { protocolVersion: meta.protocolVersion, capabilities: meta.clientCapabilities, info: meta.clientInfo },
+    requestId: scope.requestId,
+    traceId: scope.traceId,
+    progress(progress, total, message) {
+      // Why: progress MUST increase, so a stale or repeated value is dropped rather than sent.
+      if (meta.progressToken === undefined || !(progress > lastProgress)) return;
+      lastProgress = progress;
+      const params: Record<string, unknown> = { progressToken: meta.progressToken, progress };
+      if (total !== undefined) params.total = total;
+      if (message !== undefined) params.message = message;
+      reply.notify({ jsonrpc: "2.0", method: "notifications/progress", params });
+    },
+    log(level, data, logger) {
+      // Why: without `_meta.logLevel` the server MUST NOT send notifications/message for this request.
+      if (meta.logLevel === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(meta.logLevel)) return;
+      const params: Record<string, unknown> = { level, data };
+      if (logger !== undefined) params.logger = logger;
+      reply.notify({ jsonrpc: "2.0", method: "notifications/message", params });
+    },
+    waitUntil: (promise) => scope.execution.waitUntil(promise),
+    publish: createPublisher(scope.env.SUBSCRIPTIONS, scope.principal.id, scope.config.listen.globalShards),
+  };
+}

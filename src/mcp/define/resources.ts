@@ -1,0 +1,134 @@
+/**
+ * @module resources
+ * `defineResource` (a fixed URI) and `defineResourceTemplate` (an RFC 6570 URI template), and the
+ * `resources/list`, `resources/templates/list` and `resources/read` methods.
+ */
+import { handlerContext, type RequestScope } from "./context";
+import { ResourceNotFound, invalidParams, truncate } from "../protocol/errors";
+import type { InputApi } from "../input/ask";
+import type { HandlerContext } from "./context";
+import type { Annotations, CacheHint, Icon, JsonObject, ResourceContents } from "../protocol/wire";
+import { compileUriTemplate, type UriTemplate } from "./uri-template";
+
+export type ResourceContext = HandlerContext & InputApi;
+
+/** A completion callback: given what the user typed so far (and the other arguments), suggest values. */
+export type Completer = (value: string, context: { arguments: Record<string, string>; ctx: HandlerContext }) => Promise<string[]> | string[];
+
+interface ResourceCommon {
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  icons?: Icon[];
+  annotations?: Annotations;
+  /** How long clients may cache a read, and for whom. Default: not cached (0, private). */
+  cache?: CacheHint;
+}
+
+export interface ResourceDefinition extends ResourceCommon {
+  uri: string;
+  size?: number;
+  read: (ctx: ResourceContext) => Promise<ResourceContents[]> | ResourceContents[];
+}
+
+export interface ResourceTemplateDefinition extends ResourceCommon {
+  /** RFC 6570 level 1 template, e.g. `note://{notebook_id}/{note_id}`. */
+  uriTemplate: string;
+  /** Reads one resource, or returns `undefined` when none exists at that URI. */
+  read: (
+    uri: string,
+    variables: Record<string, string>,
+    ctx: ResourceContext,
+  ) => Promise<ResourceContents[] | undefined> | ResourceContents[] | undefined;
+  /** Completion for template variables, by variable name. */
+  complete?: Record<string, Completer>;
+}
+
+export type Resource = ResourceDefinition | ResourceTemplateDefinition;
+
+export const defineResource = (definition: ResourceDefinition): Resource => definition;
+export const defineResourceTemplate = (definition: ResourceTemplateDefinition): Resource => definition;
+
+export const isTemplate = (resource: Resource): resource is ResourceTemplateDefinition => "uriTemplate" in resource;
+
+const NOT_CACHED: CacheHint = { ttlMs: 0, cacheScope: "private" };
+
+export function describeResource(resource: ResourceDefinition): JsonObject {
+  const { read: _read, cache: _cache, ...listing } = resource;
+  return listing as unknown as JsonObject;
+}
+
+export function describeTemplate(template: ResourceTemplateDefinition): JsonObject {
+  const { read: _read, cache: _cache, complete: _complete, ...listing } = template;
+  return listing as unknown as JsonObject;
+}
+
+/** Resolves URIs to resources: exact URIs first, then templates in declaration order. */
+export class ResourceIndex {
+  private readonly fixed = new Map<string, ResourceDefinition>();
+  private readonly templates: { definition: ResourceTemplateDefinition; template: UriTemplate }[] = [];
+
+  constructor(resources: readonly Resource[]) {
+    for (const resource of resources) {
+      if (isTemplate(resource)) {
+        this.templates.push({ definition: resource, template: compileUriTemplate(resource.uriTemplate) });
+      } else if (this.fixed.has(resource.uri)) {
+        throw new Error(`Resource "${resource.uri}" is declared twice`);
+      } else {
+        this.fixed.set(resource.uri, resource);
+      }
+    }
+  }
+
+  get size(): number {
+    return this.fixed.size + this.templates.length;
+  }
+
+  hasCompletions(): boolean {
+    return this.templates.some(({ definition }) => definition.complete !== undefined);
+  }
+
+  template(uriTemplate: string): ResourceTemplateDefinition | undefined {
+    return this.templates.find(({ definition }) => definition.uriTemplate === uriTemplate)?.definition;
+  }
+
+  async read(params: JsonObject, scope: RequestScope): Promise<JsonObject> {
+    const uri = params.uri;
+    if (typeof uri !== "string") throw invalidParams('Invalid params: "uri" must be a string');
+    const notFound = () => new ResourceNotFound(truncate(uri, 2048));
+    const fixed = this.fixed.get(uri);
+    const match = fixed ? undefined : this.match(uri);
+    if (!fixed && !match) throw notFound();
+
+    const cache = (fixed ?? match!.definition).cache ?? NOT_CACHED;
+    const outcome = await scope.runWithInput({ method: "resources/read", name: uri, args: {} }, params, (input) => {
+      const ctx = { ...handlerContext(scope), ...input };
+      return Promise.resolve(fixed ? fixed.read(ctx) : match!.definition.read(uri, match!.variables, ctx));
+    });
+    if (outcome.kind === "input_required") return outcome.result;
+    // Why: an empty `contents` would read as "exists but empty"; a missing resource is an error (SEP-2164).
+    if (!outcome.value || outcome.value.length === 0) throw notFound();
+    // Results of a multi round-trip retry MUST NOT be cached.
+    return { contents: outcome.value, ...(outcome.retried ? NOT_CACHED : cache) };
+  }
+
+  private match(uri: string) {
+    for (const { definition, template } of this.templates) {
+      const variables = template.match(uri);
+      if (variables) return { definition, variables };
+    }
+    return undefined;
+  }
+
+  private listing?: { resources: JsonObject[]; templates: JsonObject[] };
+
+  /** The `resources/list` and `resources/templates/list` entries, built once per isolate. */
+  list(): { resources: JsonObject[]; templates: JsonObject[] } {
+    this.listing ??= {
+      resources: [...this.fixed.values()].map(describeResource),
+      templates: this.templates.map(({ definition }) => describeTemplate(definition)),
+    };
+    return this.listing;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * @module body
+ * Reads a request body as JSON without letting a hostile body hurt the isolate: the size cap is enforced while
+ * reading (never buffering past it), bytes must be valid UTF-8, and nesting depth and member count are checked by
+ * a linear scan before `JSON.parse` runs.
+ */
+import { ErrorCode, HttpError, RpcError } from "../protocol/errors";
+
+export interface BodyLimits {
+  /** Largest body accepted, in bytes. */
+  maxBytes: number;
+  /** Deepest nesting of objects and arrays accepted. */
+  maxDepth: number;
+  /** Most object members (keys) accepted in the whole message. */
+  maxMembers: number;
+}
+
+export async function readJsonBody(request: Request, limits: BodyLimits): Promise<unknown> {
+  const text = decodeUtf8(await readCapped(request, limits.maxBytes));
+  const shape = scanJson(text, limits);
+  // Why: JSON.parse and every validator after it recurse; a pre-scan keeps hostile nesting away from them.
+  if (shape === "too-deep") throw new RpcError(ErrorCode.ParseError, `Parse error: nesting deeper than ${limits.maxDepth}`);
+  if (shape === "too-many-members") {
+    throw new RpcError(ErrorCode.ParseError, `Parse error: more than ${limits.maxMembers} object members`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new RpcError(ErrorCode.ParseError, "Parse error: body is not valid JSON");
+  }
+}
+
+/** Reads at most `maxBytes`; a declared or actual larger body is refused with 413 as soon as it is known. */
+async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  // Why: a declared length over the cap is refused before a single byte is read.
+  if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  if (!request.body) return new Uint8Array();
+  // A declared length within the cap is enforced by HTTP framing, so the body can be read in one native call.
+  if (declared !== null && /^[0-9]+$/.test(declared)) {
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+    return bytes;
+  }
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    // Why: chunked bodies have no declared length; stop reading the moment the cap is crossed.
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+function tooLarge(maxBytes: number): HttpError {
+  return new HttpError(413, `Request body is larger than ${maxBytes} bytes`);
+}
+
+function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new RpcError(ErrorCode.ParseError, "Parse error: body is not valid UTF-8");
+  }
+}
+
+/** One pass over the text, skipping string contents, counting nesting depth and object members. */
+export function scanJson(text: string, limits: Pick<BodyLimits, "maxDepth" | "maxMembers">) {
+  let depth = 0;
+  let members = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limits.maxDepth) return "too-deep";
+    } else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x3a && ++members > limits.maxMembers) return "too-many-members";
+  }
+  return "ok";
+}

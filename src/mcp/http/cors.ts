@@ -1,0 +1,56 @@
+/**
+ * @module cors
+ * CORS for browser-based MCP clients. Origins come from the same allow-list the Origin check uses, so a page
+ * the server would refuse is never given CORS permission either. Preflights are answered before authorization
+ * (browsers send them without credentials).
+ */
+import { HEADER } from "../protocol/wire";
+import type { Config } from "../config";
+import { isOriginAllowed } from "./guards";
+
+/** Request headers a browser client may send: the MCP headers, Authorization, and every `Mcp-Param-*`. */
+const ALLOWED_HEADERS = new Set([
+  "accept",
+  "authorization",
+  "content-type",
+  HEADER.lastEventId,
+  HEADER.method,
+  HEADER.name,
+  HEADER.protocolVersion,
+  HEADER.sessionId,
+]);
+/** Response headers a browser client may read. */
+const EXPOSED_HEADERS = "Mcp-Session-Id, WWW-Authenticate, X-Request-Id, Retry-After";
+
+const allowedHeader = (name: string) => ALLOWED_HEADERS.has(name) || /^mcp-param-[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name);
+
+export function preflight(request: Request, config: Config): Response {
+  const origin = request.headers.get("origin");
+  if (origin === null || !isOriginAllowed(origin, request, config)) return new Response(null, { status: 403 });
+  const requested = (request.headers.get("access-control-request-headers") ?? "")
+    .split(",")
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  return new Response(null, {
+    status: 204,
+    headers: {
+      "access-control-allow-origin": origin,
+      "access-control-allow-methods": "POST, GET, DELETE, OPTIONS",
+      // Why echo rather than "*": "*" never covers Authorization, and Mcp-Param-* has no wildcard form.
+      "access-control-allow-headers": requested.filter(allowedHeader).join(", "),
+      "access-control-max-age": "600",
+      vary: "Origin",
+    },
+  });
+}
+
+/** Adds CORS headers to a response for an allowed cross-origin caller; other responses pass unchanged. */
+export function withCors(response: Response, request: Request, config: Config): Response {
+  const origin = request.headers.get("origin");
+  if (origin === null || !isOriginAllowed(origin, request, config) || response.status === 101) return response;
+  const headers = new Headers(response.headers);
+  headers.set("access-control-allow-origin", origin);
+  headers.set("access-control-expose-headers", EXPOSED_HEADERS);
+  headers.append("vary", "Origin");
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}

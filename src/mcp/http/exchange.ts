@@ -1,0 +1,22 @@
+/**
+ * @module exchange
+ * One HTTP request to `/mcp` while it is served: what every step on the request's path (guards, era dispatch,
+ * both protocol paths) reads and fills in.
+ */
+import type { EngineBindings } from "../bindings";
+import type { Config } from "../config";
+import type { Principal } from "../auth/principal";
+import type { RequestRecord } from "../log";
+
+export interface HttpExchange {
+  request: Request;
+  env: EngineBindings;
+  execution: ExecutionContext;
+  config: Config;
+  /** The server's id for this request, sent back as `X-Request-Id` and written in every log line. */
+  traceId: string;
+  /** Set once authorization has run (anonymous when it is off). */
+  principal?: Principal;
+  /** The request's access log line, filled in while it is served. */
+  record: RequestRecord;
+}

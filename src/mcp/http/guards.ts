@@ -1,0 +1,84 @@
+/**
+ * @module guards
+ * Checks every POST /mcp passes before its body is read: Host and Origin (DNS-rebinding protection, spec
+ * "Security & Endpoint"), Content-Type and Accept. Each refusal is an `HttpError` with the status the spec names.
+ */
+import type { Config } from "../config";
+import { HttpError } from "../protocol/errors";
+
+const LOOPBACK_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+export function isLoopbackHostname(hostname: string): boolean {
+  return LOOPBACK_HOSTNAMES.has(hostname.toLowerCase()) || hostname.toLowerCase().endsWith(".localhost");
+}
+
+/** Strips the port from a Host header value ("example.com:8787" -> "example.com", "[::1]:8787" -> "[::1]"). */
+function hostnameOf(host: string): string {
+  const value = host.trim().toLowerCase();
+  if (value.startsWith("[")) return value.slice(0, value.indexOf("]") + 1);
+  const colon = value.lastIndexOf(":");
+  return colon === -1 ? value : value.slice(0, colon);
+}
+
+/**
+ * Why: a web page on a rebinding domain can make the browser send requests to a server on 127.0.0.1 with its own
+ * Host. In development only loopback names (and ALLOWED_HOSTS) are accepted. In production Cloudflare has already
+ * matched the Host against the Worker's routes, so the list applies only when the operator sets one.
+ */
+export function checkHost(request: Request, config: Config): void {
+  const host = request.headers.get("host") ?? new URL(request.url).host;
+  const hostname = hostnameOf(host);
+  const listed = config.allowedHosts.includes(hostname) || config.allowedHosts.includes(host.trim().toLowerCase());
+  if (listed) return;
+  if (config.mode === "development" ? isLoopbackHostname(hostname) : config.allowedHosts.length === 0) return;
+  throw new HttpError(403, "Forbidden: Host is not allowed");
+}
+
+/**
+ * Why: browsers always send Origin on cross-site requests, so a present Origin must be one we trust: the server's
+ * own origin, ALLOWED_ORIGINS, or (in development) a loopback page such as the MCP Inspector. `Origin: null`
+ * (sandboxed frames, file:// pages) and unparseable values are refused. Clients that are not browsers send none.
+ */
+export function isOriginAllowed(origin: string, request: Request, config: Config): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (origin === "null" || parsed.origin === "null" || parsed.origin !== origin.replace(/\/+$/, "")) return false;
+  if (parsed.origin === new URL(request.url).origin) return true;
+  if (config.allowedOrigins.includes(parsed.origin)) return true;
+  return config.mode === "development" && isLoopbackHostname(parsed.hostname);
+}
+
+export function checkOrigin(request: Request, config: Config): void {
+  const origin = request.headers.get("origin");
+  if (origin !== null && !isOriginAllowed(origin, request, config)) {
+    throw new HttpError(403, "Forbidden: Origin is not allowed");
+  }
+}
+
+/** The body must be JSON (spec: every message is a JSON-RPC object in UTF-8). */
+export function checkContentType(request: Request): void {
+  const value = request.headers.get("content-type");
+  const [type, ...params] = (value ?? "").split(";").map((part) => part.trim().toLowerCase());
+  const charset = params.find((param) => param.startsWith("charset="))?.slice("charset=".length).replace(/"/g, "");
+  if (type !== "application/json" || (charset !== undefined && charset !== "utf-8")) {
+    throw new HttpError(415, "Unsupported Media Type: send Content-Type: application/json");
+  }
+}
+
+/** Clients must accept both answer forms, because the server picks JSON or SSE per request. */
+export function checkAccept(request: Request): void {
+  const ranges = (request.headers.get("accept") ?? "")
+    .split(",")
+    .map((part) => part.split(";"))
+    .filter(([, ...params]) => !params.some((param) => /^\s*q\s*=\s*0(\.0*)?\s*$/i.test(param)))
+    .map(([range]) => range!.trim().toLowerCase());
+  const accepts = (type: string) =>
+    ranges.some((range) => range === type || range === "*/*" || range === `${type.split("/")[0]}/*`);
+  if (!accepts("application/json") || !accepts("text/event-stream")) {
+    throw new HttpError(406, "Not Acceptable: send Accept: application/json, text/event-stream");
+  }
+}

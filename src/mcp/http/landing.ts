@@ -1,0 +1,95 @@
+/**
+ * @module landing
+ * `GET /`: a page for a person who opens the server's URL in a browser. It names the server, shows what an
+ * anonymous caller may use, the endpoint URL and copy-paste connection snippets. No secrets, no settings; with
+ * authorization on, it lists nothing (an anonymous caller may use nothing) and says a sign-in is needed.
+ */
+import type { Config } from "../config";
+import type { McpServer } from "../protocol/server";
+
+const escape = (value: string) =>
+  value.replace(/[&<>"']/g, (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char]!);
+
+const item = (name: string, description?: string) =>
+  `<li><code>${escape(name)}</code>${description ? ` <span>${escape(description)}</span>` : ""}</li>`;
+
+function snippets(endpoint: string, name: string): [string, string][] {
+  const id = name.replace(/[^A-Za-z0-9_-]/g, "-");
+  const json = (value: unknown) => JSON.stringify(value, null, 2);
+  return [
+    ["Claude Desktop (claude_desktop_config.json, through mcp-remote)", json({ mcpServers: { [id]: { command: "npx", args: ["mcp-remote", endpoint] } } })],
+    ["Cursor (.cursor/mcp.json)", json({ mcpServers: { [id]: { url: endpoint } } })],
+    ["VS Code (.vscode/mcp.json)", json({ servers: { [id]: { type: "http", url: endpoint } } })],
+    ["MCP Inspector", `npx @modelcontextprotocol/inspector --cli ${endpoint} --protocol-era modern --method tools/list`],
+    [
+      "curl (server/discover)",
+      `curl -s ${endpoint} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \\\n  -H 'mcp-protocol-version: 2026-07-28' -H 'mcp-method: server/discover' \\\n  -d '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'`,
+    ],
+  ];
+}
+
+export function landingPage(request: Request, server: McpServer, config: Config): Response {
+  const endpoint = `${new URL(request.url).origin}/mcp`;
+  const { name, title, version, description } = server.info;
+  const open = !config.auth;
+  const tools = [...server.tools.values()].map((tool) => item(tool.name, tool.title ?? tool.description)).join("");
+  const { resources, templates } = server.resources.list();
+  const resourceItems = [
+    ...resources.map((resource) => item(String(resource.uri), String(resource.title ?? resource.description ?? ""))),
+    ...templates.map((template) => item(String(template.uriTemplate), String(template.title ?? template.description ?? ""))),
+  ].join("");
+  const prompts = [...server.prompts.values()].map((prompt) => item(prompt.name, prompt.title ?? prompt.description)).join("");
+  const section = (heading: string, items: string) => (items ? `<h2>${heading}</h2><ul>${items}</ul>` : "");
+  const nonce = crypto.randomUUID();
+
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(title ?? name)} · MCP server</title>
+<style>
+  body { font: 16px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #1d1d1f; }
+  h1 { margin-bottom: 0; } .sub { color: #555; margin-top: .25rem; }
+  code, pre { font-family: ui-monospace, monospace; font-size: .9em; }
+  pre { background: #f4f4f6; padding: .75rem; border-radius: 6px; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
+  .endpoint { display: flex; gap: .5rem; align-items: center; } .endpoint code { background: #eef; padding: .25rem .5rem; border-radius: 4px; }
+  li span { color: #555; } button { cursor: pointer; } .note { background: #fff7e0; padding: .5rem .75rem; border-radius: 6px; }
+</style>
+</head>
+<body>
+<h1>${escape(title ?? name)}</h1>
+<p class="sub">Model Context Protocol server · version ${escape(version)} · speaks 2026-07-28 and the 2025 revisions</p>
+${description ? `<p>${escape(description)}</p>` : ""}
+<h2>Endpoint</h2>
+<p class="endpoint"><code id="endpoint">${escape(endpoint)}</code> <button type="button" data-copy="endpoint">Copy</button></p>
+${
+  open
+    ? section("Tools", tools) + section("Resources", resourceItems) + section("Prompts", prompts)
+    : `<p class="note">This server requires authorization: connect with an MCP client that signs in, and it will list what your account may use.</p>`
+}
+<h2>Connect</h2>
+${snippets(endpoint, name)
+  .map(([label, text], index) => `<h3>${escape(label)}</h3><pre id="snippet-${index}">${escape(text)}</pre><button type="button" data-copy="snippet-${index}">Copy</button>`)
+  .join("\n")}
+<script nonce="${nonce}">
+  for (const button of document.querySelectorAll("button[data-copy]")) {
+    button.addEventListener("click", async () => {
+      const text = document.getElementById(button.dataset.copy).textContent;
+      try { await navigator.clipboard.writeText(text); button.textContent = "Copied"; } catch { button.textContent = "Select and copy"; }
+    });
+  }
+</script>
+</body>
+</html>`;
+  return new Response(html, {
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      // Why: the page runs one inline script of its own and nothing else, and must not be framed.
+      "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; frame-ancestors 'none'; base-uri 'none'`,
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+      "cache-control": "no-store",
+    },
+  });
+}

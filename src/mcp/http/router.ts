@@ -1,0 +1,146 @@
+/**
+ * @module http
+ * The Worker's HTTP surface (itty-router): `POST /mcp` for MCP messages; `GET`/`DELETE /mcp` for 2025 sessions
+ * (405 otherwise); CORS preflights; `GET /` (a landing page); `GET /health`; Protected Resource Metadata when
+ * authorization is on.
+ *
+ * Order of checks on /mcp: configuration (503 if invalid), Host and Origin, Content-Type and Accept,
+ * authorization, rate limit, body size and shape, then the era (2026-07-28 or 2025) and the message itself.
+ */
+import type { EngineBindings } from "../bindings";
+import { Router, type IRequest } from "itty-router";
+import { authenticate, protectedResourceMetadata } from "../auth/authenticate";
+import { readJsonBody } from "./body";
+import { loadConfig } from "../config";
+import { preflight, withCors } from "./cors";
+import { idOf, isStatelessRequest, isObject, parseMessage, readableId } from "../protocol/envelope";
+import { ErrorCode } from "../protocol/errors";
+import { checkAccept, checkContentType, checkHost, checkOrigin } from "./guards";
+import { readMcpHeader } from "./headers";
+import { landingPage } from "./landing";
+import { serveLegacy } from "../legacy/serve";
+import { endSession, methodNotAllowed, openSessionStream } from "../legacy/stream";
+import { logRequest } from "../log";
+import { failureMessage } from "../protocol/messages";
+import { serveStateless } from "../protocol/serve";
+import type { HttpExchange } from "./exchange";
+import { HEADER, type RequestId } from "../protocol/wire";
+import { checkRateLimit } from "./rate-limit";
+import type { McpServer } from "../protocol/server";
+
+type Handler = (request: IRequest, env: EngineBindings, execution: ExecutionContext) => Promise<Response> | Response;
+
+export function createRouter(server: McpServer) {
+  const router = Router<IRequest, [EngineBindings, ExecutionContext]>({
+    // Every response passes here: browser callers from allowed origins get CORS headers.
+    finally: [(response: Response, request: IRequest, env: EngineBindings) => corsFor(response, request as unknown as Request, env)],
+  });
+  const metadata = withConfig(async ({ request, config }) => {
+    const document = protectedResourceMetadata(request, config, server.tools.values(), server.info.title ?? server.info.name);
+    return document ? Response.json(document) : new Response("Not found", { status: 404 });
+  });
+  router
+    .options("*", withConfig(async ({ request, config }) => preflight(request, config)))
+    .get("/", withConfig(async ({ request, config }) => landingPage(request, server, config)))
+    .get("/health", health)
+    .get("/.well-known/oauth-protected-resource", metadata)
+    .get("/.well-known/oauth-protected-resource/mcp", metadata)
+    .post("/mcp", withConfig((exchange) => postMcp(server, exchange)))
+    .get("/mcp", withConfig((exchange) => guarded(exchange, "GET", () => openSessionStream(server, exchange))))
+    .delete("/mcp", withConfig((exchange) => guarded(exchange, "DELETE", () => endSession(exchange))))
+    .all("/mcp", () => errorResponse(methodNotAllowed(), undefined))
+    .all("*", () => new Response("Not found", { status: 404 }));
+  return router;
+}
+
+/** Liveness and configuration health. Touches no storage and no secret values (presence and shape only). */
+const health: Handler = (_request, env) => {
+  const loaded = loadConfig(env);
+  if (loaded.ok) return Response.json({ status: "ok" });
+  return Response.json({ status: "error", config: "invalid" }, { status: 503 });
+};
+
+/** Why fail closed: running with a published development key or a half-read setting is worse than not running. */
+function withConfig(next: (exchange: HttpExchange) => Promise<Response>): Handler {
+  return (request, env, execution) => {
+    const loaded = loadConfig(env);
+    if (!loaded.ok) {
+      console.error(JSON.stringify({ level: "error", message: "configuration invalid", problems: loaded.problems }));
+      return Response.json(
+        { jsonrpc: "2.0", error: { code: ErrorCode.InternalError, message: "Service unavailable: server configuration is invalid" } },
+        { status: 503 },
+      );
+    }
+    const plain = request as unknown as Request;
+    const traceId = crypto.randomUUID();
+    return next({ request: plain, env, execution, config: loaded.config, traceId, record: { traceId, started: Date.now(), policy: loaded.config.accessLog } });
+  };
+}
+
+function corsFor(response: Response, request: Request, env: EngineBindings): Response {
+  const loaded = loadConfig(env);
+  return loaded.ok ? withCors(response, request, loaded.config) : response;
+}
+
+async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Response> {
+  const { request, config } = exchange;
+  let id: RequestId | undefined;
+  try {
+    checkHost(request, config);
+    checkOrigin(request, config);
+    checkContentType(request);
+    checkAccept(request);
+    // Why before the body is read: an unauthenticated or throttled caller should cost as little as possible.
+    exchange.principal = await authenticate(request, config);
+    await checkRateLimit(exchange);
+    const body = await readJsonBody(request, {
+      maxBytes: config.limits.maxBodyBytes,
+      maxDepth: config.limits.maxJsonDepth,
+      maxMembers: config.limits.maxJsonMembers,
+    });
+    const headerVersion = readMcpHeader(request, HEADER.protocolVersion, config.limits.maxHeaderValueLength);
+    if (isLegacy(body, headerVersion)) {
+      id = isObject(body) ? readableId(body.id) : undefined;
+      return await serveLegacy(server, exchange, body, headerVersion);
+    }
+    const message = parseMessage(body);
+    id = message.kind === "notification" ? undefined : message.id;
+    const served = serveStateless(server, exchange, message);
+    exchange.execution.waitUntil(served.done);
+    return await served.response;
+  } catch (error) {
+    return errorResponse(error, id ?? idOf(error), exchange);
+  }
+}
+
+/** GET and DELETE pass the same Host, Origin, authorization and rate checks as POST. */
+async function guarded(exchange: HttpExchange, verb: string, next: () => Promise<Response>): Promise<Response> {
+  exchange.record.method = `${verb} /mcp`;
+  try {
+    checkHost(exchange.request, exchange.config);
+    checkOrigin(exchange.request, exchange.config);
+    exchange.principal = await authenticate(exchange.request, exchange.config);
+    await checkRateLimit(exchange);
+    const response = await next();
+    logRequest(exchange.record, response.status);
+    return response;
+  } catch (error) {
+    return errorResponse(error, undefined, exchange);
+  }
+}
+
+/**
+ * Era detection (spec 2026-07-28, "Backward Compatibility"): a message with a 2026-07-28 claim is served statelessly
+ * as 2026-07-28; `initialize`, a 2025 version header without a claim, or no header and no claim at all (2025-03-26
+ * clients send none) is a 2025-era message. Batches exist only in 2025-03-26.
+ */
+function isLegacy(body: unknown, headerVersion: string | undefined): boolean {
+  if (Array.isArray(body)) return headerVersion === undefined || headerVersion === "2025-03-26";
+  return isObject(body) && !isStatelessRequest(isObject(body.params) ? body.params : {}, headerVersion);
+}
+
+function errorResponse(error: unknown, id: RequestId | undefined, exchange?: HttpExchange): Response {
+  const { body, status, headers } = failureMessage(error, id, exchange);
+  if (exchange) logRequest(exchange.record, status, body.error.code);
+  return Response.json(body, { status, headers: { ...headers, ...(exchange && { [HEADER.requestId]: exchange.traceId }) } });
+}

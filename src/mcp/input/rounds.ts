@@ -1,0 +1,198 @@
+/**
+ * @module rounds
+ * Runs a handler that may ask for input (see `input.ts`) for one round of a multi round-trip request: verifies
+ * the incoming `requestState`, merges the new `inputResponses`, replays the handler, and either returns its value
+ * or ends the round with an `input_required` result carrying freshly signed state.
+ */
+import * as z from "zod/mini";
+import type { RequestScope } from "../define/context";
+import { ErrorCode, invalidParams, RpcError } from "../protocol/errors";
+import { isObject } from "../protocol/envelope";
+import {
+  clientSupports,
+  requireSupport,
+  responseSchemas,
+  toWire,
+  type InputApi,
+  type InputKind,
+  type InputRequest,
+  type RoundOutcome,
+  type RoundTarget,
+} from "./ask";
+import type { JsonObject } from "../protocol/wire";
+import { describeIssues } from "../define/schema";
+import { digestJson, open, seal } from "./state-token";
+import { keyRing } from "./keys";
+import { log } from "../log";
+
+/** The one message every rejected `requestState` gets; the reason is logged, never sent. */
+export const INVALID_STATE_MESSAGE = "Invalid requestState";
+const PURPOSE = "mcp.requestState";
+
+/** The signed body of a `requestState`. */
+interface StateBody {
+  /** Answers received so far, by question key. */
+  answers: JsonObject;
+  /** The handler's own `ctx.state`. */
+  state: JsonObject;
+  /** The questions this round asked, by key, with their kind. */
+  asked: Record<string, InputKind>;
+  /** Present when the round is single use: the nonce the replay guard consumes. */
+  nonce?: string;
+}
+
+/** The previous round as the verified state tells it (empty on a first call, when `continued` is false). */
+interface PreviousRound extends StateBody {
+  continued: boolean;
+}
+
+/** Thrown by `ask` to end the round; the engine catches it, handlers should not. */
+class InputRequired extends Error {}
+
+export async function runRound<T>(
+  scope: RequestScope,
+  target: RoundTarget,
+  params: JsonObject,
+  handler: (input: InputApi) => Promise<T>,
+): Promise<RoundOutcome<T>> {
+  // The binding needs a digest of the arguments; only requests that carry or mint state pay for it.
+  let bind: Promise<Record<string, string>> | undefined;
+  const bindOf = () =>
+    (bind ??= digestJson(target.args ?? {}).then((args) => ({
+      method: target.method,
+      name: target.name,
+      args,
+      principal: scope.principal.id,
+    })));
+  const previous = await verifiedState(scope, params, bindOf);
+  const fresh = readResponses(params);
+  const answers: JsonObject = { ...previous.answers };
+  const asked = new Set<string>();
+  let pending: Record<string, InputRequest> | undefined;
+  let singleUse = false;
+
+  /**
+   * The answer to `key`, if the client gave one we may use. Answers carried in verified state are final. A new
+   * answer counts when the previous round asked that question, or when there was no previous round (a client may
+   * answer up front). Why the exception: single-use questions authorize one-time actions, so their answers count
+   * only together with the signed state that asked them.
+   */
+  const answerFor = (key: string, request: InputRequest, once: boolean): unknown => {
+    if (Object.hasOwn(answers, key)) return answers[key];
+    const mustHaveBeenAsked = once || previous.continued;
+    if (!Object.hasOwn(fresh, key) || (mustHaveBeenAsked && !Object.hasOwn(previous.asked, key))) return undefined;
+    const parsed = responseSchemas()[request.kind].safeParse(fresh[key]);
+    if (!parsed.success) throw invalidParams(`Invalid inputResponses: ${describeIssues(parsed.error, key)}`);
+    answers[key] = parsed.data;
+    return parsed.data;
+  };
+
+  const input: InputApi = {
+    state: Object.keys(previous.state).length ? structuredClone(previous.state) : {},
+    supports: (kind, options) => clientSupports(scope.meta.clientCapabilities, kind, options?.samplingTools),
+    async ask(requests, options) {
+      const once = options?.singleUse === true;
+      // Fail before asking: a single-use round that nothing can consume would be replayable.
+      if (once) replayGuard(scope);
+      const missing: Record<string, InputRequest> = {};
+      for (const [key, request] of Object.entries(requests)) {
+        if (asked.has(key)) throw new Error(`Input key "${key}" was asked twice in one call`);
+        asked.add(key);
+        if (answerFor(key, request, once) !== undefined) continue;
+        requireSupport(scope.meta.clientCapabilities, request);
+        missing[key] = request;
+      }
+      if (Object.keys(missing).length > 0) {
+        pending = missing;
+        singleUse ||= once;
+        throw new InputRequired();
+      }
+      return Object.fromEntries(
+        Object.entries(requests).map(([key, request]) => [key, typedAnswer(key, request, answers[key])]),
+      ) as never;
+    },
+  };
+
+  let value: T;
+  try {
+    value = await handler(input);
+  } catch (error) {
+    if (!(error instanceof InputRequired) && !pending) throw error;
+  }
+  // A handler that swallowed the InputRequired signal still ends the round with the questions it asked.
+  if (pending) return { kind: "input_required", result: await inputRequired(scope, await bindOf(), answers, input.state, pending, singleUse) };
+  return { kind: "complete", value: value!, retried: typeof params.requestState === "string" };
+}
+
+async function verifiedState(scope: RequestScope, params: JsonObject, bindOf: () => Promise<Record<string, string>>): Promise<PreviousRound> {
+  const token = params.requestState;
+  if (token === undefined) return { answers: {}, state: {}, asked: {}, continued: false };
+  if (typeof token !== "string") throw invalidParams(INVALID_STATE_MESSAGE);
+  const ring = await keyRing(scope.config);
+  const opened = await open(ring, token, { purpose: PURPOSE, bind: await bindOf(), maxLength: scope.config.state.maxLength });
+  if (!opened.ok) throw rejectState(scope, opened.reason);
+  const body = opened.body as StateBody;
+  if (!isObject(body) || !isObject(body.answers) || !isObject(body.state) || !isObject(body.asked)) throw rejectState(scope, "malformed");
+  // Why: state that authorizes a one-time action (a deletion) must not work twice, even inside its expiry.
+  if (typeof body.nonce === "string") {
+    const guard = replayGuard(scope).getByName(body.nonce.slice(0, 2));
+    if (!(await guard.consume(body.nonce, Date.now() + scope.config.state.ttlMs))) throw rejectState(scope, "replay");
+  }
+  return { ...body, continued: true };
+}
+
+/**
+ * The replay guard, or a clear error when the Worker has no REPLAY_GUARD binding: without it single-use state
+ * cannot be enforced, so single-use questions are refused rather than silently made replayable.
+ */
+function replayGuard(scope: RequestScope): NonNullable<RequestScope["env"]["REPLAY_GUARD"]> {
+  const guard = scope.env.REPLAY_GUARD;
+  if (guard) return guard;
+  log(scope, "error", "single-use input needs the REPLAY_GUARD binding", {});
+  throw new RpcError(ErrorCode.InternalError, "Single-use input is unavailable: this server has no REPLAY_GUARD binding", undefined, 500);
+}
+
+function rejectState(scope: RequestScope, reason: string): RpcError {
+  log(scope, "warn", "requestState rejected", { reason });
+  return invalidParams(INVALID_STATE_MESSAGE);
+}
+
+function readResponses(params: JsonObject): JsonObject {
+  const responses = params.inputResponses;
+  if (responses === undefined) return {};
+  if (!isObject(responses)) throw invalidParams("Invalid params: inputResponses must be an object");
+  return responses;
+}
+
+/** Shapes a stored answer for the handler; accepted form content is checked against the form's own schema. */
+export function typedAnswer(key: string, request: InputRequest, answer: unknown): unknown {
+  if (request.kind !== "form") return answer;
+  const { action, content } = answer as { action: string; content?: unknown };
+  if (action !== "accept") return { action };
+  const parsed = request.schema.safeParse(content ?? {});
+  if (!parsed.success) throw invalidParams(`Invalid inputResponses: ${describeIssues(parsed.error as z.core.$ZodError, `${key}.content`)}`);
+  return { action, content: parsed.data };
+}
+
+async function inputRequired(
+  scope: RequestScope,
+  bind: Record<string, string>,
+  answers: JsonObject,
+  handlerState: JsonObject,
+  pending: Record<string, InputRequest>,
+  singleUse: boolean,
+): Promise<JsonObject> {
+  const body: StateBody = {
+    answers,
+    state: handlerState,
+    asked: Object.fromEntries(Object.entries(pending).map(([key, request]) => [key, request.kind])),
+  };
+  if (singleUse) body.nonce = crypto.randomUUID();
+  const ring = await keyRing(scope.config);
+  const requestState = await seal(ring, { purpose: PURPOSE, bind, ttlMs: scope.config.state.ttlMs, body });
+  if (requestState.length > scope.config.state.maxLength) {
+    throw new Error(`requestState is ${requestState.length} bytes, over STATE_MAX_BYTES; keep ctx.state and answers small`);
+  }
+  const inputRequests = Object.fromEntries(Object.entries(pending).map(([key, request]) => [key, toWire(request)]));
+  return { resultType: "input_required", inputRequests, requestState };
+}

@@ -1,0 +1,74 @@
+/**
+ * @module live-input
+ * The same `ctx.ask()` for 2025-era clients, which have no `input_required`: each question is sent as a real
+ * server-to-client request (`elicitation/create`, `sampling/createMessage`, `roots/list`) on the tool call's SSE
+ * stream, and the handler waits, in place, for the client's answer to arrive at the session's Durable Object.
+ * Without a session (or without the capability) there is no one to ask, and `ask` reports the missing capability.
+ */
+import type { RequestScope } from "../define/context";
+import { clientSupports, requireSupport, responseSchemas, toWire, type InputApi, type InputRequest, type InputRunner } from "../input/ask";
+import type { JsonObject } from "../protocol/wire";
+import type { LegacySession, SessionState } from "./session";
+import { typedAnswer } from "../input/rounds";
+
+export interface LiveSession {
+  state: SessionState;
+  stub: DurableObjectStub<LegacySession>;
+  /** How long a tool waits for the client's answer. */
+  timeoutMs: number;
+}
+
+export function liveInputRunner(scope: RequestScope, session: LiveSession | undefined): InputRunner {
+  return async (_target, _params, handler) => {
+    const capabilities = session?.state.capabilities ?? {};
+    const input: InputApi = {
+      state: {},
+      supports: (kind, options) => clientSupports(capabilities, kind, options?.samplingTools),
+      async ask(requests) {
+        // Without a session there is no one to ask: `capabilities` is then empty, and every question is refused.
+        for (const request of Object.values(requests)) requireSupport(capabilities, request);
+        const entries = await Promise.all(
+          Object.entries(requests).map(async ([key, request]) => [key, typedAnswer(key, request, await askClient(scope, session!, request))]),
+        );
+        return Object.fromEntries(entries);
+      },
+    };
+    return { kind: "complete", value: await handler(input), retried: false };
+  };
+}
+
+/** Sends one server-to-client request on the response stream and waits for the client's answer. */
+async function askClient(scope: RequestScope, session: LiveSession, request: InputRequest): Promise<unknown> {
+  const id = `srv-${crypto.randomUUID()}`;
+  const wire = toWire(request);
+  const params = legacyParams(request, wire.params as JsonObject, session.state.version);
+  scope.reply.notify({ jsonrpc: "2.0", id, method: wire.method, params });
+  const answer = session.stub.awaitResponse(id, scope.requestId, session.timeoutMs) as Promise<JsonObject>;
+  const cancelled = new Promise<never>((_, reject) => {
+    const abort = () => {
+      void session.stub.cancel(scope.requestId);
+      reject(new Error("The client cancelled the request"));
+    };
+    if (scope.reply.signal.aborted) abort();
+    scope.reply.signal.addEventListener("abort", abort, { once: true });
+  });
+  const response = await Promise.race([answer, cancelled]);
+  if (response.error !== undefined) {
+    // A client that cannot show a form answers with an error; for the handler that is a cancelled form.
+    if (request.kind === "form" || request.kind === "url") return { action: "cancel" };
+    throw new Error(`The client answered ${wire.method} with an error`);
+  }
+  const parsed = responseSchemas()[request.kind].safeParse(response.result);
+  if (!parsed.success) throw new Error(`The client's answer to ${wire.method} is malformed`);
+  return parsed.data;
+}
+
+/** 2025 revisions: forms carry no `mode` (it arrived with URL mode), and URL mode needs an `elicitationId`. */
+function legacyParams(request: InputRequest, params: JsonObject, version: string): JsonObject {
+  if (request.kind === "form") {
+    const { mode: _mode, ...rest } = params;
+    return rest;
+  }
+  if (request.kind === "url" && version === "2025-11-25") return { ...params, elicitationId: crypto.randomUUID() };
+  return params;
+}

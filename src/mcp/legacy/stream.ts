@@ -1,0 +1,51 @@
+/**
+ * @module legacy-stream
+ * The two HTTP verbs a 2025 session adds: GET opens the session's notification stream (list changes and
+ * updates of subscribed resources, fed by the hubs), and DELETE ends the session. Without a session both are 405,
+ * exactly as on the 2026-07-28 path.
+ */
+import { HEADER } from "../protocol/wire";
+import { ANONYMOUS } from "../auth/principal";
+import { HttpError } from "../protocol/errors";
+import { hubStream } from "../listen/hub-stream";
+import { loadSession, sessionFilter } from "./serve";
+import { NOTIFICATION_METHODS } from "../listen/listen";
+import type { HttpExchange } from "../http/exchange";
+import type { McpServer } from "../protocol/server";
+
+export const methodNotAllowed = () => new HttpError(405, "Method Not Allowed: send JSON-RPC messages with POST", { allow: "POST" });
+
+export async function openSessionStream(server: McpServer, exchange: HttpExchange): Promise<Response> {
+  const support = server.listenSupport(exchange.env);
+  const hasSession = exchange.request.headers.has(HEADER.sessionId) && exchange.config.legacy.enabled;
+  if (!hasSession || !(support.tools || support.prompts || support.resources)) throw methodNotAllowed();
+  if (!/text\/event-stream|\*\/\*/i.test(exchange.request.headers.get("accept") ?? "")) {
+    throw new HttpError(406, "Not Acceptable: the notification stream is text/event-stream");
+  }
+  const hubs = exchange.env.SUBSCRIPTIONS;
+  const session = await loadSession(exchange);
+  if (!hubs || !session) throw methodNotAllowed();
+  return hubStream({
+    hubs,
+    settings: exchange.config.listen,
+    principal: exchange.principal ?? ANONYMOUS,
+    log: exchange,
+    filter: sessionFilter(support, session.state.subscriptions),
+    globalShard: session.state.shard,
+    session: session.state.id,
+    signal: exchange.request.signal,
+    headers: { [HEADER.requestId]: exchange.traceId },
+    toMessage: (event) => ({
+      jsonrpc: "2.0",
+      method: NOTIFICATION_METHODS[event.type],
+      ...(event.type === "resource_updated" && { params: { uri: event.uri } }),
+    }),
+  });
+}
+
+export async function endSession(exchange: HttpExchange): Promise<Response> {
+  if (!exchange.request.headers.has(HEADER.sessionId) || !exchange.config.legacy.enabled) throw methodNotAllowed();
+  const session = (await loadSession(exchange))!;
+  await session.stub.end();
+  return new Response(null, { status: 204 });
+}

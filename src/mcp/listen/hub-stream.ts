@@ -1,0 +1,122 @@
+/**
+ * @module hub-stream
+ * An SSE response fed by the subscription hubs: this Worker invocation holds the client's stream and a
+ * WebSocket to two hubs (the principal's hub and one global shard); events arrive on the sockets and leave as
+ * SSE messages. Used by `subscriptions/listen` (2026-07-28) and by a legacy session's GET stream.
+ *
+ * Hygiene: comment keep-alives hold proxies open; after the maximum lifetime the stream ends (callers decide what
+ * to send first); when the client goes away, or a hub drops the socket, everything is closed at once.
+ */
+import type { ListenSettings } from "../config";
+import type { Principal } from "../auth/principal";
+import type { HubEvent, ListenerFilter, ListenerSpec, SubscriptionHub } from "./hub";
+import { describeError, log, type LogScope } from "../log";
+import { globalHubName, principalHubName } from "./publish";
+import { SseStream } from "../http/sse";
+
+export interface HubStreamOptions {
+  /** The SUBSCRIPTIONS namespace; callers only open a stream when the Worker has it. */
+  hubs: DurableObjectNamespace<SubscriptionHub>;
+  settings: ListenSettings;
+  principal: Principal;
+  log: LogScope;
+  filter: ListenerFilter;
+  /** Which global hub to join (random for listen streams, fixed per session so its filter can be updated). */
+  globalShard: number;
+  session?: string;
+  /** The client's request signal: aborted when it disconnects. */
+  signal: AbortSignal;
+  headers: Record<string, string>;
+  /** The SSE message for one hub event. */
+  toMessage(event: HubEvent): unknown;
+  /** Called once both hubs accepted the listener, before any event is forwarded. */
+  onOpen?(stream: SseStream): void;
+  /** Called when a hub refused the listener (`full`: a cap was reached); the stream closes afterwards. */
+  onRefused?(stream: SseStream, full: boolean): void;
+  /** Called when the maximum lifetime is reached, just before the stream closes. */
+  onLifetime?(stream: SseStream): void;
+}
+
+export function hubStream(options: HubStreamOptions): Response {
+  const { hubs: namespace, settings } = options;
+  const sockets: WebSocket[] = [];
+  const cleanups: (() => void)[] = [];
+  const stream = new SseStream(() => stop("client closed the stream"));
+
+  function stop(reason: string): void {
+    cleanups.splice(0).forEach((cleanup) => cleanup());
+    for (const socket of sockets.splice(0)) {
+      try {
+        socket.close(1000, reason.slice(0, 100));
+      } catch {
+        // already closed
+      }
+    }
+    stream.close();
+  }
+
+  const spec = (role: "principal" | "global"): ListenerSpec => ({
+    filter: options.filter,
+    principal: options.principal.id,
+    maxListeners: settings.maxPerHub,
+    // Anonymous callers are everyone at once, so only the per-hub cap applies to them.
+    maxPerPrincipal: role === "principal" && options.principal.authenticated ? settings.maxPerPrincipal : 0,
+    ...(options.session && { session: options.session }),
+  });
+  const hubs = [
+    { name: principalHubName(options.principal.id), role: "principal" as const },
+    { name: globalHubName(options.globalShard), role: "global" as const },
+  ];
+
+  // Flushes the response headers at once; a comment is not a message, so nothing is sent "before" onOpen.
+  stream.comment("listening");
+  (async () => {
+    const upgrades = await Promise.all(
+      hubs.map(({ name, role }) =>
+        namespace.getByName(name).fetch("https://hub/listen", {
+          headers: { upgrade: "websocket", "x-mcp-listener": encodeSpec(spec(role)) },
+        }),
+      ),
+    );
+    for (const upgrade of upgrades) if (upgrade.webSocket) sockets.push(upgrade.webSocket);
+    if (!stream.isOpen) return stop("client closed the stream");
+    const refused = upgrades.find((upgrade) => upgrade.status !== 101);
+    if (refused) {
+      options.onRefused?.(stream, refused.status === 429);
+      return stop(refused.status === 429 ? "limit reached" : "hub refused");
+    }
+    for (const socket of sockets) {
+      socket.accept();
+      socket.addEventListener("message", (event) => stream.send(options.toMessage(JSON.parse(String(event.data)) as HubEvent)));
+      // The hub restarted or dropped us: end the stream, and the client starts a new one.
+      socket.addEventListener("close", () => stop("hub closed"));
+      socket.addEventListener("error", () => stop("hub error"));
+    }
+    options.onOpen?.(stream);
+    const keepAlive = setInterval(() => stream.comment(), settings.keepAliveMs);
+    const lifetime = setTimeout(() => {
+      options.onLifetime?.(stream);
+      stop("maximum lifetime reached");
+    }, settings.maxLifetimeMs);
+    cleanups.push(() => clearInterval(keepAlive), () => clearTimeout(lifetime));
+  })().catch((error: unknown) => {
+    log(options.log, "error", "hub stream failed", describeError(error));
+    options.onRefused?.(stream, false);
+    stop("connect failed");
+  });
+
+  options.signal.addEventListener("abort", () => stop("client went away"), { once: true });
+  return stream.response(options.headers);
+}
+
+/** Header values must be ASCII: the spec (which may hold any URI) travels as base64url of its UTF-8 JSON. */
+function encodeSpec(spec: ListenerSpec): string {
+  return new TextEncoder().encode(JSON.stringify(spec)).toBase64({ alphabet: "base64url", omitPadding: true });
+}
+
+/** The global shard a legacy session always joins, so its filter can be found and updated later. */
+export function sessionShard(session: string, shards: number): number {
+  let hash = 0;
+  for (let i = 0; i < session.length; i++) hash = (hash * 31 + session.charCodeAt(i)) >>> 0;
+  return hash % shards;
+}

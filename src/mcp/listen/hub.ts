@@ -1,0 +1,152 @@
+/**
+ * @module hub
+ * The subscription hub: a Durable Object that fans published events out to `subscriptions/listen` streams.
+ *
+ * Each listener is a WebSocket from the Worker invocation that holds the client's SSE response. The hub accepts
+ * it with the WebSocket Hibernation API, so an idle hub is evicted from memory while its sockets stay open; the
+ * listener's filter lives in the socket attachment and survives eviction. Hubs are sharded (see `publish.ts`).
+ */
+import { DurableObject } from "cloudflare:workers";
+
+export type HubEvent =
+  | { type: "tools_list_changed" | "prompts_list_changed" | "resources_list_changed"; principal?: string }
+  | { type: "resource_updated"; uri: string; principal?: string };
+
+/** What a listener asked for, as stored on its socket (at most 16 KiB serialized, a platform limit). */
+export interface ListenerFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+}
+
+export interface ListenerSpec {
+  filter: ListenerFilter;
+  principal: string;
+  /** Refuse the listener when the hub already holds this many. */
+  maxListeners: number;
+  /** Refuse it when its principal already holds this many here (0: no per-principal cap). */
+  maxPerPrincipal: number;
+  /** A legacy session's stream: only the newest stream of a session stays open, and its filter can change. */
+  session?: string;
+}
+
+interface Attachment {
+  filter: ListenerFilter;
+  principal: string;
+}
+
+/** A sub-resource matches its parent: `file:///a` covers `file:///a/b.txt`, but not `file:///ab`. */
+export function uriMatches(uri: string, subscribed: string): boolean {
+  if (uri === subscribed) return true;
+  const parent = subscribed.endsWith("/") ? subscribed : `${subscribed}/`;
+  return uri.startsWith(parent);
+}
+
+export function wants(filter: ListenerFilter, event: HubEvent): boolean {
+  switch (event.type) {
+    case "tools_list_changed":
+      return filter.toolsListChanged === true;
+    case "prompts_list_changed":
+      return filter.promptsListChanged === true;
+    case "resources_list_changed":
+      return filter.resourcesListChanged === true;
+    case "resource_updated":
+      return (filter.resourceSubscriptions ?? []).some((subscribed) => uriMatches(event.uri, subscribed));
+  }
+}
+
+/** The listener spec the Worker sends with the upgrade: base64url of UTF-8 JSON (header values must be ASCII). */
+function decodeSpec(header: string | null): ListenerSpec | undefined {
+  if (header === null) return undefined;
+  try {
+    const bytes = Uint8Array.fromBase64(header, { alphabet: "base64url" });
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes)) as ListenerSpec;
+  } catch {
+    return undefined;
+  }
+}
+
+const principalTag = (principal: string) => `p:${principal}`.slice(0, 256);
+const sessionTag = (session: string) => `s:${session}`;
+
+export class SubscriptionHub extends DurableObject<unknown> {
+  /** Accepts one listener socket, or answers 429 when the hub or the principal is at its cap. */
+  async fetch(request: Request): Promise<Response> {
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("Expected a WebSocket upgrade", { status: 426 });
+    const spec = decodeSpec(request.headers.get("x-mcp-listener"));
+    if (!spec) return new Response("Missing or malformed listener spec", { status: 400 });
+    // Why: caps keep one hub (and one principal) from holding unbounded sockets and memory.
+    if (this.ctx.getWebSockets().length >= spec.maxListeners) return new Response("Hub is full", { status: 429 });
+    const tag = principalTag(spec.principal);
+    if (spec.maxPerPrincipal > 0 && this.ctx.getWebSockets(tag).length >= spec.maxPerPrincipal) {
+      return new Response("Too many listeners for this principal", { status: 429 });
+    }
+    const tags = [tag];
+    if (spec.session) {
+      // A session has one notification stream: a newer one replaces the older (each message goes on one stream).
+      this.closeSession(spec.session, "replaced by a newer stream");
+      tags.push(sessionTag(spec.session));
+    }
+    const { 0: client, 1: server } = new WebSocketPair();
+    this.ctx.acceptWebSocket(server, tags);
+    server.serializeAttachment({ filter: spec.filter, principal: spec.principal } satisfies Attachment);
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /** Sends the event to every matching listener; returns how many received it. A dead socket never stops the rest. */
+  async publish(event: HubEvent): Promise<number> {
+    const message = JSON.stringify(event);
+    let delivered = 0;
+    for (const socket of this.ctx.getWebSockets()) {
+      const { filter, principal } = socket.deserializeAttachment() as Attachment;
+      // Why: a private event (one naming a principal) reaches only that principal's listeners.
+      if (event.principal !== undefined && event.principal !== principal) continue;
+      if (!wants(filter, event)) continue;
+      try {
+        socket.send(message);
+        delivered++;
+      } catch {
+        socket.close(1011, "send failed");
+      }
+    }
+    return delivered;
+  }
+
+  /** Replaces the filter of a legacy session's stream (after resources/subscribe or unsubscribe). */
+  async updateSessionFilter(session: string, filter: ListenerFilter): Promise<void> {
+    for (const socket of this.ctx.getWebSockets(sessionTag(session))) {
+      const attachment = socket.deserializeAttachment() as Attachment;
+      socket.serializeAttachment({ ...attachment, filter } satisfies Attachment);
+    }
+  }
+
+  /** Ends a legacy session's stream (the session was deleted or expired). */
+  async closeSession(session: string, reason = "session ended"): Promise<void> {
+    for (const socket of this.ctx.getWebSockets(sessionTag(session))) {
+      try {
+        socket.close(1000, reason);
+      } catch {
+        // already closed
+      }
+    }
+  }
+
+  /** How many listeners this hub holds (for tests and operators). */
+  async count(): Promise<number> {
+    return this.ctx.getWebSockets().length;
+  }
+
+  async webSocketMessage(): Promise<void> {
+    // Listeners never send anything; the socket exists only to receive events.
+  }
+
+  async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
+    // Complete the close handshake (compatibility dates before 2026-04-07 do not auto-reply). 1005/1006 cannot be sent.
+    try {
+      socket.close(code === 1005 || code === 1006 ? 1000 : code, reason);
+    } catch {
+      // already closed
+    }
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * @module listen
+ * `subscriptions/listen`: an SSE stream of change notifications fed by the hubs (see `hub-stream.ts`), each
+ * tagged with the subscription id (the listen request's id).
+ *
+ * Stream rules: the acknowledgement is the first message; a full hub is reported in-band before it; after
+ * LISTEN_MAX_LIFETIME_MS the stream ends with the completion result; a hub that goes away ends the stream
+ * without one, and the client re-sends listen.
+ */
+import * as z from "zod/mini";
+import type { RequestScope } from "../define/context";
+import { ErrorCode, invalidParams } from "../protocol/errors";
+import type { HubEvent, ListenerFilter } from "./hub";
+import { hubStream } from "./hub-stream";
+import { errorMessage, resultMessage } from "../protocol/messages";
+import { META, type JsonObject, type RequestId, HEADER } from "../protocol/wire";
+import { describeIssues } from "../define/schema";
+import { lazy } from "../memo";
+import { SseStream } from "../http/sse";
+
+/** Why these caps: the filter is stored on a hibernatable socket, whose attachment is limited to 16 KiB. */
+export const MAX_RESOURCE_SUBSCRIPTIONS = 64;
+export const MAX_FILTER_BYTES = 12_000;
+
+const filterSchema = lazy(() =>
+  z.looseObject({
+    toolsListChanged: z.optional(z.boolean()),
+    promptsListChanged: z.optional(z.boolean()),
+    resourcesListChanged: z.optional(z.boolean()),
+    resourceSubscriptions: z.optional(
+      z.array(z.string().check(z.minLength(1), z.maxLength(2_048))).check(z.maxLength(MAX_RESOURCE_SUBSCRIPTIONS)),
+    ),
+  }),
+);
+
+/** What the server can deliver, from its advertised capabilities. */
+export interface ListenSupport {
+  tools: boolean;
+  prompts: boolean;
+  resources: boolean;
+}
+
+/** Parses the requested filter and keeps the part this server honours; unknown notification types are dropped. */
+export function honouredFilter(params: JsonObject, support: ListenSupport): ListenerFilter {
+  const parsed = filterSchema().safeParse(params.notifications ?? {});
+  if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error as z.core.$ZodError, "notifications")}`);
+  const requested = parsed.data;
+  const honoured: ListenerFilter = {};
+  if (requested.toolsListChanged && support.tools) honoured.toolsListChanged = true;
+  if (requested.promptsListChanged && support.prompts) honoured.promptsListChanged = true;
+  if (requested.resourcesListChanged && support.resources) honoured.resourcesListChanged = true;
+  if (requested.resourceSubscriptions?.length && support.resources) honoured.resourceSubscriptions = [...new Set(requested.resourceSubscriptions)];
+  if (new TextEncoder().encode(JSON.stringify(honoured)).byteLength > MAX_FILTER_BYTES) {
+    throw invalidParams(`Invalid params: the subscription filter is larger than ${MAX_FILTER_BYTES} bytes`);
+  }
+  return honoured;
+}
+
+export const NOTIFICATION_METHODS: Record<HubEvent["type"], string> = {
+  tools_list_changed: "notifications/tools/list_changed",
+  prompts_list_changed: "notifications/prompts/list_changed",
+  resources_list_changed: "notifications/resources/list_changed",
+  resource_updated: "notifications/resources/updated",
+};
+
+export function serveListen(scope: RequestScope, params: JsonObject, support: ListenSupport, resultMeta: JsonObject): Response {
+  const filter = honouredFilter(params, support);
+  const id = scope.requestId;
+  const tag = { [META.subscriptionId]: id };
+  const headers = { [HEADER.requestId]: scope.traceId };
+  const complete = () => resultMessage(id, { resultType: "complete", _meta: { ...resultMeta, ...tag } });
+
+  // An empty honoured filter (always so without a hub): nothing will ever be sent, so acknowledge it and end at once.
+  const hubs = scope.env.SUBSCRIPTIONS;
+  if (Object.keys(filter).length === 0 || !hubs) {
+    const stream = new SseStream();
+    stream.send(acknowledgement(tag, filter));
+    stream.send(complete());
+    stream.close();
+    return stream.response(headers);
+  }
+  return hubStream({
+    hubs,
+    settings: scope.config.listen,
+    principal: scope.principal,
+    log: scope,
+    filter,
+    globalShard: Math.floor(Math.random() * scope.config.listen.globalShards),
+    signal: scope.reply.signal,
+    headers,
+    toMessage(event) {
+      const eventParams: JsonObject = { _meta: tag };
+      if (event.type === "resource_updated") eventParams.uri = event.uri;
+      return { jsonrpc: "2.0", method: NOTIFICATION_METHODS[event.type], params: eventParams };
+    },
+    // The acknowledgement is the first message; nothing goes on the subscription before it.
+    onOpen: (stream) => stream.send(acknowledgement(tag, filter)),
+    // Why in-band and before any acknowledgement: the HTTP status is already sent, and the client must not
+    // believe it is subscribed.
+    onRefused: (stream, full) =>
+      stream.send(errorMessage(id, ErrorCode.InternalError, full ? "Subscription limit reached" : "Subscriptions are unavailable")),
+    onLifetime: (stream) => stream.send(complete()),
+  });
+}
+
+function acknowledgement(tag: Record<string, RequestId>, filter: ListenerFilter) {
+  return { jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { _meta: tag, notifications: filter } };
+}

@@ -1,0 +1,29 @@
+/**
+ * @module memo
+ * Per-isolate caches for values that never change once computed (parsed settings, imported keys, schemas).
+ * Keyed weakly by the object they derive from, so nothing outlives it; never used for per-request data.
+ */
+
+/** `compute(key)`, computed once per key object and remembered while the key lives. */
+export function memoize<K extends object, V>(compute: (key: K) => V): (key: K) => V {
+  const cache = new WeakMap<K, V>();
+  return (key) => {
+    if (cache.has(key)) return cache.get(key) as V;
+    const value = compute(key);
+    cache.set(key, value);
+    return value;
+  };
+}
+
+/** `make()`, computed on first use: work that only some requests need stays off the cold start. */
+export function lazy<T>(make: () => T): () => T {
+  let made = false;
+  let value: T;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value;
+  };
+}

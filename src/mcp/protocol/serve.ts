@@ -1,0 +1,98 @@
+/**
+ * @module serve
+ * Serves one 2026-07-28 message: checks the headers against the body in the order the conformance suite
+ * expects, then runs the method and answers as JSON or SSE. Nothing here reads, mints or echoes a session id.
+ */
+import { requestScope } from "../define/context";
+import type { HttpExchange } from "../http/exchange";
+import { ErrorCode, RpcError, headerMismatch, truncate } from "./errors";
+import { parseRequestMeta, type Message } from "./envelope";
+import { expectHeader, mcpNameOf, readMcpHeader } from "../http/headers";
+import { serveListen } from "../listen/listen";
+import { logRequest, type RequestRecord } from "../log";
+import { failureMessage, resultMessage } from "./messages";
+import { checkParamHeaders } from "../http/param-headers";
+import { STATELESS_VERSION, HEADER } from "./wire";
+import { Reply } from "../http/reply";
+import { runRound } from "../input/rounds";
+import type { McpServer } from "./server";
+
+export interface Served {
+  response: Promise<Response>;
+  /** Settles when the method has finished (after the response started, for SSE). */
+  done: Promise<void>;
+}
+
+export function serveStateless(server: McpServer, exchange: HttpExchange, message: Message): Served {
+  const { request, config, record } = exchange;
+  record.era = STATELESS_VERSION;
+  record.method = message.kind === "response" ? "(response)" : message.method;
+  if (message.kind === "response") {
+    throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: a 2026-07-28 server sends no requests, so it takes no responses");
+  }
+  // Notifications are accepted and never answered (the spec defines none a server must act on over HTTP).
+  if (message.kind === "notification") {
+    logRequest(record, 202);
+    return settled(new Response(null, { status: 202 }));
+  }
+
+  const maxLength = config.limits.maxHeaderValueLength;
+  const headerVersion = readMcpHeader(request, HEADER.protocolVersion, maxLength);
+  if (headerVersion === undefined) throw headerMismatch("Header mismatch: missing required MCP-Protocol-Version header");
+  const meta = parseRequestMeta(message.params);
+  if (headerVersion !== meta.protocolVersion) {
+    throw headerMismatch(
+      `Header mismatch: MCP-Protocol-Version header value '${truncate(headerVersion, 40)}' does not match body value '${truncate(meta.protocolVersion, 40)}'`,
+    );
+  }
+  if (meta.protocolVersion !== STATELESS_VERSION) {
+    throw new RpcError(ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", {
+      supported: [STATELESS_VERSION],
+      requested: meta.protocolVersion,
+    });
+  }
+  expectHeader(request, HEADER.method, message.method, maxLength);
+  const name = mcpNameOf(message.method, message.params);
+  if (name !== undefined) expectHeader(request, HEADER.name, name, maxLength);
+  const bindings = message.method === "tools/call" && name !== undefined ? server.headerBindingsOf(name) : undefined;
+  if (bindings) checkParamHeaders(request, bindings, message.params.arguments, maxLength);
+  if (name !== undefined && message.method !== "resources/read") record.name = name;
+  const reply = new Reply(request.signal, {
+    headers: { [HEADER.requestId]: exchange.traceId },
+    onFinish: (status, code) => logRequest(record, status, code),
+  });
+  const scope = requestScope(exchange, {
+    id: message.id,
+    method: message.method,
+    meta,
+    era: "stateless",
+    reply,
+    inputRunner: (scope) => (target, params, handler) => runRound(scope, target, params, handler),
+  });
+  // A listen stream is not one answer but a long-lived stream of notifications: it has its own module.
+  const support = server.listenSupport(exchange.env);
+  if (message.method === "subscriptions/listen" && (support.tools || support.prompts || support.resources)) {
+    const stream = serveListen(scope, message.params, support, server.resultMeta());
+    logRequest(record, stream.status);
+    return settled(stream);
+  }
+  const handler = server.method(message.method);
+  const done = handler(message.params, scope).then(
+    (result) => reply.finish(resultMessage(message.id, { resultType: "complete", ...result, _meta: resultMetaOf(server, result) }), 200),
+    (error: unknown) => {
+      const { body, status, headers } = failureMessage(error, message.id, scope);
+      reply.finish(body, status, headers);
+    },
+  );
+  return { response: reply.response, done };
+}
+
+/** The server's identity merged into whatever `_meta` the handler returned. */
+function resultMetaOf(server: McpServer, result: Record<string, unknown>) {
+  const own = result._meta;
+  return { ...(typeof own === "object" && own !== null ? own : {}), ...server.resultMeta() };
+}
+
+function settled(response: Response): Served {
+  return { response: Promise.resolve(response), done: Promise.resolve() };
+}

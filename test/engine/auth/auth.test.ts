@@ -1,0 +1,191 @@
+import { env, exports } from "cloudflare:workers";
+import { generateKeyPair } from "jose";
+import { beforeAll, describe, expect, it } from "vitest";
+import * as z from "zod/mini";
+import { defineTool, elicitForm, text } from "../../../src/mcp";
+import { createPublisher } from "../../../src/mcp/listen/publish";
+import { prompts } from "../../../src/prompts";
+import { resources } from "../../../src/resources";
+import { tools as exampleTools } from "../../../src/tools";
+import { readMessage, testServer } from "../../helpers/rpc";
+import { AUDIENCE, ISSUER, localIssuer } from "../../helpers/issuer";
+import { sseReader } from "../../helpers/sse";
+
+let issuer: Awaited<ReturnType<typeof localIssuer>>;
+let otherKey: CryptoKey;
+
+beforeAll(async () => {
+  issuer = await localIssuer();
+  otherKey = (await generateKeyPair("ES256")).privateKey;
+});
+
+const token = (claims: Record<string, unknown> = {}, key?: () => CryptoKey) => issuer.token(claims, key?.());
+
+const adminOnly = defineTool({
+  name: "admin_report",
+  description: "Needs the admin scope.",
+  input: z.strictObject({}),
+  scopes: ["notes:admin"],
+  handler: () => ({ content: [text("secret report")] }),
+});
+const confirm = defineTool({
+  name: "confirm",
+  description: "Asks for confirmation.",
+  input: z.strictObject({}),
+  async handler(_args, ctx) {
+    const { ok } = await ctx.ask({ ok: elicitForm("Sure?", z.object({ ok: z.boolean() })) });
+    return { content: [text(`ok=${ok.action}`)] };
+  },
+});
+const server = () =>
+  testServer(
+    { tools: [...exampleTools, adminOnly, confirm], resources, prompts },
+    issuer.vars,
+  );
+const as = (jwt: string) => ({ headers: { authorization: `Bearer ${jwt}` } });
+const challengeOf = (response: Response) => response.headers.get("www-authenticate") ?? "";
+
+describe("authorization off (the default)", () => {
+  it("serves anonymous callers and publishes no resource metadata", async () => {
+    expect((await exports.default.fetch("http://localhost:8787/.well-known/oauth-protected-resource/mcp")).status).toBe(404);
+  });
+});
+
+describe("OAuth resource server", () => {
+  it("publishes RFC 9728 metadata at the root and path-inserted locations", async () => {
+    for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
+      const response = await server().fetch(new Request(`http://localhost:8787${path}`));
+      expect(await response.json()).toEqual({
+        resource: AUDIENCE,
+        authorization_servers: [ISSUER],
+        bearer_methods_supported: ["header"],
+        scopes_supported: ["notes:admin"],
+        resource_name: "test-server",
+      });
+    }
+  });
+
+  it("answers a request without a token with 401 and a challenge pointing at the metadata", async () => {
+    const response = await server().send("tools/list");
+    expect(response.status).toBe(401);
+    expect(challengeOf(response)).toBe('Bearer resource_metadata="http://localhost:8787/.well-known/oauth-protected-resource/mcp"');
+  });
+
+  it("accepts a valid token and lists what the caller may use", async () => {
+    const response = await server().send("tools/list", {}, as(await token()));
+    expect(response.status).toBe(200);
+    const { result } = await readMessage(response);
+    expect(result?.tools.map((tool: { name: string }) => tool.name)).not.toContain("admin_report");
+    expect(result?.cacheScope).toBe("private");
+  });
+
+  const invalid: [string, () => Promise<string>][] = [
+    ["signed by another key", () => token({}, () => otherKey)],
+    ["from another issuer", () => token({ iss: "https://evil.example" })],
+    ["for another resource on the same host", () => token({ aud: "http://localhost:8787/mcp-other" })],
+    ["for another host", () => token({ aud: "https://elsewhere.example/mcp" })],
+    ["expired", () => token({ exp: Math.floor(Date.now() / 1000) - 120 })],
+    ["without a subject", () => token({ sub: null })],
+    ["that is not a JWT", async () => "not.a.jwt"],
+  ];
+  for (const [name, make] of invalid) {
+    it(`refuses a token ${name} with 401 invalid_token`, async () => {
+      const response = await server().send("tools/list", {}, as(await make()));
+      expect(response.status).toBe(401);
+      expect(challengeOf(response)).toContain('error="invalid_token"');
+    });
+  }
+
+  it("refuses a token in the query string, even a valid one", async () => {
+    const jwt = await token();
+    const response = await server().fetch(
+      new Request(`http://localhost:8787/mcp?access_token=${jwt}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${jwt}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: "{}",
+      }),
+    );
+    expect(response.status).toBe(401);
+    expect(challengeOf(response)).toContain('error="invalid_request"');
+  });
+
+  it("answers a call without the tool's scope with 403 insufficient_scope and every scope it needs", async () => {
+    const response = await server().send("tools/call", { name: "admin_report", arguments: {} }, as(await token({ scope: "notes:read" })));
+    expect(response.status).toBe(403);
+    const header = challengeOf(response);
+    expect(header).toContain('error="insufficient_scope"');
+    expect(header).toContain('scope="notes:admin"');
+    expect(header).toContain('resource_metadata="http://localhost:8787/.well-known/oauth-protected-resource/mcp"');
+  });
+
+  it("lists and runs the tool once the token carries its scope (scope or scp)", async () => {
+    for (const claims of [{ scope: "notes:read notes:admin" }, { scp: ["notes:admin"] }]) {
+      const jwt = await token(claims);
+      const { result } = await readMessage(await server().send("tools/list", {}, as(jwt)));
+      expect(result?.tools.map((tool: { name: string }) => tool.name)).toContain("admin_report");
+      const called = await readMessage(await server().send("tools/call", { name: "admin_report", arguments: {} }, as(jwt)));
+      expect(called.result?.content[0].text).toBe("secret report");
+    }
+  });
+});
+
+describe("an audience that is not a URL (Cloudflare Access names an application tag)", () => {
+  it("accepts tokens for that tag, refuses others, and still names the endpoint URL as the resource", async () => {
+    const tagged = testServer({ tools: exampleTools }, { ...issuer.vars, AUTH_AUDIENCE: "4714c1358e65fe4b408ad6d432a5f878f08194bdb4752441fd56faefa9b2b6f2" });
+    const ok = await tagged.send("tools/list", {}, as(await token({ aud: "4714c1358e65fe4b408ad6d432a5f878f08194bdb4752441fd56faefa9b2b6f2" })));
+    expect(ok.status).toBe(200);
+    expect((await tagged.send("tools/list", {}, as(await token()))).status).toBe(401);
+    const metadata = await (await tagged.fetch(new Request("http://localhost:8787/.well-known/oauth-protected-resource/mcp"))).json();
+    expect(metadata).toMatchObject({ resource: "http://localhost:8787/mcp" });
+  });
+});
+
+describe("the principal flows everywhere", () => {
+  it("keeps a notebook handle useless to another user (<principal>:<handle>)", async () => {
+    const alice = as(await token({ sub: "alice" }));
+    const bob = as(await token({ sub: "bob" }));
+    const created = await readMessage(await server().send("tools/call", { name: "create_notebook", arguments: {} }, alice));
+    const notebook = created.result?.structuredContent.notebook_id;
+    await server().send("tools/call", { name: "add_note", arguments: { notebook_id: notebook, title: "Private", body: "x" } }, alice);
+    const stolen = await readMessage(await server().send("tools/call", { name: "search_notes", arguments: { notebook_id: notebook, query: "" } }, bob));
+    expect(stolen.result?.isError).toBe(true);
+    const own = await readMessage(await server().send("tools/call", { name: "search_notes", arguments: { notebook_id: notebook, query: "" } }, alice));
+    expect(own.result?.structuredContent.notes).toHaveLength(1);
+  });
+
+  it("binds requestState to the principal: another user's state is rejected", async () => {
+    const alice = await token({ sub: "alice" });
+    const first = await readMessage(await server().send("tools/call", { name: "confirm", arguments: {} }, { ...as(alice), capabilities: { elicitation: {} } }));
+    const retry = { name: "confirm", arguments: {}, requestState: first.result?.requestState, inputResponses: { ok: { action: "accept", content: { ok: true } } } };
+    const asBob = await readMessage(await server().send("tools/call", retry, { ...as(await token({ sub: "bob" })), capabilities: { elicitation: {} } }));
+    expect(asBob.error).toEqual({ code: -32602, message: "Invalid requestState" });
+    const asAlice = await readMessage(await server().send("tools/call", retry, { ...as(alice), capabilities: { elicitation: {} } }));
+    expect(asAlice.result?.content[0].text).toBe("ok=accept");
+  });
+
+  it("announces a user's private changes only on that user's listen streams", async () => {
+    const listen = async (sub: string) => {
+      const reader = sseReader(await server().send("subscriptions/listen", { notifications: { resourcesListChanged: true } }, as(await token({ sub }))));
+      await reader.message();
+      return reader;
+    };
+    const alice = await listen("alice");
+    const bob = await listen("bob");
+    await createPublisher(env.SUBSCRIPTIONS, "alice", 4).resourcesListChanged();
+    expect(await alice.message()).toMatchObject({ method: "notifications/resources/list_changed" });
+    expect(await bob.message(300)).toBe("timeout");
+    await Promise.all([alice.cancel(), bob.cancel()]);
+  });
+
+  it("binds a 2025 session to its principal: another user gets 404", async () => {
+    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} } } };
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const created = await server().post(init, { ...headers, authorization: `Bearer ${await token({ sub: "alice" })}` });
+    const session = created.headers.get("mcp-session-id")!;
+    const ping = { jsonrpc: "2.0", id: 2, method: "ping" };
+    const asBob = await server().post(ping, { ...headers, "mcp-session-id": session, authorization: `Bearer ${await token({ sub: "bob" })}` });
+    expect(asBob.status).toBe(404);
+    const asAlice = await server().post(ping, { ...headers, "mcp-session-id": session, authorization: `Bearer ${await token({ sub: "alice" })}` });
+    expect(asAlice.status).toBe(200);
+  });
+});

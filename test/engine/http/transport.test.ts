@@ -1,0 +1,145 @@
+import { exports } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import * as z from "zod/mini";
+import { defineTool, text } from "../../../src/mcp";
+import { readMessage, readSse, send, testServer } from "../../helpers/rpc";
+
+describe("HTTP surface", () => {
+  it("answers GET and DELETE on /mcp with 405 and Allow: POST", async () => {
+    for (const method of ["GET", "DELETE"]) {
+      const response = await exports.default.fetch("http://localhost:8787/mcp", { method });
+      expect(response.status).toBe(405);
+      expect(response.headers.get("allow")).toBe("POST");
+    }
+  });
+
+  it("answers GET /health with 200 without touching storage", async () => {
+    const response = await exports.default.fetch("http://localhost:8787/health");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok" });
+  });
+
+  it("answers unknown paths with 404", async () => {
+    expect((await exports.default.fetch("http://localhost:8787/nope")).status).toBe(404);
+  });
+
+  it("ignores Mcp-Session-Id and Last-Event-ID: never minted or echoed", async () => {
+    const response = await send("tools/list", {}, { headers: { "mcp-session-id": "abc", "last-event-id": "5" } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("mcp-session-id")).toBeNull();
+    expect((await readMessage(response)).result?.tools).toBeDefined();
+  });
+
+  it("answers a plain request as application/json with a request id header", async () => {
+    const response = await send("tools/list");
+    expect(response.headers.get("content-type")).toContain("application/json");
+    expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+const slow = defineTool({
+  name: "slow",
+  description: "Reports progress five times, then answers; stops when cancelled.",
+  input: z.strictObject({}),
+  async handler(_args, ctx) {
+    for (let step = 1; step <= 5; step++) {
+      if (ctx.signal.aborted) {
+        cancelled.push(ctx.requestId);
+        return { content: [text("cancelled")] };
+      }
+      ctx.progress(step, 5, `step ${step}`);
+      ctx.log("info", `step ${step}`);
+      ctx.log("debug", `detail ${step}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return { content: [text("done")] };
+  },
+});
+const cancelled: (string | number)[] = [];
+const server = testServer({ tools: [slow] });
+
+describe("observability", () => {
+  it("writes one structured log line per request with era, method, tool, status, code and duration, and no arguments", async () => {
+    const spy = vi.spyOn(console, "log");
+    try {
+      const response = await server.send("tools/call", { name: "slow", arguments: { secret: "hunter2" } });
+      await readMessage(response);
+      const lines = spy.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('"message":"mcp request"'));
+      expect(lines).toHaveLength(1);
+      const entry = JSON.parse(lines[0]!);
+      expect(entry).toMatchObject({
+        level: "info",
+        traceId: response.headers.get("x-request-id"),
+        era: "2026-07-28",
+        method: "tools/call",
+        name: "slow",
+        status: 200,
+      });
+      expect(entry.durationMs).toBeGreaterThanOrEqual(0);
+      expect(lines[0]).not.toContain("hunter2");
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("writes only failures with ACCESS_LOG=errors, and nothing with ACCESS_LOG=off", async () => {
+    const spy = vi.spyOn(console, "log");
+    try {
+      const quiet = testServer({ tools: [slow] }, { ACCESS_LOG: "errors" });
+      await readMessage(await quiet.send("tools/list"));
+      await readMessage(await quiet.send("nope/method"));
+      await readMessage(await testServer({}, { ACCESS_LOG: "off" }).send("nope/method"));
+      const lines = spy.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('"message":"mcp request"'));
+      expect(lines.map((line) => JSON.parse(line).status)).toEqual([404]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("logs the JSON-RPC error code of a refused request", async () => {
+    const spy = vi.spyOn(console, "log");
+    try {
+      await server.send("nope/method");
+      const entry = JSON.parse(spy.mock.calls.map(([line]) => String(line)).find((line) => line.includes("mcp request"))!);
+      expect(entry).toMatchObject({ status: 404, code: -32601, method: "nope/method" });
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
+
+describe("streaming", () => {
+  it("answers with JSON when nothing is streamed", async () => {
+    const response = await server.send("tools/call", { name: "slow", arguments: {} });
+    expect(response.headers.get("content-type")).toContain("application/json");
+    expect((await readMessage(response)).result?.content).toEqual([{ type: "text", text: "done" }]);
+  });
+
+  it("streams progress as SSE with X-Accel-Buffering: no, then ends with the response", async () => {
+    const response = await server.send("tools/call", { name: "slow", arguments: {} }, { id: 9, metaExtra: { progressToken: "p1" } });
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    expect(response.headers.get("x-accel-buffering")).toBe("no");
+    const events = await readSse(response);
+    const progress = events.filter((event) => event.method === "notifications/progress");
+    expect(progress.map((event) => (event.params as { progress: number }).progress)).toEqual([1, 2, 3, 4, 5]);
+    expect(progress[0]?.params).toEqual({ progressToken: "p1", progress: 1, total: 5, message: "step 1" });
+    expect(events.at(-1)).toMatchObject({ id: 9, result: { content: [{ type: "text", text: "done" }] } });
+    expect(events.some((event) => event.method === "notifications/message")).toBe(false);
+  });
+
+  it("sends log messages only at or above the requested level", async () => {
+    const response = await server.send("tools/call", { name: "slow", arguments: {} }, { metaExtra: { "io.modelcontextprotocol/logLevel": "info" } });
+    const logs = (await readSse(response)).filter((event) => event.method === "notifications/message");
+    expect(logs).toHaveLength(5);
+    expect(logs.every((event) => (event.params as { level: string }).level === "info")).toBe(true);
+  });
+
+  it("treats a closed stream as cancellation: the handler sees an aborted signal", async () => {
+    const response = await server.send("tools/call", { name: "slow", arguments: {} }, { id: "cancel-me", metaExtra: { progressToken: 1 } });
+    const reader = response.body!.getReader();
+    await reader.read();
+    await reader.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(cancelled).toContain("cancel-me");
+  });
+});

@@ -1,0 +1,205 @@
+import { describe, expect, it } from "vitest";
+import * as z from "zod/mini";
+import { definePrompt, defineResource, defineTool, elicitForm, elicitUrl, listRoots, sample, samplingText, text } from "../../../src/mcp";
+import { readMessage, testServer, type Json } from "../../helpers/rpc";
+
+const ALL = { elicitation: { form: {}, url: {} }, sampling: { tools: {} }, roots: {} };
+let runs = 0;
+
+const wizard = defineTool({
+  name: "wizard",
+  description: "Three rounds, with state kept between them.",
+  input: z.strictObject({ topic: z.string() }),
+  async handler({ topic }, ctx) {
+    runs++;
+    ctx.state.startedWith ??= topic;
+    const { name } = await ctx.ask({ name: elicitForm("Name?", z.object({ name: z.string().check(z.minLength(1)) })) });
+    ctx.state.rounds = Number(ctx.state.rounds ?? 0) + 1;
+    const { color, roots } = await ctx.ask({ color: elicitForm("Color?", z.object({ color: z.enum(["red", "blue"]) })), roots: listRoots() });
+    const { poem } = await ctx.ask({ poem: sample({ messages: [{ role: "user", content: { type: "text", text: "poem" } }], maxTokens: 5 }) });
+    const who = name.action === "accept" ? name.content.name : "?";
+    const hue = color.action === "accept" ? color.content.color : "?";
+    return { content: [text(`${ctx.state.startedWith}: ${who} likes ${hue}, ${roots.roots.length} root(s), ${samplingText(poem)}`)] };
+  },
+});
+const linkOut = defineTool({
+  name: "link_out",
+  description: "URL elicitation.",
+  input: z.strictObject({}),
+  async handler(_args, ctx) {
+    const { go } = await ctx.ask({ go: elicitUrl("Authorize at the provider", "https://provider.example/authorize") });
+    return { content: [text(`went: ${go.action}`)] };
+  },
+});
+const toolSampling = defineTool({
+  name: "tool_sampling",
+  description: "Sampling with tools needs sampling.tools.",
+  input: z.strictObject({}),
+  async handler(_args, ctx) {
+    await ctx.ask({ s: sample({ messages: [], maxTokens: 1, tools: [{ name: "x", inputSchema: { type: "object" } }] }) });
+    return { content: [] };
+  },
+});
+const swallower = defineTool({
+  name: "swallower",
+  description: "Catches everything, including the engine's signal.",
+  input: z.strictObject({}),
+  async handler(_args, ctx) {
+    try {
+      await ctx.ask({ q: elicitForm("Q?", z.object({ a: z.string() })) });
+    } catch {
+      // a careless handler
+    }
+    return { content: [text("should not be sent")] };
+  },
+});
+const hoarder = defineTool({
+  name: "hoarder",
+  description: "Keeps too much state.",
+  input: z.strictObject({}),
+  async handler(_args, ctx) {
+    ctx.state.blob = "x".repeat(40_000);
+    await ctx.ask({ q: elicitForm("Q?", z.object({ a: z.string() })) });
+    return { content: [] };
+  },
+});
+const plain = defineTool({ name: "plain", description: "Asks nothing.", input: z.strictObject({}), handler: () => ({ content: [text("plain")] }) });
+
+const server = testServer({
+  tools: [wizard, linkOut, toolSampling, swallower, hoarder, plain],
+  prompts: [
+    definePrompt({
+      name: "asking_prompt",
+      description: "Asks for context.",
+      async get(_args, ctx) {
+        const { c } = await ctx.ask({ c: elicitForm("Context?", z.object({ c: z.string() })) });
+        return { messages: [{ role: "user", content: text(c.action === "accept" ? c.content.c : "none") }] };
+      },
+    }),
+  ],
+  resources: [
+    defineResource({
+      uri: "test://gated",
+      name: "gated",
+      cache: { ttlMs: 9_000, cacheScope: "public" },
+      async read(ctx) {
+        const { ok } = await ctx.ask({ ok: elicitForm("Read it?", z.object({ ok: z.boolean() })) });
+        return [{ uri: "test://gated", text: `ok=${ok.action}` }];
+      },
+    }),
+  ],
+});
+
+async function callTool(name: string, args: Json, extra: Json = {}, capabilities: Json = ALL) {
+  return readMessage(await server.send("tools/call", { name, arguments: args, ...extra }, { capabilities }));
+}
+
+describe("multi round-trip requests", () => {
+  it("runs three rounds with several questions at once, state kept and changed between rounds", async () => {
+    const args = { topic: "t" };
+    const r1 = await callTool("wizard", args);
+    expect(r1.result).toMatchObject({ resultType: "input_required", inputRequests: { name: { method: "elicitation/create" } } });
+    expect(r1.result).not.toHaveProperty("ttlMs");
+
+    const r2 = await callTool("wizard", args, { requestState: r1.result?.requestState, inputResponses: { name: { action: "accept", content: { name: "Ada" } } } });
+    expect(Object.keys(r2.result?.inputRequests)).toEqual(["color", "roots"]);
+    expect(r2.result?.inputRequests.roots).toEqual({ method: "roots/list", params: {} });
+    expect(r2.result?.requestState).not.toBe(r1.result?.requestState);
+
+    const r3 = await callTool("wizard", args, {
+      requestState: r2.result?.requestState,
+      inputResponses: { color: { action: "accept", content: { color: "blue" } }, roots: { roots: [{ uri: "file:///w" }] } },
+    });
+    expect(Object.keys(r3.result?.inputRequests)).toEqual(["poem"]);
+
+    const done = await callTool("wizard", args, {
+      requestState: r3.result?.requestState,
+      inputResponses: { poem: { role: "assistant", content: { type: "text", text: "roses" }, model: "m" } },
+    });
+    expect(done.result).toMatchObject({ resultType: "complete", content: [{ text: "t: Ada likes blue, 1 root(s), roses" }] });
+  });
+
+  it("asks again, with fresh state, when a required answer is missing (not an error)", async () => {
+    const r1 = await callTool("wizard", { topic: "t" });
+    const again = await callTool("wizard", { topic: "t" }, { requestState: r1.result?.requestState, inputResponses: { other: { action: "accept" } } });
+    expect(again.result).toMatchObject({ resultType: "input_required", inputRequests: { name: {} } });
+  });
+
+  it("ignores answers to questions it did not ask", async () => {
+    const r1 = await callTool("wizard", { topic: "t" });
+    const r2 = await callTool("wizard", { topic: "t" }, {
+      requestState: r1.result?.requestState,
+      inputResponses: { name: { action: "accept", content: { name: "Ada" } }, color: { action: "accept", content: { color: "red" } }, junk: 1 },
+    });
+    expect(Object.keys(r2.result?.inputRequests)).toEqual(["color", "roots"]);
+  });
+
+  it("answers malformed inputResponses with -32602", async () => {
+    const r1 = await callTool("wizard", { topic: "t" });
+    const cases: unknown[] = [null, [], "x", { name: 12345 }, { name: { action: "maybe" } }, { name: { action: "accept", content: { name: "" } } }];
+    for (const inputResponses of cases) {
+      const message = await callTool("wizard", { topic: "t" }, { requestState: r1.result?.requestState, inputResponses });
+      expect(message.error?.code).toBe(-32602);
+    }
+  });
+
+  it("binds the state to the arguments: a retry with other arguments is refused", async () => {
+    const r1 = await callTool("wizard", { topic: "t" });
+    const message = await callTool("wizard", { topic: "other" }, { requestState: r1.result?.requestState, inputResponses: {} });
+    expect(message.error).toEqual({ code: -32602, message: "Invalid requestState" });
+  });
+
+  it("verifies requestState even for a tool that asks nothing", async () => {
+    expect((await callTool("plain", {}, { requestState: "v1.x.y.z" })).error?.code).toBe(-32602);
+    expect((await callTool("plain", {}, { requestState: 42 })).error?.code).toBe(-32602);
+  });
+
+  it("asks URL elicitation only of clients that declared it, and otherwise answers -32021", async () => {
+    const asked = await callTool("link_out", {});
+    expect(asked.result?.inputRequests.go).toEqual({
+      method: "elicitation/create",
+      params: { mode: "url", message: "Authorize at the provider", url: "https://provider.example/authorize" },
+    });
+    const formOnly = await server.send("tools/call", { name: "link_out", arguments: {} }, { capabilities: { elicitation: {} } });
+    expect(formOnly.status).toBe(400);
+    expect((await readMessage(formOnly)).error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: { url: {} } } } });
+  });
+
+  it("needs sampling.tools to ask for sampling with tools", async () => {
+    const message = await callTool("tool_sampling", {}, {}, { sampling: {} });
+    expect(message.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { sampling: { tools: {} } } } });
+  });
+
+  it("still ends the round when a handler swallows the engine's signal", async () => {
+    expect((await callTool("swallower", {})).result?.resultType).toBe("input_required");
+  });
+
+  it("treats state over STATE_MAX_BYTES as a failed tool run, with the reason in the log only", async () => {
+    const { result } = await callTool("hoarder", {});
+    expect(result?.isError).toBe(true);
+    expect(result?.content[0].text).toMatch(/^Tool hoarder failed unexpectedly\. Reference: /);
+  });
+
+  it("works on prompts/get and resources/read; a retried read is never cached", async () => {
+    const prompt = await readMessage(await server.send("prompts/get", { name: "asking_prompt" }, { capabilities: ALL }));
+    expect(prompt.result?.resultType).toBe("input_required");
+    const read = await readMessage(await server.send("resources/read", { uri: "test://gated" }, { capabilities: ALL }));
+    expect(read.result).toMatchObject({ resultType: "input_required" });
+    const retried = await readMessage(
+      await server.send("resources/read", { uri: "test://gated", requestState: read.result?.requestState, inputResponses: { ok: { action: "accept", content: { ok: true } } } }, { capabilities: ALL }),
+    );
+    expect(retried.result).toMatchObject({ resultType: "complete", contents: [{ text: "ok=accept" }], ttlMs: 0, cacheScope: "private" });
+  });
+
+  it("never returns input_required from other methods", async () => {
+    for (const method of ["tools/list", "prompts/list", "resources/list", "server/discover"]) {
+      expect((await readMessage(await server.send(method, {}, { capabilities: ALL }))).result?.resultType).toBe("complete");
+    }
+  });
+
+  it("replays the handler from the top each round (side effects belong after the last ask)", async () => {
+    const before = runs;
+    await callTool("wizard", { topic: "t" });
+    expect(runs).toBe(before + 1);
+  });
+});

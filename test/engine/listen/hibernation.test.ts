@@ -1,0 +1,29 @@
+/**
+ * Hub hibernation. In a file of its own: any activity on the hub (even another test closing its sockets)
+ * would keep it in memory, and Durable Objects are isolated per test file.
+ */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { globalHubName } from "../../../src/mcp/listen/publish";
+import { testServer } from "../../helpers/rpc";
+import { announceToolsChanged as trigger } from "../../helpers/tools";
+import { sseReader } from "../../helpers/sse";
+
+describe("hub hibernation", () => {
+  it("lets an idle hub be evicted from memory while its listeners stay subscribed", { timeout: 40_000 }, async () => {
+    const server = testServer({ tools: [trigger] }, { LISTEN_GLOBAL_SHARDS: "1", LISTEN_KEEPALIVE_MS: "60000" });
+    const reader = sseReader(await server.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "sleepy" }));
+    expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+    const hub = env.SUBSCRIPTIONS.getByName(globalHubName(0));
+    const instance = await runInDurableObject(hub, (instance) => instance);
+
+    // Nothing may touch the hub for longer than workerd's 10 s idle window (with margin).
+    await new Promise((resolve) => setTimeout(resolve, 15_000));
+    await server.send("tools/call", { name: "trigger", arguments: {} });
+    expect(await reader.message()).toMatchObject({ method: "notifications/tools/list_changed", params: { _meta: { "io.modelcontextprotocol/subscriptionId": "sleepy" } } });
+    // A new object instance answered: the old one was evicted, and the filter came back from the socket attachment.
+    expect(await runInDurableObject(hub, (fresh) => fresh === instance)).toBe(false);
+    await reader.cancel();
+  });
+});

@@ -1,0 +1,34 @@
+/**
+ * Listener caps. In a file of its own: Durable Object storage and sockets are isolated per test file, so the
+ * counts here are not disturbed by other listen tests.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { principalHubName } from "../../../src/mcp/listen/publish";
+import { testServer } from "../../helpers/rpc";
+import { announceToolsChanged as trigger } from "../../helpers/tools";
+import { sseReader } from "../../helpers/sse";
+
+describe("listener caps", () => {
+  it("refuses a listener over the per-hub cap in-band, before any acknowledgement", async () => {
+    const capped = testServer({ tools: [trigger] }, { LISTEN_MAX_PER_HUB: "2", LISTEN_GLOBAL_SHARDS: "1" });
+    const open = [];
+    for (const id of ["a", "b"]) {
+      const reader = sseReader(await capped.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id }));
+      expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+      open.push(reader);
+    }
+    const refused = sseReader(await capped.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "c" }));
+    expect(await refused.message()).toEqual({ jsonrpc: "2.0", id: "c", error: { code: -32603, message: "Subscription limit reached" } });
+    expect(await refused.message()).toBe("end");
+
+    // Closing one frees its slot for the next listener.
+    await open.shift()!.cancel();
+    const hub = env.SUBSCRIPTIONS.getByName(principalHubName("anonymous"));
+    const deadline = Date.now() + 2_000;
+    while ((await hub.count()) > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const next = sseReader(await capped.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "d" }));
+    expect(await next.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+    await Promise.all([...open, next].map((reader) => reader.cancel()));
+  });
+});

@@ -1,0 +1,234 @@
+import { abortAllDurableObjects } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it } from "vitest";
+import * as z from "zod/mini";
+import { defineTool, definePrompt, defineResource, text } from "../../../src/mcp";
+import { createPublisher, globalHubName, principalHubName } from "../../../src/mcp/listen/publish";
+import { uriMatches } from "../../../src/mcp/listen/hub";
+import { readMessage, readSse, send, testServer } from "../../helpers/rpc";
+import { sseReader } from "../../helpers/sse";
+
+const ID = "subscriptionId";
+const tag = (id: string | number) => ({ "io.modelcontextprotocol/subscriptionId": id });
+
+const trigger = defineTool({
+  name: "trigger",
+  description: "Publishes a change.",
+  input: z.strictObject({ what: z.enum(["tools", "prompts", "resources", "updated"]), uri: z.optional(z.string()) }),
+  async handler({ what, uri }, ctx) {
+    if (what === "tools") await ctx.publish.toolsListChanged();
+    if (what === "prompts") await ctx.publish.promptsListChanged();
+    if (what === "resources") await ctx.publish.resourcesListChanged();
+    if (what === "updated") await ctx.publish.resourceUpdated(uri!);
+    return { content: [text("published")] };
+  },
+});
+const definition = {
+  tools: [trigger],
+  prompts: [definePrompt({ name: "p", description: "A prompt.", get: () => ({ messages: [] }) })],
+  resources: [defineResource({ uri: "test://r", name: "r", read: () => [{ uri: "test://r", text: "r" }] })],
+};
+const server = testServer(definition, { LISTEN_KEEPALIVE_MS: "60000" });
+const readers: ReturnType<typeof sseReader>[] = [];
+afterEach(async () => {
+  await Promise.all(readers.splice(0).map((reader) => reader.cancel()));
+});
+
+async function listen(notifications: Record<string, unknown>, id: string | number = ID, target = server) {
+  const response = await target.send("subscriptions/listen", { notifications }, { id });
+  expect(response.headers.get("content-type")).toBe("text/event-stream");
+  expect(response.headers.get("x-accel-buffering")).toBe("no");
+  const reader = sseReader(response);
+  readers.push(reader);
+  return reader;
+}
+
+const publish = (what: string, uri?: string) => server.send("tools/call", { name: "trigger", arguments: { what, uri } }).then(readMessage);
+
+describe("subscriptions/listen", () => {
+  it("advertises listChanged and subscribe because the hub is bound", async () => {
+    const { result } = await readMessage(await server.send("server/discover"));
+    expect(result?.capabilities).toMatchObject({ tools: { listChanged: true }, prompts: { listChanged: true }, resources: { subscribe: true, listChanged: true } });
+  });
+
+  it("sends the acknowledgement first, with the honoured filter and the subscription id", async () => {
+    const reader = await listen({ toolsListChanged: true, resourceSubscriptions: ["test://r"], somethingElse: true }, 42);
+    expect(await reader.message()).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/subscriptions/acknowledged",
+      params: { _meta: tag(42), notifications: { toolsListChanged: true, resourceSubscriptions: ["test://r"] } },
+    });
+  });
+
+  it("delivers a published change tagged with the subscription id", async () => {
+    const reader = await listen({ toolsListChanged: true }, "L1");
+    await reader.message();
+    await publish("tools");
+    expect(await reader.message()).toEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: tag("L1") } });
+  });
+
+  it("never sends a type the client did not ask for", async () => {
+    const prompts = await listen({ promptsListChanged: true }, "prompts-only");
+    await prompts.message();
+    await publish("tools");
+    await publish("prompts");
+    expect(await prompts.message()).toMatchObject({ method: "notifications/prompts/list_changed" });
+    expect(await prompts.message(300)).toBe("timeout");
+  });
+
+  it("delivers resources/updated for a subscribed URI and its sub-resources only", async () => {
+    const reader = await listen({ resourceSubscriptions: ["note://nb_1"] }, "res");
+    await reader.message();
+    await publish("updated", "note://nb_1/n_a");
+    await publish("updated", "note://nb_12/n_b");
+    await publish("updated", "note://nb_1");
+    expect(await reader.message()).toMatchObject({ method: "notifications/resources/updated", params: { uri: "note://nb_1/n_a", _meta: tag("res") } });
+    expect(await reader.message()).toMatchObject({ params: { uri: "note://nb_1" } });
+    expect(await reader.message(300)).toBe("timeout");
+  });
+
+  it("fans one change out to several listeners", async () => {
+    const listeners = await Promise.all([1, 2, 3].map((n) => listen({ resourcesListChanged: true }, `fan-${n}`)));
+    await Promise.all(listeners.map((reader) => reader.message()));
+    await publish("resources");
+    for (const [index, reader] of listeners.entries()) {
+      expect(await reader.message()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/list_changed", params: { _meta: tag(`fan-${index + 1}`) } });
+    }
+  });
+
+  it("keeps request-scoped progress and log messages off the listen stream", async () => {
+    const reader = await listen({ toolsListChanged: true });
+    await reader.message();
+    await server.send("tools/call", { name: "trigger", arguments: { what: "tools" } }, {
+      metaExtra: { progressToken: "p", "io.modelcontextprotocol/logLevel": "debug" },
+    });
+    expect(await reader.message()).toMatchObject({ method: "notifications/tools/list_changed" });
+    expect(await reader.message(300)).toBe("timeout");
+  });
+
+  it("acknowledges an empty honoured filter, sends the completion result and ends the stream", async () => {
+    const response = await server.send("subscriptions/listen", { notifications: { unknownThing: true } }, { id: 5 });
+    expect(await readSse(response)).toEqual([
+      { jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { _meta: tag(5), notifications: {} } },
+      { jsonrpc: "2.0", id: 5, result: { resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": { name: "test-server", version: "1.0.0" }, ...tag(5) } } },
+    ]);
+  });
+
+  it("drops notification types the server cannot deliver from the acknowledgement", async () => {
+    const toolsOnly = testServer({ tools: [trigger] });
+    const reader = await listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true }, 7, toolsOnly);
+    expect(((await reader.message()) as { params: { notifications: unknown } }).params.notifications).toEqual({ toolsListChanged: true });
+  });
+
+  it("answers a malformed or oversized filter with -32602", async () => {
+    const cases = [
+      { resourceSubscriptions: "note://x" },
+      { toolsListChanged: "yes" },
+      { resourceSubscriptions: Array.from({ length: 65 }, (_, i) => `test://${i}`) },
+      { resourceSubscriptions: Array.from({ length: 40 }, (_, i) => `test://${i}/${"x".repeat(400)}`) },
+    ];
+    for (const notifications of cases) {
+      const message = await readMessage(await server.send("subscriptions/listen", { notifications }));
+      expect(message.error?.code).toBe(-32602);
+    }
+  });
+
+  it("answers -32601 (404) when the Worker has no hub binding, and advertises no listChanged", async () => {
+    const unbound = testServer(definition, { SUBSCRIPTIONS: undefined as unknown as string });
+    const response = await unbound.send("subscriptions/listen", { notifications: { toolsListChanged: true } });
+    expect(response.status).toBe(404);
+    const { result } = await readMessage(await unbound.send("server/discover"));
+    expect(result?.capabilities).toMatchObject({ tools: {}, prompts: {}, resources: {} });
+  });
+
+  it("frees the hub slot promptly when the client closes the stream", async () => {
+    const hub = env.SUBSCRIPTIONS.getByName(principalHubName("anonymous"));
+    const before = await hub.count();
+    const reader = await listen({ toolsListChanged: true }, "closing");
+    await reader.message();
+    expect(await hub.count()).toBe(before + 1);
+    await reader.cancel();
+    const deadline = Date.now() + 2_000;
+    while ((await hub.count()) > before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await hub.count()).toBe(before);
+  });
+});
+
+describe("listen stream hygiene", () => {
+  it("sends comment keep-alives at the configured interval", async () => {
+    const quick = testServer(definition, { LISTEN_KEEPALIVE_MS: "100" });
+    const reader = await listen({ toolsListChanged: true }, "ka", quick);
+    expect(await reader.frame()).toEqual({ comment: "listening" });
+    await reader.message();
+    expect(await reader.frame(500)).toEqual({ comment: "keepalive" });
+    expect(await reader.frame(500)).toEqual({ comment: "keepalive" });
+  });
+
+  it("ends the stream gracefully with the completion result after the maximum lifetime", async () => {
+    const shortLived = testServer(definition, { LISTEN_MAX_LIFETIME_MS: "300" });
+    const reader = await listen({ toolsListChanged: true }, "life", shortLived);
+    await reader.message();
+    expect(await reader.message(2_000)).toMatchObject({ id: "life", result: { resultType: "complete", _meta: tag("life") } });
+    expect(await reader.message(1_000)).toBe("end");
+  });
+
+  it("ends the stream without a completion result when the hub restarts, and a new listen works", async () => {
+    const reader = await listen({ toolsListChanged: true }, "restart");
+    await reader.message();
+    await abortAllDurableObjects();
+    expect(await reader.message(2_000)).toBe("end");
+    const again = await listen({ toolsListChanged: true }, "restart-2");
+    expect(await again.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+    await publish("tools");
+    expect(await again.message()).toMatchObject({ method: "notifications/tools/list_changed", params: { _meta: tag("restart-2") } });
+  });
+});
+
+describe("privacy and sharding", () => {
+  it("never announces one principal's resource changes to another principal's listeners", async () => {
+    const reader = await listen({ resourceSubscriptions: ["note://shared"], resourcesListChanged: true }, "mine");
+    await reader.message();
+    const otherUser = createPublisher(env.SUBSCRIPTIONS, "mallory", 4);
+    await otherUser.resourceUpdated("note://shared");
+    await otherUser.resourcesListChanged();
+    expect(await reader.message(300)).toBe("timeout");
+    // The hub checks the principal as well, even if an event reached the wrong hub.
+    const hub = env.SUBSCRIPTIONS.getByName(principalHubName("anonymous"));
+    expect(await hub.publish({ type: "resource_updated", uri: "note://shared", principal: "mallory" })).toBe(0);
+    await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).resourceUpdated("note://shared");
+    expect(await reader.message()).toMatchObject({ params: { uri: "note://shared" } });
+  });
+
+  it("announces list changes for everyone through every global shard", async () => {
+    const counts = await Promise.all(Array.from({ length: 4 }, (_, shard) => env.SUBSCRIPTIONS.getByName(globalHubName(shard)).count()));
+    const listeners = await Promise.all(Array.from({ length: 8 }, (_, n) => listen({ toolsListChanged: true }, `s${n}`)));
+    await Promise.all(listeners.map((reader) => reader.message()));
+    const after = await Promise.all(Array.from({ length: 4 }, (_, shard) => env.SUBSCRIPTIONS.getByName(globalHubName(shard)).count()));
+    expect(after.reduce((a, b) => a + b, 0) - counts.reduce((a, b) => a + b, 0)).toBe(8);
+    await publish("tools");
+    for (const reader of listeners) expect(await reader.message()).toMatchObject({ method: "notifications/tools/list_changed" });
+  });
+
+  it("matches sub-resources by path boundary only", () => {
+    expect(uriMatches("file:///a/b.txt", "file:///a")).toBe(true);
+    expect(uriMatches("file:///a/b.txt", "file:///a/")).toBe(true);
+    expect(uriMatches("file:///ab", "file:///a")).toBe(false);
+    expect(uriMatches("file:///a", "file:///a")).toBe(true);
+  });
+});
+
+describe("notes example publishes changes", () => {
+  it("announces an updated note to listeners subscribed to it", async () => {
+    const call = async (name: string, args: object) => (await readMessage(await send("tools/call", { name, arguments: args }))).result as any;
+    const notebook = (await call("create_notebook", {})).structuredContent.notebook_id;
+    const note = (await call("add_note", { notebook_id: notebook, title: "t", body: "b" })).structuredContent.id;
+    const response = await send("subscriptions/listen", { notifications: { resourceSubscriptions: [`note://${notebook}/${note}`], resourcesListChanged: true } }, { id: "notes" });
+    const reader = sseReader(response);
+    readers.push(reader);
+    await reader.message();
+    await call("update_note", { notebook_id: notebook, note_id: note, body: "changed" });
+    expect(await reader.message()).toMatchObject({ method: "notifications/resources/updated", params: { uri: `note://${notebook}/${note}` } });
+    await call("add_note", { notebook_id: notebook, title: "second", body: "b" });
+    expect(await reader.message()).toMatchObject({ method: "notifications/resources/list_changed" });
+  });
+});

@@ -1,0 +1,168 @@
+import { describe, expect, it } from "vitest";
+import { meta, MODERN, post, readMessage, send, standardHeaders } from "../../helpers/rpc";
+
+/** Asserts both the HTTP status and the JSON-RPC error code of a response. */
+async function expectError(response: Response, status: number, code: number, id?: string | number | null) {
+  expect(response.status).toBe(status);
+  const message = await readMessage(response);
+  expect(message.error?.code).toBe(code);
+  if (id === null) expect(message).not.toHaveProperty("id");
+  else if (id !== undefined) expect(message.id).toBe(id);
+  return message;
+}
+
+describe("JSON-RPC envelope", () => {
+  it("answers a body that is not JSON with -32700, HTTP 400 and no id", async () => {
+    await expectError(await post("{not json", standardHeaders("tools/list")), 400, -32700, null);
+  });
+
+  it("answers an empty body with -32700", async () => {
+    await expectError(await post("", standardHeaders("tools/list")), 400, -32700, null);
+  });
+
+  it("answers invalid UTF-8 with -32700", async () => {
+    const bytes = new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
+    await expectError(await post(bytes, standardHeaders("tools/list")), 400, -32700, null);
+  });
+
+  it("refuses a batch (JSON array) with -32600 and HTTP 400", async () => {
+    const body = [{ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta() } }];
+    await expectError(await post(body, standardHeaders("tools/list")), 400, -32600, null);
+  });
+
+  it('refuses jsonrpc other than "2.0" with -32600 and echoes the id', async () => {
+    const body = { jsonrpc: "1.0", id: 7, method: "tools/list", params: { _meta: meta() } };
+    await expectError(await post(body, standardHeaders("tools/list")), 400, -32600, 7);
+  });
+
+  it("refuses a null id with -32600", async () => {
+    const body = { jsonrpc: "2.0", id: null, method: "tools/list", params: { _meta: meta() } };
+    await expectError(await post(body, standardHeaders("tools/list")), 400, -32600, null);
+  });
+
+  it("refuses object and fractional ids with -32600", async () => {
+    for (const id of [{ a: 1 }, 1.5]) {
+      const body = { jsonrpc: "2.0", id, method: "tools/list", params: { _meta: meta() } };
+      await expectError(await post(body, standardHeaders("tools/list")), 400, -32600, null);
+    }
+  });
+
+  it("refuses a message without a method with -32600", async () => {
+    await expectError(await post({ jsonrpc: "2.0", id: 3 }, standardHeaders("tools/list")), 400, -32600, 3);
+  });
+
+  it("refuses a JSON-RPC response sent by the client with -32600", async () => {
+    const body = { jsonrpc: "2.0", id: 3, result: {} };
+    const headers = { ...standardHeaders("x"), "mcp-method": null };
+    await expectError(await post(body, headers), 400, -32600, 3);
+  });
+
+  it("refuses params that are not an object with -32602 and HTTP 400", async () => {
+    const body = { jsonrpc: "2.0", id: 4, method: "tools/list", params: [1, 2] };
+    await expectError(await post(body, standardHeaders("tools/list")), 400, -32602, 4);
+  });
+
+  it("accepts a notification with 202 and an empty body", async () => {
+    const body = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } };
+    const response = await post(body, standardHeaders("notifications/cancelled"));
+    expect(response.status).toBe(202);
+    expect(await response.text()).toBe("");
+  });
+
+  it("keeps string ids as strings and ignores unknown envelope fields", async () => {
+    const body = { jsonrpc: "2.0", id: "abc", method: "tools/list", params: { _meta: meta() }, extra: true };
+    const message = await readMessage(await post(body, standardHeaders("tools/list")));
+    expect(message.id).toBe("abc");
+    expect(message.result).toBeDefined();
+  });
+});
+
+describe("per-request _meta", () => {
+  it("answers a request without _meta with -32602, HTTP 400 and the request id", async () => {
+    await expectError(await send("server/discover", {}, { rawParams: true, id: 101 }), 400, -32602, 101);
+  });
+
+  it("answers _meta without protocolVersion with -32602, not -32020", async () => {
+    const params = { _meta: { "io.modelcontextprotocol/clientCapabilities": {} } };
+    await expectError(await send("server/discover", params, { rawParams: true, id: 102 }), 400, -32602, 102);
+  });
+
+  it("answers _meta without clientCapabilities with -32602", async () => {
+    const params = { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN } };
+    await expectError(await send("server/discover", params, { rawParams: true, id: 104 }), 400, -32602, 104);
+  });
+
+  it("serves a request without clientInfo", async () => {
+    const params = { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} } };
+    const response = await send("server/discover", params, { rawParams: true });
+    expect(response.status).toBe(200);
+    expect((await readMessage(response)).result?.supportedVersions).toEqual([MODERN]);
+  });
+
+  it("answers an unknown logLevel with -32602", async () => {
+    const response = await send("tools/list", {}, { metaExtra: { "io.modelcontextprotocol/logLevel": "loud" } });
+    await expectError(response, 400, -32602);
+  });
+
+  it("answers a progressToken that is neither string nor integer with -32602", async () => {
+    await expectError(await send("tools/list", {}, { metaExtra: { progressToken: { a: 1 } } }), 400, -32602);
+  });
+});
+
+describe("protocol version", () => {
+  it("answers an unsupported version with -32022, HTTP 400, data.supported and data.requested", async () => {
+    const response = await send("server/discover", {}, {
+      id: 301,
+      metaExtra: { "io.modelcontextprotocol/protocolVersion": "v999.0.0" },
+      headers: { "mcp-protocol-version": "v999.0.0" },
+    });
+    const message = await expectError(response, 400, -32022, 301);
+    expect(message.error?.data).toEqual({ supported: [MODERN], requested: "v999.0.0" });
+  });
+
+  it("answers a header version that differs from _meta with -32020 and HTTP 400", async () => {
+    const response = await send("server/discover", {}, { id: 302, metaExtra: { "io.modelcontextprotocol/protocolVersion": "v999.0.0" } });
+    await expectError(response, 400, -32020, 302);
+  });
+
+  it("answers a modern _meta with no MCP-Protocol-Version header with -32020", async () => {
+    await expectError(await send("server/discover", {}, { headers: { "mcp-protocol-version": null } }), 400, -32020);
+  });
+
+  it("treats a 2025 version claimed in _meta as a modern request for an unsupported version (-32022)", async () => {
+    const response = await send("tools/list", {}, {
+      metaExtra: { "io.modelcontextprotocol/protocolVersion": "2025-11-25" },
+      headers: { "mcp-protocol-version": "2025-11-25" },
+    });
+    await expectError(response, 400, -32022);
+  });
+});
+
+describe("methods", () => {
+  for (const method of ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "unknown/method"]) {
+    it(`answers ${method} on the 2026-07-28 path with HTTP 404 and -32601`, async () => {
+      await expectError(await send(method, {}, { id: 500 }), 404, -32601, 500);
+    });
+  }
+
+  it("serves server/discover with versions, capabilities, cache hints and serverInfo", async () => {
+    const message = await readMessage(await send("server/discover"));
+    expect(message.result).toMatchObject({
+      resultType: "complete",
+      supportedVersions: [MODERN],
+      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} },
+      cacheScope: "public",
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "mcp-notes-server", version: "0.1.0" } },
+    });
+    expect(Number.isInteger(message.result?.ttlMs)).toBe(true);
+    expect(typeof message.result?.instructions).toBe("string");
+  });
+
+  it("does not assume request ids are unique: the same id twice gets two answers", async () => {
+    const first = await readMessage(await send("tools/list", {}, { id: 1 }));
+    const second = await readMessage(await send("tools/list", {}, { id: 1 }));
+    expect(first.id).toBe(1);
+    expect(second.id).toBe(1);
+    expect(second.result).toEqual(first.result);
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * The engine's public boundary and its import graph, checked from the source files: code outside `src/mcp/`
+ * imports only `src/mcp/index.ts`; the engine imports nothing of the app's; the engine has no import cycles.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = resolve(import.meta.dirname, "../..");
+const engine = join(root, "src/mcp");
+const boundary = join(engine, "index.ts");
+
+/** Measures the state codec itself, below the public API (README "Benchmarks"); it is the engine's own benchmark. */
+const ENGINE_BENCHMARKS = ["bench/state-cost.mjs"];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (name === "node_modules" || name === "dist" || name.startsWith(".")) return [];
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.(ts|mjs|js)$/.test(name) && !name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+/** Every relative module a file imports (static, dynamic, re-export), resolved to a file path. */
+function importsOf(file: string): string[] {
+  const source = readFileSync(file, "utf8");
+  const specifiers = [...source.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)["'](\.{1,2}\/[^"']+)["']/g)].map(([, spec]) => spec!);
+  return specifiers.map((spec) => {
+    const base = resolve(dirname(file), spec);
+    const candidates = [base, `${base}.ts`, join(base, "index.ts")];
+    return candidates.find((path) => existsSync(path) && statSync(path).isFile()) ?? base;
+  });
+}
+
+const inEngine = (path: string) => path.startsWith(`${engine}/`);
+const rel = (path: string) => relative(root, path);
+
+describe("the engine's boundary", () => {
+  it("is the only engine module that the app, its tests, the conformance fixture and the bench Workers import", () => {
+    const outside = [...sourceFiles(join(root, "src")), ...sourceFiles(join(root, "test")), ...sourceFiles(join(root, "bench"))].filter(
+      (file) => !inEngine(file) && !file.startsWith(join(root, "test/engine/")),
+    );
+    expect(outside.length).toBeGreaterThan(20);
+    const violations = outside
+      .filter((file) => !ENGINE_BENCHMARKS.includes(rel(file)))
+      .flatMap((file) => importsOf(file).filter((target) => inEngine(target) && target !== boundary).map((target) => `${rel(file)} -> ${rel(target)}`));
+    expect(violations).toEqual([]);
+  });
+
+  it("keeps the engine free of imports from the app", () => {
+    const violations = sourceFiles(engine).flatMap((file) =>
+      importsOf(file)
+        .filter((target) => !inEngine(target))
+        .map((target) => `${rel(file)} -> ${rel(target)}`),
+    );
+    expect(violations).toEqual([]);
+  });
+
+  it("has no import cycles inside the engine", () => {
+    const graph = new Map(sourceFiles(engine).map((file) => [file, importsOf(file).filter(inEngine)]));
+    const cycles: string[] = [];
+    const state = new Map<string, "visiting" | "done">();
+    const visit = (file: string, path: string[]) => {
+      if (state.get(file) === "done") return;
+      if (state.get(file) === "visiting") {
+        cycles.push([...path.slice(path.indexOf(file)), file].map(rel).join(" -> "));
+        return;
+      }
+      state.set(file, "visiting");
+      for (const target of graph.get(file) ?? []) visit(target, [...path, file]);
+      state.set(file, "done");
+    };
+    for (const file of graph.keys()) visit(file, []);
+    expect(cycles).toEqual([]);
+  });
+});
