@@ -4,6 +4,7 @@
  */
 import type * as z from "zod/mini";
 import { memoize } from "../memo";
+import type { Registry } from "./registry";
 import { handlerContext, type HandlerContext, type RequestScope } from "./context";
 import { invalidParams, truncate } from "../protocol/errors";
 import { isObject } from "../protocol/envelope";
@@ -55,7 +56,7 @@ export const describePrompt = memoize((prompt: Prompt): JsonObject => {
   return listing;
 });
 
-export async function getPrompt(prompts: ReadonlyMap<string, Prompt>, params: JsonObject, scope: RequestScope): Promise<JsonObject> {
+export async function getPrompt(prompts: Registry<Prompt>, params: JsonObject, scope: RequestScope): Promise<JsonObject> {
   const name = params.name;
   if (typeof name !== "string") throw invalidParams('Invalid params: "name" must be a string');
   const prompt = prompts.get(name);

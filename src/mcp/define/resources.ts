@@ -8,6 +8,7 @@ import { ResourceNotFound, invalidParams, truncate } from "../protocol/errors";
 import type { InputApi } from "../input/ask";
 import type { HandlerContext } from "./context";
 import type { Annotations, CacheHint, Icon, JsonObject, ResourceContents } from "../protocol/wire";
+import { Registry } from "./registry";
 import { compileUriTemplate, type UriTemplate } from "./uri-template";
 
 export type ResourceContext = HandlerContext & InputApi;
@@ -66,31 +67,27 @@ export function describeTemplate(template: ResourceTemplateDefinition): JsonObje
 
 /** Resolves URIs to resources: exact URIs first, then templates in declaration order. */
 export class ResourceIndex {
-  private readonly fixed = new Map<string, ResourceDefinition>();
-  private readonly templates: { definition: ResourceTemplateDefinition; template: UriTemplate }[] = [];
+  readonly fixed: Registry<ResourceDefinition>;
+  readonly templates: Registry<ResourceTemplateDefinition>;
+  private readonly matchers: { definition: ResourceTemplateDefinition; template: UriTemplate }[];
 
   constructor(resources: readonly Resource[]) {
-    for (const resource of resources) {
-      if (isTemplate(resource)) {
-        this.templates.push({ definition: resource, template: compileUriTemplate(resource.uriTemplate) });
-      } else if (this.fixed.has(resource.uri)) {
-        throw new Error(`Resource "${resource.uri}" is declared twice`);
-      } else {
-        this.fixed.set(resource.uri, resource);
-      }
-    }
+    const templates = resources.filter(isTemplate);
+    this.fixed = new Registry("Resource", resources.filter((resource) => !isTemplate(resource)) as ResourceDefinition[], (resource) => resource.uri, describeResource);
+    this.templates = new Registry("Resource template", templates, (template) => template.uriTemplate, describeTemplate);
+    this.matchers = templates.map((definition) => ({ definition, template: compileUriTemplate(definition.uriTemplate) }));
   }
 
   get size(): number {
-    return this.fixed.size + this.templates.length;
+    return this.fixed.size + this.templates.size;
   }
 
   hasCompletions(): boolean {
-    return this.templates.some(({ definition }) => definition.complete !== undefined);
+    return this.matchers.some(({ definition }) => definition.complete !== undefined);
   }
 
   template(uriTemplate: string): ResourceTemplateDefinition | undefined {
-    return this.templates.find(({ definition }) => definition.uriTemplate === uriTemplate)?.definition;
+    return this.templates.get(uriTemplate);
   }
 
   async read(params: JsonObject, scope: RequestScope): Promise<JsonObject> {
@@ -114,21 +111,10 @@ export class ResourceIndex {
   }
 
   private match(uri: string) {
-    for (const { definition, template } of this.templates) {
+    for (const { definition, template } of this.matchers) {
       const variables = template.match(uri);
       if (variables) return { definition, variables };
     }
     return undefined;
-  }
-
-  private listing?: { resources: JsonObject[]; templates: JsonObject[] };
-
-  /** The `resources/list` and `resources/templates/list` entries, built once per isolate. */
-  list(): { resources: JsonObject[]; templates: JsonObject[] } {
-    this.listing ??= {
-      resources: [...this.fixed.values()].map(describeResource),
-      templates: this.templates.map(({ definition }) => describeTemplate(definition)),
-    };
-    return this.listing;
   }
 }

@@ -4,6 +4,7 @@
  */
 import type * as z from "zod/mini";
 import { memoize } from "../memo";
+import type { Registry } from "./registry";
 import { requireToolScopes } from "../auth/authenticate";
 import { handlerContext, type HandlerContext, type RequestScope } from "./context";
 import { text } from "./content";
@@ -56,13 +57,10 @@ export function defineTool<In extends ObjectSchema, Out extends z.ZodMiniType | 
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
-/** Startup check: names follow the spec's rules and are unique. A bad registry stops the Worker from starting. */
+/** Startup check: names follow the spec's rules (uniqueness is the registry's). A bad name stops the Worker. */
 export function checkToolNames(tools: readonly Tool[]): void {
-  const seen = new Set<string>();
   for (const tool of tools) {
     if (!TOOL_NAME.test(tool.name)) throw new Error(`Tool name "${tool.name}" must be 1-128 characters of A-Za-z0-9_.-`);
-    if (seen.has(tool.name)) throw new Error(`Tool name "${tool.name}" is declared twice`);
-    seen.add(tool.name);
   }
 }
 
@@ -81,7 +79,7 @@ export function toolError(message: string): ToolResult<never> {
   return { content: [text(message)], isError: true };
 }
 
-export async function callTool(tools: ReadonlyMap<string, Tool>, params: JsonObject, scope: RequestScope): Promise<JsonObject> {
+export async function callTool(tools: Registry<Tool>, params: JsonObject, scope: RequestScope): Promise<JsonObject> {
   const name = params.name;
   if (typeof name !== "string") throw invalidParams('Invalid params: "name" must be a string');
   const tool = tools.get(name);

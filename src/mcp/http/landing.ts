@@ -33,10 +33,9 @@ export function landingPage(request: Request, server: McpServer, config: Config)
   const { name, title, version, description } = server.info;
   const open = !config.auth;
   const tools = [...server.tools.values()].map((tool) => item(tool.name, tool.title ?? tool.description)).join("");
-  const { resources, templates } = server.resources.list();
   const resourceItems = [
-    ...resources.map((resource) => item(String(resource.uri), String(resource.title ?? resource.description ?? ""))),
-    ...templates.map((template) => item(String(template.uriTemplate), String(template.title ?? template.description ?? ""))),
+    ...[...server.resources.fixed.values()].map((resource) => item(resource.uri, resource.title ?? resource.description ?? "")),
+    ...[...server.resources.templates.values()].map((template) => item(template.uriTemplate, template.title ?? template.description ?? "")),
   ].join("");
   const prompts = [...server.prompts.values()].map((prompt) => item(prompt.name, prompt.title ?? prompt.description)).join("");
   const section = (heading: string, items: string) => (items ? `<h2>${heading}</h2><ul>${items}</ul>` : "");

@@ -7,6 +7,7 @@ import { handlerContext, type RequestScope } from "../define/context";
 import { invalidParams, truncate } from "./errors";
 import type { JsonObject } from "./wire";
 import type { Prompt } from "../define/prompts";
+import type { Registry } from "../define/registry";
 import type { ResourceIndex } from "../define/resources";
 import { describeIssues } from "../define/schema";
 import { lazy } from "../memo";
@@ -25,7 +26,7 @@ const completeParams = lazy(() =>
 );
 
 export async function complete(
-  prompts: ReadonlyMap<string, Prompt>,
+  prompts: Registry<Prompt>,
   resources: ResourceIndex,
   params: JsonObject,
   scope: RequestScope,

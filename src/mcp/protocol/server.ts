@@ -8,7 +8,8 @@ import { permits } from "../auth/authenticate";
 import type { RequestScope } from "../define/context";
 import { complete } from "./completion";
 import { methodNotFound } from "./errors";
-import { paginate } from "./pagination";
+import { memoize } from "../memo";
+import { Registry } from "../define/registry";
 import { headerBindings, type HeaderBinding } from "../http/param-headers";
 import { describePrompt, getPrompt, type Prompt } from "../define/prompts";
 import { STATELESS_VERSION, META, type Icon, type Implementation, type JsonObject } from "./wire";
@@ -34,10 +35,11 @@ export type MethodHandler = (params: JsonObject, scope: RequestScope) => Promise
 export class McpServer {
   readonly info: Implementation & { icons?: Icon[] };
   readonly instructions?: string;
-  readonly tools: ReadonlyMap<string, Tool>;
-  readonly prompts: ReadonlyMap<string, Prompt>;
+  readonly tools: Registry<Tool>;
+  readonly prompts: Registry<Prompt>;
   readonly resources: ResourceIndex;
-  private readonly bindings = new Map<string, HeaderBinding[]>();
+  /** The `Mcp-Param-*` header bindings of each tool, derived with its JSON Schema on first use. */
+  private readonly bindingsOf = memoize((tool: Tool) => headerBindings(tool.name, describeTool(tool).inputSchema as JsonObject));
   private readonly methods: ReadonlyMap<string, MethodHandler>;
 
   constructor(definition: ServerDefinition) {
@@ -45,8 +47,8 @@ export class McpServer {
     this.info = { name, version, ...(title && { title }), ...(description && { description }), ...(icons && { icons }) };
     this.instructions = definition.instructions;
     checkToolNames(definition.tools ?? []);
-    this.tools = new Map((definition.tools ?? []).map((tool) => [tool.name, tool]));
-    this.prompts = uniqueByName(definition.prompts ?? [], "Prompt");
+    this.tools = new Registry("Tool", definition.tools ?? [], (tool) => tool.name, describeTool);
+    this.prompts = new Registry("Prompt", definition.prompts ?? [], (prompt) => prompt.name, describePrompt);
     this.resources = new ResourceIndex(definition.resources ?? []);
     this.methods = this.methodTable();
   }
@@ -58,13 +60,7 @@ export class McpServer {
    */
   headerBindingsOf(toolName: string): HeaderBinding[] | undefined {
     const tool = this.tools.get(toolName);
-    if (!tool) return undefined;
-    let bindings = this.bindings.get(toolName);
-    if (!bindings) {
-      bindings = headerBindings(tool.name, describeTool(tool).inputSchema as JsonObject);
-      this.bindings.set(toolName, bindings);
-    }
-    return bindings;
+    return tool && this.bindingsOf(tool);
   }
 
   /** Checks every declaration now (schemas convert, header bindings follow the rules); throws on the first problem. */
@@ -120,30 +116,17 @@ export class McpServer {
       cacheScope: "public",
     }));
     if (this.tools.size > 0) {
-      methods.set("tools/list", async (params, scope) => {
-        // A tool the caller may not use is not listed to it (it stays callable only with the scopes it needs).
-        const visible = [...this.tools.values()].filter((tool) => permits(scope.principal, tool));
-        const { page, nextCursor } = paginate(visible, params.cursor);
-        return { tools: page.map(describeTool), ...(nextCursor && { nextCursor }), ...listCache(scope) };
-      });
+      // A tool the caller may not use is not listed to it (it stays callable only with the scopes it needs).
+      methods.set("tools/list", list("tools", this.tools, (scope) => (tool) => permits(scope.principal, tool)));
       methods.set("tools/call", (params, scope) => callTool(this.tools, params, scope));
     }
     if (this.resources.size > 0) {
-      methods.set("resources/list", async (params, scope) => {
-        const { page, nextCursor } = paginate(this.resources.list().resources, params.cursor);
-        return { resources: page, ...(nextCursor && { nextCursor }), ...listCache(scope) };
-      });
-      methods.set("resources/templates/list", async (params, scope) => {
-        const { page, nextCursor } = paginate(this.resources.list().templates, params.cursor);
-        return { resourceTemplates: page, ...(nextCursor && { nextCursor }), ...listCache(scope) };
-      });
+      methods.set("resources/list", list("resources", this.resources.fixed));
+      methods.set("resources/templates/list", list("resourceTemplates", this.resources.templates));
       methods.set("resources/read", (params, scope) => this.resources.read(params, scope));
     }
     if (this.prompts.size > 0) {
-      methods.set("prompts/list", async (params, scope) => {
-        const { page, nextCursor } = paginate([...this.prompts.values()], params.cursor);
-        return { prompts: page.map(describePrompt), ...(nextCursor && { nextCursor }), ...listCache(scope) };
-      });
+      methods.set("prompts/list", list("prompts", this.prompts));
       methods.set("prompts/get", (params, scope) => getPrompt(this.prompts, params, scope));
     }
     if (this.hasCompletions()) {
@@ -153,16 +136,13 @@ export class McpServer {
   }
 }
 
-/** With authorization on, lists may differ per caller, so shared caches must not reuse them. */
-function listCache(scope: RequestScope): JsonObject {
-  return { ttlMs: scope.config.listTtlMs, cacheScope: scope.config.auth ? "private" : "public" };
-}
-
-function uniqueByName<T extends { name: string }>(items: readonly T[], kind: string): Map<string, T> {
-  const map = new Map<string, T>();
-  for (const item of items) {
-    if (map.has(item.name)) throw new Error(`${kind} "${item.name}" is declared twice`);
-    map.set(item.name, item);
-  }
-  return map;
+/**
+ * A list method (`tools/list`, `prompts/list`, ...): one page of the registry's entries, with cache hints. With authorization on, lists may differ
+ * per caller, so shared caches must not reuse them.
+ */
+function list<T>(field: string, registry: Registry<T>, visibleTo?: (scope: RequestScope) => (item: T) => boolean): MethodHandler {
+  return async (params, scope) => {
+    const { page, nextCursor } = registry.page(params.cursor, visibleTo?.(scope));
+    return { [field]: page, ...(nextCursor && { nextCursor }), ttlMs: scope.config.listTtlMs, cacheScope: scope.config.auth ? "private" : "public" };
+  };
 }

@@ -76,7 +76,7 @@ describe("tool declarations", () => {
     expect(() => checkToolNames([named("has space")])).toThrow(/must be 1-128 characters/);
     expect(() => checkToolNames([named("x".repeat(129))])).toThrow(/must be 1-128 characters/);
     expect(() => checkToolNames([named("")])).toThrow(/must be 1-128 characters/);
-    expect(() => checkToolNames([named("same"), named("same")])).toThrow(/declared twice/);
+    expect(() => testServer({ tools: [named("same"), named("same")] })).toThrow(/Tool "same" is declared twice/);
     expect(() => testServer({ tools: [named("bad/name")] })).toThrow();
   });
 });

@@ -1,0 +1,48 @@
+/**
+ * @module registry
+ * One registry for everything a server lists (tools, prompts, resources, resource templates): names are unique,
+ * each entry is described for its list once per isolate, and lists are paged with opaque cursors.
+ */
+import { paginate } from "../protocol/pagination";
+import type { JsonObject } from "../protocol/wire";
+
+export class Registry<T> {
+  private readonly entries = new Map<string, T>();
+  private listing?: { item: T; description: JsonObject }[];
+
+  constructor(
+    /** Used in error messages: "Tool", "Prompt", "Resource", ... */
+    kind: string,
+    items: readonly T[],
+    /** The key that must be unique: a name, a URI or a URI template. */
+    keyOf: (item: T) => string,
+    /** The item's list entry; called once per item, on the first list (not at startup: schemas convert lazily). */
+    private readonly describe: (item: T) => JsonObject,
+  ) {
+    for (const item of items) {
+      const key = keyOf(item);
+      if (this.entries.has(key)) throw new Error(`${kind} "${key}" is declared twice`);
+      this.entries.set(key, item);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: string): T | undefined {
+    return this.entries.get(key);
+  }
+
+  values(): IterableIterator<T> {
+    return this.entries.values();
+  }
+
+  /** One page of list entries; `visible` hides items from a caller (tools it lacks the scopes for). */
+  page(cursor: unknown, visible?: (item: T) => boolean): { page: JsonObject[]; nextCursor?: string } {
+    this.listing ??= [...this.entries.values()].map((item) => ({ item, description: this.describe(item) }));
+    const shown = visible ? this.listing.filter(({ item }) => visible(item)) : this.listing;
+    const { page, nextCursor } = paginate(shown, cursor);
+    return { page: page.map(({ description }) => description), ...(nextCursor && { nextCursor }) };
+  }
+}
