@@ -20,7 +20,10 @@ export default defineConfig({
             miniflare: {
               bindings: { ...TEST_BINDINGS, FC_SEED: process.env.FC_SEED ?? "" },
               // The suite sends thousands of requests from one address; a tight limiter is tested on its own.
-              ratelimits: { RATE_LIMITER: { simple: { limit: 1_000_000, period: 60 } }, TIGHT_LIMITER: { simple: { limit: 3, period: 60 } } },
+              ratelimits: {
+                RATE_LIMITER: { simple: { limit: 1_000_000, period: 60 } },
+                TIGHT_LIMITER: { simple: { limit: 3, period: 60 } },
+              },
             },
           }),
         ],

@@ -9,7 +9,7 @@
  * memory of workerd. The rate limiter is lifted (all streams come from one address); every other setting is the
  * template's default. Bounded: every phase has a timeout; everything is stopped. Not a test: nothing asserts on timing.
  */
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildWorker } from "./lib/build.mjs";
@@ -49,7 +49,12 @@ function listen(url, id, arrivals, abort) {
     fetch(url, {
       method: "POST",
       headers: headers("subscriptions/listen"),
-      body: JSON.stringify({ jsonrpc: "2.0", id, method: "subscriptions/listen", params: { notifications: { resourcesListChanged: true }, _meta: META } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "subscriptions/listen",
+        params: { notifications: { resourcesListChanged: true }, _meta: META },
+      }),
       signal: abort.signal,
     })
       .then(async (response) => {
@@ -60,8 +65,7 @@ function listen(url, id, arrivals, abort) {
           const { done, value } = await reader.read();
           if (done) return;
           buffer += decoder.decode(value, { stream: true });
-          let boundary;
-          while ((boundary = buffer.indexOf("\n\n")) !== -1) {
+          for (let boundary = buffer.indexOf("\n\n"); boundary !== -1; boundary = buffer.indexOf("\n\n")) {
             const frame = buffer.slice(0, boundary);
             buffer = buffer.slice(boundary + 2);
             const data = frame.split("\n").find((line) => line.startsWith("data: "));
@@ -137,9 +141,7 @@ async function run(size, bundle) {
     const loadedMb = workerdMemoryMb();
 
     // Each arrival belongs to the latest publish that started before it.
-    const latencies = arrivals.flatMap((list) =>
-      list.map((at) => at - published.filter((start) => start <= at).at(-1)),
-    );
+    const latencies = arrivals.flatMap((list) => list.map((at) => at - published.filter((start) => start <= at).at(-1)));
     return {
       size,
       openSeconds,
@@ -159,7 +161,10 @@ async function run(size, bundle) {
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
 process.env.WRANGLER_LOG ??= "error";
 const built = await buildWorker(join(root, "wrangler.toml"), join(root, "bench/dist/listen"));
-const bundle = join(built.outdir, built.modules.find((name) => name.endsWith(".js")));
+const bundle = join(
+  built.outdir,
+  built.modules.find((name) => name.endsWith(".js")),
+);
 const rows = [];
 for (const size of SIZES) {
   console.log(`listen fan-out: ${size} listeners x ${EVENTS} events ...`);

@@ -35,11 +35,28 @@ const PARAMS = {
 const TIME_LIMIT_MS = 10 * 60_000;
 
 const WORKERS = [
-  { id: "empty", label: "empty Worker", dir: "workers/empty", note: "`fetch` returns \"ok\" (startup reference only)" },
+  { id: "empty", label: "empty Worker", dir: "workers/empty", note: '`fetch` returns "ok" (startup reference only)' },
   { id: "baseline", label: "baseline", dir: "workers/baseline", loaded: true, note: "fixed answer, runtime floor" },
-  { id: "template", label: "template engine", dir: "workers/template", loaded: true, note: "`createMcpWorker` from src/mcp with `echo` and `confirm` (bench/workers/template)" },
-  { id: "sdk", label: "SDK 2.4.0", dir: "workers/sdk", loaded: true, note: "`createMcpHandler` with the same two tools (bench/workers/sdk)" },
-  { id: "real", label: "real template", config: join(ROOT, "wrangler.toml"), note: "root wrangler.toml, src/index.ts with every example (size and startup only)" },
+  {
+    id: "template",
+    label: "template engine",
+    dir: "workers/template",
+    loaded: true,
+    note: "`createMcpWorker` from src/mcp with `echo` and `confirm` (bench/workers/template)",
+  },
+  {
+    id: "sdk",
+    label: "SDK 2.4.0",
+    dir: "workers/sdk",
+    loaded: true,
+    note: "`createMcpHandler` with the same two tools (bench/workers/sdk)",
+  },
+  {
+    id: "real",
+    label: "real template",
+    config: join(ROOT, "wrangler.toml"),
+    note: "root wrangler.toml, src/index.ts with every example (size and startup only)",
+  },
 ].map((worker) => ({ ...worker, config: worker.config ?? join(BENCH, worker.dir, "wrangler.toml") }));
 
 // In-process wrangler calls (reading a Worker's config) would otherwise print setup warnings about secrets.
@@ -53,7 +70,11 @@ function ensureBenchDependencies() {
   const installed = join(BENCH, "node_modules/.package-lock.json");
   if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(join(BENCH, "package-lock.json")).mtimeMs) return;
   step("Installing bench dependencies (npm ci in bench/)");
-  const result = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: BENCH, stdio: "inherit", timeout: 300_000 });
+  const result = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], {
+    cwd: BENCH,
+    stdio: "inherit",
+    timeout: 300_000,
+  });
   if (result.status !== 0) throw new Error("npm ci in bench/ failed");
 }
 
@@ -148,12 +169,15 @@ async function main() {
   const states = {};
   for (const id of ["template", "sdk"]) {
     const first = await requests.verify(WORKERS.find((w) => w.id === id).server.url, requests.mrtrFirst());
-    if (first.resultType !== "input_required" || typeof first.requestState !== "string") throw new Error(`${id}: first MRTR call did not ask for input`);
+    if (first.resultType !== "input_required" || typeof first.requestState !== "string")
+      throw new Error(`${id}: first MRTR call did not ask for input`);
     states[id] = first.requestState;
   }
   states.baseline = states.template;
   const requestFor = (scenario, worker) =>
-    ({ discover: requests.discover, list: requests.toolsList, call: requests.echoCall, mrtr: () => requests.mrtrRetry(states[worker.id]) })[scenario.id]();
+    ({ discover: requests.discover, list: requests.toolsList, call: requests.echoCall, mrtr: () => requests.mrtrRetry(states[worker.id]) })[
+      scenario.id
+    ]();
   for (const scenario of scenarios) {
     for (const worker of loaded) {
       try {
@@ -214,7 +238,14 @@ async function main() {
     },
     params: PARAMS,
     scenarios: scenarios.map(({ id, label }) => ({ id, label })),
-    workers: WORKERS.map(({ id, label, note, loaded: isLoaded, size, startup }) => ({ id, label, note, loaded: !!isLoaded, size, startup })),
+    workers: WORKERS.map(({ id, label, note, loaded: isLoaded, size, startup }) => ({
+      id,
+      label,
+      note,
+      loaded: !!isLoaded,
+      size,
+      startup,
+    })),
     load: results,
     elapsedSeconds: (Date.now() - started) / 1000,
   };
@@ -222,15 +253,19 @@ async function main() {
   writeFileSync(join(RESULTS, "latest.md"), report.markdown(run));
   writeFileSync(join(RESULTS, "latest.svg"), report.svg(run));
   // Paths relative to the repository, so the committed results name no machine's folders.
-  const relative = (key, value) => (typeof value === "string" && value.startsWith(ROOT) ? `.${value.slice(ROOT.length)}` : value);
+  const relative = (_key, value) => (typeof value === "string" && value.startsWith(ROOT) ? `.${value.slice(ROOT.length)}` : value);
   writeFileSync(join(RESULTS, "latest.json"), `${JSON.stringify(run, relative, 2)}\n`);
 
   step("Results (bench/results/latest.md, latest.svg, latest.json)");
   for (const target of report.targets(run)) console.log(`  ${target.ok ? "met   " : "MISSED"} ${target.name}: ${target.measured}`);
   if (report.noise(run) > report.NOISY) {
-    console.log(`  WARNING: the baseline moved by up to ${((report.noise(run) - 1) * 100).toFixed(0)}% between rounds; the machine was busy. Rerun when it is quiet.`);
+    console.log(
+      `  WARNING: the baseline moved by up to ${((report.noise(run) - 1) * 100).toFixed(0)}% between rounds; the machine was busy. Rerun when it is quiet.`,
+    );
   }
-  const failed = Object.values(results).flatMap((cells) => Object.values(cells)).some((cell) => cell.failures > 0);
+  const failed = Object.values(results)
+    .flatMap((cells) => Object.values(cells))
+    .some((cell) => cell.failures > 0);
   if (failed) throw new Error("some requests failed under load; see the 'failed requests' column");
 }
 

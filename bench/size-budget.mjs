@@ -17,7 +17,9 @@ const outdir = mkdtempSync(join(tmpdir(), "mcp-size-"));
 try {
   const size = await buildWorker(join(ROOT, "wrangler.toml"), outdir);
   const fromWrangler = size.wrangler ? ` (wrangler: ${size.wrangler.rawKiB} KiB / gzip ${size.wrangler.gzipKiB} KiB)` : "";
-  console.log(`Template bundle, minified: ${size.raw} B raw (${kib(size.raw)} KiB), ${size.gzip} B gzip -9 (${kib(size.gzip)} KiB)${fromWrangler}`);
+  console.log(
+    `Template bundle, minified: ${size.raw} B raw (${kib(size.raw)} KiB), ${size.gzip} B gzip -9 (${kib(size.gzip)} KiB)${fromWrangler}`,
+  );
   if (size.duplicates.length) console.warn(`Warning: bundled more than once: ${size.duplicates.join(", ")}`);
   const parts = size.contributors.slice(0, 5).map((part) => `${part.name} ${kib(part.bytes)} KiB`);
   console.log(`Largest parts (minified, before gzip): ${parts.join(", ")}`);

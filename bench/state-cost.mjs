@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 /**
  * `npm run bench:state`: what minting and verifying a `requestState` costs, measured in workerd.
  *
@@ -10,8 +12,6 @@
  */
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const OPS = 200;

@@ -8,9 +8,9 @@
  * client for input (see README, "Asking the user"). Return `toolError("...")` for failures the model should read.
  */
 import * as z from "zod/mini";
-import { defineTool, elicitForm, listRoots, resourceLink, sample, samplingText, text, toolError } from "./mcp";
 import type { ToolContext } from "./mcp";
-import { NOTE_ID, NOTE_LIMITS, NOTEBOOK_ID, newNotebookId, notebookFor, type Note } from "./notes";
+import { defineTool, elicitForm, listRoots, resourceLink, sample, samplingText, text, toolError } from "./mcp";
+import { NOTE_ID, NOTE_LIMITS, NOTEBOOK_ID, type Note, newNotebookId, notebookFor } from "./notes";
 
 const notebookId = z.string().check(z.regex(NOTEBOOK_ID), z.describe("Notebook handle returned by create_notebook"));
 const noteId = z.string().check(z.regex(NOTE_ID), z.describe("Note id, as returned by add_note or search_notes"));
@@ -118,7 +118,13 @@ export const tools = [
     name: "update_note",
     title: "Edit a note",
     description: "Change a note's title, body or tags; fields left out stay as they are.",
-    input: z.strictObject({ notebook_id: notebookId, note_id: noteId, title: z.optional(title), body: z.optional(body), tags: z.optional(tags) }),
+    input: z.strictObject({
+      notebook_id: notebookId,
+      note_id: noteId,
+      title: z.optional(title),
+      body: z.optional(body),
+      tags: z.optional(tags),
+    }),
     output: noteSchema,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     async handler({ notebook_id, note_id, ...changes }, ctx) {
@@ -181,7 +187,9 @@ export const tools = [
       if (!ctx.supports("sampling")) {
         const extract = notes.map((note) => `- ${note.title}: ${firstSentence(note.body)}`).join("\n");
         return {
-          content: [text(`Your client does not offer sampling, so this is an extractive summary (first sentence of each note):\n${extract}`)],
+          content: [
+            text(`Your client does not offer sampling, so this is an extractive summary (first sentence of each note):\n${extract}`),
+          ],
         };
       }
       const { summary } = await ctx.ask({
@@ -224,7 +232,10 @@ export const tools = [
         const { draft: sampled } = await ctx.ask({
           draft: sample({
             messages: [
-              { role: "user", content: { type: "text", text: `Write a ${length} note about "${args.topic}" for ${audience || "myself"}.${context}` } },
+              {
+                role: "user",
+                content: { type: "text", text: `Write a ${length} note about "${args.topic}" for ${audience || "myself"}.${context}` },
+              },
             ],
             maxTokens: length === "long" ? 1_200 : length === "medium" ? 600 : 250,
           }),

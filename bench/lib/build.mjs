@@ -3,7 +3,7 @@
  * Node built-ins only, so `bench/size-budget.mjs` can use it without installing bench/ dependencies.
  */
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";

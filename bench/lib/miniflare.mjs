@@ -15,7 +15,13 @@ export const MINIFLARE_VERSION = fromWrangler("miniflare/package.json").version;
 export const WORKERD_VERSION = createRequire(fromWrangler.resolve("miniflare/package.json"))("workerd/package.json").version;
 
 /** Drops the Workers' own stdout/stderr: nothing they print is part of a measurement. */
-const quiet = { log: new Log(LogLevel.ERROR), handleRuntimeStdio: (stdout, stderr) => (stdout.resume(), stderr.resume()) };
+const quiet = {
+  log: new Log(LogLevel.ERROR),
+  handleRuntimeStdio: (stdout, stderr) => {
+    stdout.resume();
+    stderr.resume();
+  },
+};
 
 /** Every workerd still running, so an interrupted bench can stop them all (see run.mjs). */
 export const live = new Set();
@@ -25,7 +31,10 @@ async function start(options) {
   const mf = new Miniflare(options);
   live.add(mf);
   const dispose = mf.dispose.bind(mf);
-  mf.dispose = () => (live.delete(mf), dispose());
+  mf.dispose = () => {
+    live.delete(mf);
+    return dispose();
+  };
   const url = await mf.ready;
   // The workerd process(es) this instance started, for CPU accounting (see cpu.mjs).
   return { mf, url, pids: workerdPids().filter((pid) => !before.has(pid)) };

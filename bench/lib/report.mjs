@@ -112,7 +112,8 @@ export function markdown(run) {
         `${ratio(cells.sdk.p50, cells.template.p50)} |`,
     );
   }
-  const mrtr = (id) => `${ratio(run.load.call[id].rps, run.load.mrtr[id].rps)} by req/s, ${ratio(run.load.mrtr[id].cpuUs, run.load.call[id].cpuUs)} by CPU/req`;
+  const mrtr = (id) =>
+    `${ratio(run.load.call[id].rps, run.load.mrtr[id].rps)} by req/s, ${ratio(run.load.mrtr[id].cpuUs, run.load.call[id].cpuUs)} by CPU/req`;
   lines.push(
     "",
     `MRTR retry cost relative to a plain tools/call: template ${mrtr("template")}; SDK ${mrtr("sdk")}.`,
@@ -125,7 +126,10 @@ export function markdown(run) {
       (worker) =>
         `| ${worker.label} | ${kib(worker.size.raw)} | ${kib(worker.size.gzip)} | ` +
         `${worker.size.wrangler ? `${worker.size.wrangler.rawKiB} / ${worker.size.wrangler.gzipKiB} KiB` : "n/a"} | ` +
-        `${worker.size.contributors.slice(0, 4).map((part) => `${part.name} ${(part.bytes / 1024).toFixed(1)}`).join(", ")} |`,
+        `${worker.size.contributors
+          .slice(0, 4)
+          .map((part) => `${part.name} ${(part.bytes / 1024).toFixed(1)}`)
+          .join(", ")} |`,
     ),
     "",
     "## Startup",
@@ -178,19 +182,21 @@ export function svg(run) {
   const left = 70;
   const groupWidth = (width - left - 20) / run.scenarios.length;
   const barWidth = Math.min(48, (groupWidth - 30) / loaded.length);
-  const escape = (text) => String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const escapeHtml = (text) => String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${2 * panelHeight + 150}" font-family="sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="white"/>`,
     `<text x="${width / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">MCP Worker bench: template engine vs. baseline vs. SDK 2.4.0</text>`,
-    `<text x="${width / 2}" y="40" text-anchor="middle" fill="#555">${escape(`${run.command}, ${run.date}, ${run.params.connections} connections, medians of ${run.params.rounds} rounds x ${run.params.seconds} s`)}</text>`,
+    `<text x="${width / 2}" y="40" text-anchor="middle" fill="#555">${escapeHtml(`${run.command}, ${run.date}, ${run.params.connections} connections, medians of ${run.params.rounds} rounds x ${run.params.seconds} s`)}</text>`,
   ];
   const panel = (top, title, metric, unit, digits) => {
-    const max = niceCeiling(Math.max(...run.scenarios.flatMap((s) => loaded.map((w) => run.load[s.id][w.id][metric]).filter(Number.isFinite)), 1));
+    const max = niceCeiling(
+      Math.max(...run.scenarios.flatMap((s) => loaded.map((w) => run.load[s.id][w.id][metric]).filter(Number.isFinite)), 1),
+    );
     const plotTop = top + 28;
     const plotHeight = panelHeight - 70;
     const base = plotTop + plotHeight;
-    parts.push(`<text x="${left}" y="${top + 14}" font-size="13" font-weight="bold">${escape(title)}</text>`);
+    parts.push(`<text x="${left}" y="${top + 14}" font-size="13" font-weight="bold">${escapeHtml(title)}</text>`);
     for (let i = 0; i <= 4; i++) {
       const y = base - (plotHeight * i) / 4;
       parts.push(`<line x1="${left}" x2="${width - 20}" y1="${y}" y2="${y}" stroke="#e5e5e5"/>`);
@@ -204,10 +210,16 @@ export function svg(run) {
         const value = run.load[scenario.id][worker.id][metric];
         const height = Number.isFinite(value) ? (plotHeight * value) / max : 0;
         const x = groupLeft + b * barWidth;
-        parts.push(`<rect x="${x + 2}" y="${base - height}" width="${barWidth - 4}" height="${height}" fill="${COLORS[worker.id]}"><title>${escape(`${worker.label}, ${scenario.label}: ${fmt(value, digits)} ${unit}`)}</title></rect>`);
-        parts.push(`<text x="${x + barWidth / 2}" y="${base - height - 4}" text-anchor="middle" font-size="10">${fmt(value, digits)}</text>`);
+        parts.push(
+          `<rect x="${x + 2}" y="${base - height}" width="${barWidth - 4}" height="${height}" fill="${COLORS[worker.id]}"><title>${escapeHtml(`${worker.label}, ${scenario.label}: ${fmt(value, digits)} ${unit}`)}</title></rect>`,
+        );
+        parts.push(
+          `<text x="${x + barWidth / 2}" y="${base - height - 4}" text-anchor="middle" font-size="10">${fmt(value, digits)}</text>`,
+        );
       });
-      parts.push(`<text x="${left + g * groupWidth + groupWidth / 2}" y="${base + 18}" text-anchor="middle">${escape(scenario.label)}</text>`);
+      parts.push(
+        `<text x="${left + g * groupWidth + groupWidth / 2}" y="${base + 18}" text-anchor="middle">${escapeHtml(scenario.label)}</text>`,
+      );
     });
     parts.push(`<line x1="${left}" x2="${width - 20}" y1="${base}" y2="${base}" stroke="#333"/>`);
   };
@@ -217,12 +229,12 @@ export function svg(run) {
   loaded.forEach((worker, i) => {
     const x = left + i * 230;
     parts.push(`<rect x="${x}" y="${legendY - 10}" width="12" height="12" fill="${COLORS[worker.id]}"/>`);
-    parts.push(`<text x="${x + 18}" y="${legendY}">${escape(worker.label)}</text>`);
+    parts.push(`<text x="${x + 18}" y="${legendY}">${escapeHtml(worker.label)}</text>`);
   });
   const sized = run.workers.filter((worker) => ["template", "sdk", "real"].includes(worker.id));
   parts.push(
-    `<text x="${left}" y="${legendY + 24}" fill="#555">${escape(`Bundle, gzip -9 of the minified upload: ${sized.map((w) => `${w.label} ${kib(w.size.gzip)}`).join(", ")}.`)}</text>`,
-    `<text x="${left}" y="${legendY + 42}" fill="#555">${escape(`Startup (module evaluation) over an empty Worker: ${sized.map((w) => `${w.label} +${fmt(w.startup.importNet, 1)} ms`).join(", ")}.`)}</text>`,
+    `<text x="${left}" y="${legendY + 24}" fill="#555">${escapeHtml(`Bundle, gzip -9 of the minified upload: ${sized.map((w) => `${w.label} ${kib(w.size.gzip)}`).join(", ")}.`)}</text>`,
+    `<text x="${left}" y="${legendY + 42}" fill="#555">${escapeHtml(`Startup (module evaluation) over an empty Worker: ${sized.map((w) => `${w.label} +${fmt(w.startup.importNet, 1)} ms`).join(", ")}.`)}</text>`,
   );
   parts.push("</svg>", "");
   return parts.join("\n");

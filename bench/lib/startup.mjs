@@ -9,8 +9,8 @@
  *    figure is coarse; it is reported because it is the official tool.
  */
 import { readFileSync, rmSync } from "node:fs";
-import { lazyImporter } from "./miniflare.mjs";
 import { wrangler } from "./build.mjs";
+import { lazyImporter } from "./miniflare.mjs";
 
 async function timed(mf, path) {
   const started = performance.now();

@@ -6,8 +6,9 @@
  * malformed makes the whole configuration invalid: `/mcp` then answers 503 and `/health` says so, rather than
  * silently running with a default the operator did not choose.
  */
-import { memoize } from "./memo";
+
 import { parseKeySpec } from "./input/state-token";
+import { memoize } from "./memo";
 
 export interface Limits {
   maxBodyBytes: number;
@@ -168,7 +169,7 @@ function readAuthSettings(read: VarReader): AuthSettings | undefined {
       jwks = JSON.parse(inline) as AuthSettings["jwks"];
       if (!Array.isArray(jwks?.keys)) throw new Error();
     } catch {
-      read.problems.push("AUTH_JWKS must be a JSON Web Key Set ({\"keys\": [...]})");
+      read.problems.push('AUTH_JWKS must be a JSON Web Key Set ({"keys": [...]})');
     }
   }
   return {

@@ -4,21 +4,20 @@
  * conformance fixture and the bench Workers). Everything a tool, resource or prompt module needs, the Worker
  * factory, and the Durable Object classes that wrangler.toml binds.
  */
-export { ENGINE_VERSION } from "./version";
-export { createMcpWorker } from "./worker";
-export type { EngineBindings } from "./bindings";
-export type { ServerDefinition } from "./protocol/server";
 
-export { defineTool, toolError, type Tool, type ToolContext, type ToolResult } from "./define/tools";
-export { defineResource, defineResourceTemplate, type Resource, type ResourceContext, type Completer } from "./define/resources";
-export { definePrompt, type Prompt, type PromptContext } from "./define/prompts";
-export { text, image, audio, resourceLink, embeddedResource, toBase64 } from "./define/content";
-export { titledEnum } from "./define/schema";
-export type { HandlerContext } from "./define/context";
 export type { Principal } from "./auth/principal";
-export { elicitForm, elicitUrl, sample, listRoots, samplingText, type InputApi } from "./input/ask";
-
+export type { EngineBindings } from "./bindings";
+export { audio, embeddedResource, image, resourceLink, text, toBase64 } from "./define/content";
+export type { HandlerContext } from "./define/context";
+export { definePrompt, type Prompt, type PromptContext } from "./define/prompts";
+export { type Completer, defineResource, defineResourceTemplate, type Resource, type ResourceContext } from "./define/resources";
+export { titledEnum } from "./define/schema";
+export { defineTool, type Tool, type ToolContext, type ToolResult, toolError } from "./define/tools";
+export { elicitForm, elicitUrl, type InputApi, listRoots, sample, samplingText } from "./input/ask";
+export { ReplayGuard } from "./input/replay-guard";
+export { LegacySession } from "./legacy/session";
 // Durable Object classes: the app's entry module re-exports them under the names wrangler.toml binds.
 export { SubscriptionHub } from "./listen/hub";
-export { LegacySession } from "./legacy/session";
-export { ReplayGuard } from "./input/replay-guard";
+export type { ServerDefinition } from "./protocol/server";
+export { ENGINE_VERSION } from "./version";
+export { createMcpWorker } from "./worker";

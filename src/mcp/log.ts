@@ -6,14 +6,19 @@
 import type { RequestId } from "./protocol/wire";
 
 export interface LogScope {
-  /** Server-generated id of the HTTP request, returned to the client in the `Mcp-Request-Id` header. */
+  /** Server-generated id of the HTTP request, returned to the client in the `X-Request-Id` header. */
   traceId: string;
   /** The JSON-RPC id; chosen by the client, so not unique across requests. */
   requestId?: RequestId;
   method?: string;
 }
 
-export function log(scope: LogScope | undefined, level: "info" | "warn" | "error", message: string, fields: Record<string, unknown> = {}): void {
+export function log(
+  scope: LogScope | undefined,
+  level: "info" | "warn" | "error",
+  message: string,
+  fields: Record<string, unknown> = {},
+): void {
   const line = JSON.stringify({
     level,
     message,

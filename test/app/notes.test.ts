@@ -67,9 +67,17 @@ describe("notes example: delete_note confirms through elicitation", () => {
     const capabilities = { elicitation: {} };
     const first = await tool("delete_note", args, capabilities);
     expect(first.resultType).toBe("input_required");
-    expect(first.inputRequests.confirm).toMatchObject({ method: "elicitation/create", params: { mode: "form", requestedSchema: { type: "object" } } });
+    expect(first.inputRequests.confirm).toMatchObject({
+      method: "elicitation/create",
+      params: { mode: "form", requestedSchema: { type: "object" } },
+    });
 
-    const retry = { name: "delete_note", arguments: args, requestState: first.requestState, inputResponses: { confirm: { action: "accept", content: { delete: true } } } };
+    const retry = {
+      name: "delete_note",
+      arguments: args,
+      requestState: first.requestState,
+      inputResponses: { confirm: { action: "accept", content: { delete: true } } },
+    };
     const deleted = await call<ToolResult>("tools/call", retry, { capabilities });
     expect(deleted.content[0]!.text).toContain("Deleted note");
     const replay = await readMessage(await send("tools/call", retry, { capabilities }));
@@ -139,7 +147,9 @@ describe("notes example: summarize_notes", () => {
 describe("notes example: resources, prompt and completion", () => {
   it("reads a note as a resource and completes note ids within a notebook", async () => {
     const { notebook, ids } = await notebookWithNotes({ title: "Res", body: "Body text", tags: ["t1"] });
-    const read = await call<{ contents: { text: string }[]; cacheScope: string }>("resources/read", { uri: `note://${notebook}/${ids[0]}` });
+    const read = await call<{ contents: { text: string }[]; cacheScope: string }>("resources/read", {
+      uri: `note://${notebook}/${ids[0]}`,
+    });
     expect(read.contents[0]!.text).toBe("# Res\n\nBody text\n\nTags: t1");
     expect(read.cacheScope).toBe("private");
 
@@ -158,7 +168,10 @@ describe("notes example: resources, prompt and completion", () => {
 
   it("builds the review prompt from matching notes as embedded resources", async () => {
     const { notebook } = await notebookWithNotes({ title: "Plan", body: "Ship it", tags: ["launch"] });
-    const prompt = await call<{ messages: { content: { type: string } }[] }>("prompts/get", { name: "review_notes", arguments: { notebook_id: notebook, topic: "ship" } });
+    const prompt = await call<{ messages: { content: { type: string } }[] }>("prompts/get", {
+      name: "review_notes",
+      arguments: { notebook_id: notebook, topic: "ship" },
+    });
     expect(prompt.messages.map((message) => message.content.type)).toEqual(["resource", "text"]);
     const topics = await call<{ completion: { values: string[] } }>("completion/complete", {
       ref: { type: "ref/prompt", name: "review_notes" },

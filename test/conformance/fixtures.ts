@@ -50,7 +50,9 @@ export const tools = [
     description: "Returns an embedded resource.",
     input: noArgs,
     handler: () => ({
-      content: [embeddedResource({ uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." })],
+      content: [
+        embeddedResource({ uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." }),
+      ],
     }),
   }),
   defineTool({
@@ -88,7 +90,9 @@ export const tools = [
     description: "Needs the client's sampling capability.",
     input: noArgs,
     async handler(_args, ctx) {
-      const { answer } = await ctx.ask({ answer: sample({ messages: [{ role: "user", content: { type: "text", text: "Say yes" } }], maxTokens: 10 }) });
+      const { answer } = await ctx.ask({
+        answer: sample({ messages: [{ role: "user", content: { type: "text", text: "Say yes" } }], maxTokens: 10 }),
+      });
       return { content: [text(`Success: ${samplingText(answer)}`)] };
     },
   }),
@@ -143,7 +147,10 @@ export const tools = [
     input: noArgs,
     async handler(_args, ctx) {
       const { capital_question } = await ctx.ask({
-        capital_question: sample({ messages: [{ role: "user", content: { type: "text", text: "What is the capital of France?" } }], maxTokens: 100 }),
+        capital_question: sample({
+          messages: [{ role: "user", content: { type: "text", text: "What is the capital of France?" } }],
+          maxTokens: 100,
+        }),
       });
       return { content: [text(`Sampling result: ${samplingText(capital_question)}`)] };
     },
@@ -212,7 +219,10 @@ export const tools = [
         return { content: [text(`Elicited: ${user_name.action}`)] };
       }
       const { capital_question } = await ctx.ask({
-        capital_question: sample({ messages: [{ role: "user", content: { type: "text", text: "What is the capital of France?" } }], maxTokens: 100 }),
+        capital_question: sample({
+          messages: [{ role: "user", content: { type: "text", text: "What is the capital of France?" } }],
+          maxTokens: 100,
+        }),
       });
       return { content: [text(`Sampled: ${samplingText(capital_question)}`)] };
     },
@@ -244,7 +254,9 @@ export const tools = [
     description: "Asks the client's model to answer a prompt.",
     input: z.strictObject({ prompt: z.string() }),
     async handler({ prompt }, ctx) {
-      const { answer } = await ctx.ask({ answer: sample({ messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: 100 }) });
+      const { answer } = await ctx.ask({
+        answer: sample({ messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: 100 }),
+      });
       return { content: [text(`LLM response: ${samplingText(answer)}`)] };
     },
   }),
@@ -262,7 +274,11 @@ export const tools = [
           }),
         ),
       });
-      return { content: [text(`User response: action=${user.action}${user.action === "accept" ? `, content=${JSON.stringify(user.content)}` : ""}`)] };
+      return {
+        content: [
+          text(`User response: action=${user.action}${user.action === "accept" ? `, content=${JSON.stringify(user.content)}` : ""}`),
+        ],
+      };
     },
   }),
   defineTool({
@@ -282,7 +298,9 @@ export const tools = [
           }),
         ),
       });
-      return { content: [text(`Elicitation completed: action=${form.action}, content=${JSON.stringify("content" in form ? form.content : {})}`)] };
+      return {
+        content: [text(`Elicitation completed: action=${form.action}, content=${JSON.stringify("content" in form ? form.content : {})}`)],
+      };
     },
   }),
   defineTool({
@@ -336,7 +354,9 @@ export const resources = [
     name: "template-data",
     description: "Data for an id.",
     mimeType: "application/json",
-    read: (uri, { id }) => [{ uri, mimeType: "application/json", text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }],
+    read: (uri, { id }) => [
+      { uri, mimeType: "application/json", text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) },
+    ],
     complete: { id: (value) => ["123", "456"].filter((id) => id.startsWith(value)) },
   }),
 ];
@@ -350,7 +370,10 @@ export const prompts = [
   definePrompt({
     name: "test_prompt_with_arguments",
     description: "A prompt with two arguments.",
-    arguments: z.strictObject({ arg1: z.string().check(z.describe("First argument")), arg2: z.string().check(z.describe("Second argument")) }),
+    arguments: z.strictObject({
+      arg1: z.string().check(z.describe("First argument")),
+      arg2: z.string().check(z.describe("Second argument")),
+    }),
     complete: { arg1: (value) => ["testValue1", "testValue2"].filter((option) => option.startsWith(value)) },
     get: ({ arg1, arg2 }) => ({ messages: [{ role: "user", content: text(`Prompt with arguments: arg1='${arg1}', arg2='${arg2}'`) }] }),
   }),
@@ -360,7 +383,10 @@ export const prompts = [
     arguments: z.strictObject({ resourceUri: z.string().check(z.describe("URI of the resource to embed")) }),
     get: ({ resourceUri }) => ({
       messages: [
-        { role: "user", content: embeddedResource({ uri: resourceUri, mimeType: "text/plain", text: "Embedded resource content for testing." }) },
+        {
+          role: "user",
+          content: embeddedResource({ uri: resourceUri, mimeType: "text/plain", text: "Embedded resource content for testing." }),
+        },
         { role: "user", content: text("Please process the embedded resource above.") },
       ],
     }),

@@ -3,7 +3,7 @@
  * CI installs Chromium (.ci/run); on a machine without it the test is skipped unless CI is set.
  */
 import { existsSync, mkdirSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import { type Browser, chromium } from "playwright-core";
 import { afterAll, describe, expect, inject, it } from "vitest";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -19,7 +19,16 @@ describe.skipIf(!available)("landing page in headless Chromium", () => {
   it("renders the server's name, endpoint and tools, and its copy button works", async () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     });
     const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
     const origin = new URL(inject("mcpUrl")).origin;
@@ -29,11 +38,13 @@ describe.skipIf(!available)("landing page in headless Chromium", () => {
     page.on("pageerror", (error) => errors.push(error.message));
     page.on("console", (message) => message.type() === "error" && errors.push(message.text()));
 
-    await page.goto(origin + "/");
+    await page.goto(`${origin}/`);
     expect(await page.title()).toBe("Notes · MCP server");
     expect(await page.locator("h1").textContent()).toBe("Notes");
     expect(await page.locator("#endpoint").textContent()).toBe(`${origin}/mcp`);
-    expect(await page.locator("li code").allTextContents()).toEqual(expect.arrayContaining(["create_notebook", "search_notes", "delete_note", "review_notes"]));
+    expect(await page.locator("li code").allTextContents()).toEqual(
+      expect.arrayContaining(["create_notebook", "search_notes", "delete_note", "review_notes"]),
+    );
 
     const copy = page.locator('button[data-copy="endpoint"]');
     await copy.click();

@@ -5,11 +5,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ResourceUpdatedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, inject, it } from "vitest";
 
 const closers: (() => Promise<void>)[] = [];
@@ -54,8 +50,13 @@ describe("@modelcontextprotocol/sdk 1.32.2 client (2025-11-25)", () => {
     const notebook = created.structuredContent.notebook_id;
     const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "Legacy", body: "Hello." } });
     const noteId = added.structuredContent.id;
-    expect((await client.callTool({ name: "search_notes", arguments: { notebook_id: notebook, query: "hello" } }) as any).structuredContent.notes).toHaveLength(1);
-    expect((await client.callTool({ name: "get_note", arguments: { notebook_id: notebook, note_id: noteId } }) as any).structuredContent.title).toBe("Legacy");
+    expect(
+      ((await client.callTool({ name: "search_notes", arguments: { notebook_id: notebook, query: "hello" } })) as any).structuredContent
+        .notes,
+    ).toHaveLength(1);
+    expect(
+      ((await client.callTool({ name: "get_note", arguments: { notebook_id: notebook, note_id: noteId } })) as any).structuredContent.title,
+    ).toBe("Legacy");
     await client.callTool({ name: "update_note", arguments: { notebook_id: notebook, note_id: noteId, tags: ["x"] } });
     expect(textOf(await client.callTool({ name: "summarize_notes", arguments: { notebook_id: notebook } }))).toContain("extractive");
     const resource = await client.readResource({ uri: `note://${notebook}/${noteId}` });
@@ -88,7 +89,11 @@ describe("@modelcontextprotocol/sdk 1.32.2 client (2025-11-25)", () => {
 
     const drafted = await client.callTool({ name: "draft_note", arguments: { notebook_id: notebook, topic: "Legacy drafting" } });
     expect(textOf(drafted)).toMatch(/^Saved the draft as note n_/);
-    expect(asked).toEqual(["elicit:Drafting a note about \"Legacy drafting\". Who is it for, and how long should it be?", "sample", "elicit:Save this draft?"]);
+    expect(asked).toEqual([
+      'elicit:Drafting a note about "Legacy drafting". Who is it for, and how long should it be?',
+      "sample",
+      "elicit:Save this draft?",
+    ]);
 
     const saved: any = await client.callTool({ name: "search_notes", arguments: { notebook_id: notebook, query: "" } });
     const noteId = saved.structuredContent.notes[0].id;
@@ -119,7 +124,12 @@ describe("@modelcontextprotocol/sdk 1.32.2 client (2025-11-25)", () => {
     await transport.terminateSession();
     const response = await fetch(url(), {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-session-id": id,
+        "mcp-protocol-version": "2025-11-25",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
     });
     expect(response.status).toBe(404);
@@ -128,7 +138,10 @@ describe("@modelcontextprotocol/sdk 1.32.2 client (2025-11-25)", () => {
 
 describe("@modelcontextprotocol/client 2.4.0 in legacy and auto modes", () => {
   async function connectV2(mode: "legacy" | "auto") {
-    const client = new Client({ name: `v2-${mode}`, version: "1.0.0" }, { capabilities: { elicitation: {} }, versionNegotiation: { mode } });
+    const client = new Client(
+      { name: `v2-${mode}`, version: "1.0.0" },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode } },
+    );
     client.setRequestHandler("elicitation/create", async () => ({ action: "accept", content: { delete: true } }));
     await client.connect(new StreamableHTTPClientTransport(url()));
     closers.push(() => client.close());
@@ -141,7 +154,9 @@ describe("@modelcontextprotocol/client 2.4.0 in legacy and auto modes", () => {
     const created: any = await client.callTool({ name: "create_notebook", arguments: {} });
     const notebook = created.structuredContent.notebook_id;
     const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "v2 legacy", body: "x" } });
-    expect(textOf(await client.callTool({ name: "delete_note", arguments: { notebook_id: notebook, note_id: added.structuredContent.id } }))).toContain("Deleted");
+    expect(
+      textOf(await client.callTool({ name: "delete_note", arguments: { notebook_id: notebook, note_id: added.structuredContent.id } })),
+    ).toContain("Deleted");
     expect((await client.readResource({ uri: "notes://guide" })).contents).toHaveLength(1);
   });
 
@@ -151,6 +166,8 @@ describe("@modelcontextprotocol/client 2.4.0 in legacy and auto modes", () => {
     const created: any = await client.callTool({ name: "create_notebook", arguments: {} });
     const notebook = created.structuredContent.notebook_id;
     const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "v2 auto", body: "x" } });
-    expect(textOf(await client.callTool({ name: "delete_note", arguments: { notebook_id: notebook, note_id: added.structuredContent.id } }))).toContain("Deleted");
+    expect(
+      textOf(await client.callTool({ name: "delete_note", arguments: { notebook_id: notebook, note_id: added.structuredContent.id } })),
+    ).toContain("Deleted");
   });
 });

@@ -47,7 +47,10 @@ describe("listen with several clients", () => {
     ]);
     expect(subscriptions[0].honoredFilter).toEqual({ resourceSubscriptions: [watched] });
 
-    await editor.callTool({ name: "update_note", arguments: { notebook_id: notebook, note_id: watched.split("/").pop(), body: "changed" } });
+    await editor.callTool({
+      name: "update_note",
+      arguments: { notebook_id: notebook, note_id: watched.split("/").pop(), body: "changed" },
+    });
     await settle();
     expect(received).toEqual([[watched], [watched], []]);
 

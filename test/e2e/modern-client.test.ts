@@ -57,7 +57,14 @@ describe("official client pinned to 2026-07-28", () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
-      "create_notebook", "add_note", "search_notes", "get_note", "update_note", "delete_note", "summarize_notes", "draft_note",
+      "create_notebook",
+      "add_note",
+      "search_notes",
+      "get_note",
+      "update_note",
+      "delete_note",
+      "summarize_notes",
+      "draft_note",
     ]);
     expect(tools.every((tool) => tool.inputSchema.type === "object" && tool.description)).toBe(true);
   });
@@ -65,13 +72,19 @@ describe("official client pinned to 2026-07-28", () => {
   it("calls every plain tool, reads the note resource, gets the prompt and completes a note id", async () => {
     const { client } = await connect();
     const notebook = await newNotebook(client);
-    const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "Invoices", body: "Pay March invoices.", tags: ["work"] } });
+    const added: any = await client.callTool({
+      name: "add_note",
+      arguments: { notebook_id: notebook, title: "Invoices", body: "Pay March invoices.", tags: ["work"] },
+    });
     const noteId = added.structuredContent.id;
     const found: any = await client.callTool({ name: "search_notes", arguments: { notebook_id: notebook, query: "march" } });
     expect(found.structuredContent.notes).toHaveLength(1);
     const got: any = await client.callTool({ name: "get_note", arguments: { notebook_id: notebook, note_id: noteId } });
     expect(got.structuredContent.title).toBe("Invoices");
-    const updated: any = await client.callTool({ name: "update_note", arguments: { notebook_id: notebook, note_id: noteId, title: "Invoices (paid)" } });
+    const updated: any = await client.callTool({
+      name: "update_note",
+      arguments: { notebook_id: notebook, note_id: noteId, title: "Invoices (paid)" },
+    });
     expect(updated.structuredContent.title).toBe("Invoices (paid)");
     const summary = await client.callTool({ name: "summarize_notes", arguments: { notebook_id: notebook } });
     expect(textOf(summary)).toContain("extractive summary");
@@ -101,7 +114,10 @@ describe("multi round-trip requests through the client's handlers", () => {
     const { client, asked } = await connect({ elicitation: {} }, { elicit: () => ({ action: "accept", content: { delete: true } }) });
     const notebook = await newNotebook(client);
     const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "Old", body: "x" } });
-    const result = await client.callTool({ name: "delete_note", arguments: { notebook_id: notebook, note_id: added.structuredContent.id } });
+    const result = await client.callTool({
+      name: "delete_note",
+      arguments: { notebook_id: notebook, note_id: added.structuredContent.id },
+    });
     expect(textOf(result)).toContain("Deleted note");
     expect(asked).toEqual(['elicit:Delete the note "Old"? This cannot be undone.']);
   });
@@ -110,9 +126,15 @@ describe("multi round-trip requests through the client's handlers", () => {
     const { client } = await connect({ elicitation: {} }, { elicit: () => ({ action: "decline" }) });
     const notebook = await newNotebook(client);
     const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "Keep", body: "x" } });
-    const result = await client.callTool({ name: "delete_note", arguments: { notebook_id: notebook, note_id: added.structuredContent.id } });
+    const result = await client.callTool({
+      name: "delete_note",
+      arguments: { notebook_id: notebook, note_id: added.structuredContent.id },
+    });
     expect(textOf(result)).toContain("did not confirm");
-    const still: any = await client.callTool({ name: "get_note", arguments: { notebook_id: notebook, note_id: added.structuredContent.id } });
+    const still: any = await client.callTool({
+      name: "get_note",
+      arguments: { notebook_id: notebook, note_id: added.structuredContent.id },
+    });
     expect(still.isError).toBeFalsy();
   });
 
@@ -143,7 +165,10 @@ describe("multi round-trip requests through the client's handlers", () => {
     expect(asked.map((entry) => entry.split(":")[0])).toEqual(["elicit", "roots", "sample", "elicit"]);
     const saved: any = await client.callTool({ name: "search_notes", arguments: { notebook_id: notebook, query: "" } });
     expect(saved.structuredContent.notes[0]).toMatchObject({ title: "Release plan", tags: ["draft"] });
-    const body: any = await client.callTool({ name: "get_note", arguments: { notebook_id: notebook, note_id: saved.structuredContent.notes[0].id } });
+    const body: any = await client.callTool({
+      name: "get_note",
+      arguments: { notebook_id: notebook, note_id: saved.structuredContent.notes[0].id },
+    });
     expect(body.structuredContent.body).toBe("Draft mentioning proj.");
   });
 

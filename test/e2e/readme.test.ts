@@ -30,7 +30,8 @@ describe("README", () => {
     const json = blocks.filter((block) => block.lang === "json");
     expect(json.length).toBeGreaterThan(0);
     for (const block of json) expect(() => JSON.parse(block.body)).not.toThrow();
-    for (const [, snippet] of readme.matchAll(/\*\*(?:Cursor|VS Code)\*\* \([^)]*\): `(\{.*\})`/g)) expect(() => JSON.parse(snippet!)).not.toThrow();
+    for (const [, snippet] of readme.matchAll(/\*\*(?:Cursor|VS Code)\*\* \([^)]*\): `(\{.*\})`/g))
+      expect(() => JSON.parse(snippet!)).not.toThrow();
   });
 
   it("has a quick-start curl command that gets a server/discover answer", () => {
@@ -47,7 +48,9 @@ describe("README", () => {
   });
 
   it("documents every setting the server reads", () => {
-    const settings = [...readFileSync("src/mcp/config.ts", "utf8").matchAll(/read\.(?:string|integer|oneOf|list)\("([A-Z_]+)"/g)].map(([, name]) => name!);
+    const settings = [...readFileSync("src/mcp/config.ts", "utf8").matchAll(/read\.(?:string|integer|oneOf|list)\("([A-Z_]+)"/g)].map(
+      ([, name]) => name!,
+    );
     expect(settings.length).toBeGreaterThan(20);
     for (const name of new Set(settings)) expect(readme, name).toContain(`| \`${name}\``);
   });

@@ -13,11 +13,11 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import * as z from "zod/mini";
 import { definePrompt, defineResource, defineTool, elicitForm, text } from "../../src/mcp";
 import { parseConfig } from "../../src/mcp/config";
-import { createPublisher, globalHubName, principalHubName } from "../../src/mcp/listen/publish";
 import { digestJson, importKeyRing, open, parseKeySpec, seal } from "../../src/mcp/input/state-token";
+import { createPublisher, globalHubName, principalHubName } from "../../src/mcp/listen/publish";
 import { tools as exampleTools } from "../../src/tools";
-import { meta, MODERN, post, readMessage, send, standardHeaders, testServer, URL_MCP, type Json } from "../helpers/rpc";
 import { localIssuer } from "../helpers/issuer";
+import { type Json, MODERN, meta, post, readMessage, send, standardHeaders, testServer, URL_MCP } from "../helpers/rpc";
 import { sseReader } from "../helpers/sse";
 import { expectError, prototypeSnapshot, withLogs } from "../helpers/wire";
 
@@ -30,7 +30,10 @@ const cancelled: (string | number)[] = [];
 const echo = defineTool({
   name: "echo",
   description: "Echoes a short text.",
-  input: z.strictObject({ text: z.string().check(z.minLength(1), z.maxLength(10)), times: z.optional(z.int().check(z.minimum(1), z.maximum(5))) }),
+  input: z.strictObject({
+    text: z.string().check(z.minLength(1), z.maxLength(10)),
+    times: z.optional(z.int().check(z.minimum(1), z.maximum(5))),
+  }),
   output: z.object({ echoed: z.string() }),
   handler: ({ text: value, times }) => {
     echoRuns++;
@@ -106,13 +109,20 @@ describe("transport and envelope", () => {
       expect(response.status).toBe(405);
       expect(response.headers.get("allow")).toBe("POST");
       // No detail beyond the refusal itself: no id, no data.
-      expect(await response.json()).toEqual({ jsonrpc: "2.0", error: { code: -32600, message: expect.stringMatching(/^Method Not Allowed/) } });
+      expect(await response.json()).toEqual({
+        jsonrpc: "2.0",
+        error: { code: -32600, message: expect.stringMatching(/^Method Not Allowed/) },
+      });
     }
   });
 
   it("row 2: a foreign Origin gets 403 and a JSON-RPC error without id; no tool code runs", async () => {
     const before = echoRuns;
-    const response = await server.send("tools/call", { name: "echo", arguments: { text: "hi" } }, { headers: { origin: "https://evil.example" } });
+    const response = await server.send(
+      "tools/call",
+      { name: "echo", arguments: { text: "hi" } },
+      { headers: { origin: "https://evil.example" } },
+    );
     await expectError(response, 403, -32600, null);
     expect(echoRuns).toBe(before);
   });
@@ -141,7 +151,11 @@ describe("transport and envelope", () => {
   });
 
   it("row 6: a Content-Length over the 1 MiB cap gets 413 before the body is read", async () => {
-    const request = new Request(URL_MCP, { method: "POST", headers: { ...HEADERS, "content-length": String(2 * 1024 * 1024) }, body: "{}" });
+    const request = new Request(URL_MCP, {
+      method: "POST",
+      headers: { ...HEADERS, "content-length": String(2 * 1024 * 1024) },
+      body: "{}",
+    });
     await expectError(await server.fetch(request), 413, -32600, null);
     expect(request.bodyUsed).toBe(false);
     await expectError(await post("{}", { ...HEADERS, "content-length": String(1_048_577) }), 413, -32600, null);
@@ -197,9 +211,20 @@ describe("transport and envelope", () => {
     const batch = [{ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta() } }];
     await expectError(await post(batch, standardHeaders("tools/list")), 400, -32600, null);
     await expectError(await post({ jsonrpc: "2.0", id: 3, result: {} }, { ...HEADERS, "mcp-method": null }), 400, -32600, 3);
-    await expectError(await post({ jsonrpc: "2.0", id: 4, error: { code: 1, message: "x" } }, { ...HEADERS, "mcp-method": null }), 400, -32600, 4);
+    await expectError(
+      await post({ jsonrpc: "2.0", id: 4, error: { code: 1, message: "x" } }, { ...HEADERS, "mcp-method": null }),
+      400,
+      -32600,
+      4,
+    );
 
-    const legacyBatch = await post([{ jsonrpc: "2.0", id: 1, method: "ping" }, { jsonrpc: "2.0", id: 2, method: "tools/list" }], legacyHeaders);
+    const legacyBatch = await post(
+      [
+        { jsonrpc: "2.0", id: 1, method: "ping" },
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+      ],
+      legacyHeaders,
+    );
     expect(legacyBatch.status).toBe(200);
     const answers = (await legacyBatch.json()) as Json[];
     expect(answers.map((answer) => answer.id)).toEqual([1, 2]);
@@ -207,7 +232,8 @@ describe("transport and envelope", () => {
   });
 
   it("row 12: jsonrpc other than 2.0, a missing method, a null id and object or float ids get 400 and -32600", async () => {
-    const request = (fields: Json) => post({ jsonrpc: "2.0", id: 7, method: "tools/list", params: { _meta: meta() }, ...fields }, standardHeaders("tools/list"));
+    const request = (fields: Json) =>
+      post({ jsonrpc: "2.0", id: 7, method: "tools/list", params: { _meta: meta() }, ...fields }, standardHeaders("tools/list"));
     await expectError(await request({ jsonrpc: "1.0" }), 400, -32600, 7);
     await expectError(await request({ jsonrpc: undefined }), 400, -32600, 7);
     await expectError(await post({ jsonrpc: "2.0", id: 8, params: { _meta: meta() } }, standardHeaders("tools/list")), 400, -32600, 8);
@@ -219,7 +245,10 @@ describe("transport and envelope", () => {
   });
 
   it("row 14: a notification is accepted with 202 and an empty body", async () => {
-    const response = await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }, standardHeaders("notifications/cancelled"));
+    const response = await post(
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } },
+      standardHeaders("notifications/cancelled"),
+    );
     expect(response.status).toBe(202);
     expect(await response.text()).toBe("");
   });
@@ -233,11 +262,15 @@ describe("transport and envelope", () => {
 
     await expectError(await send("server/discover", {}, { id: 151, headers: { "mcp-protocol-version": null } }), 400, -32020, 151);
 
-    const unsupported = await send("server/discover", {}, {
-      id: 152,
-      metaExtra: { "io.modelcontextprotocol/protocolVersion": "v999" },
-      headers: { "mcp-protocol-version": "v999" },
-    });
+    const unsupported = await send(
+      "server/discover",
+      {},
+      {
+        id: 152,
+        metaExtra: { "io.modelcontextprotocol/protocolVersion": "v999" },
+        headers: { "mcp-protocol-version": "v999" },
+      },
+    );
     expect((await expectError(unsupported, 400, -32022, 152)).error?.data).toEqual({ supported: [MODERN], requested: "v999" });
 
     // With legacy support off, the reference behaviour: a request without a version is refused with -32022.
@@ -248,7 +281,12 @@ describe("transport and envelope", () => {
 
   it("row 16: MCP-Protocol-Version != _meta version, Mcp-Method != method, Mcp-Name != params.name get 400 and -32020", async () => {
     const call = { name: "echo", arguments: { text: "hi" } };
-    await expectError(await server.send("tools/call", call, { id: 161, headers: { "mcp-protocol-version": "2026-01-01" } }), 400, -32020, 161);
+    await expectError(
+      await server.send("tools/call", call, { id: 161, headers: { "mcp-protocol-version": "2026-01-01" } }),
+      400,
+      -32020,
+      161,
+    );
     await expectError(await server.send("tools/call", call, { id: 162, headers: { "mcp-method": "tools/list" } }), 400, -32020, 162);
     await expectError(await server.send("tools/call", call, { id: 163, headers: { "mcp-name": "crash" } }), 400, -32020, 163);
   });
@@ -334,9 +372,14 @@ describe("tools and faults", () => {
     expect(response.status).toBe(200);
     const traceId = response.headers.get("x-request-id");
     const { result } = await readMessage(response);
-    expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: `Tool crash failed unexpectedly. Reference: ${traceId}` }] });
+    expect(result).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: `Tool crash failed unexpectedly. Reference: ${traceId}` }],
+    });
     expect(JSON.stringify(result)).not.toContain("hunter2");
-    expect(entries).toContainEqual(expect.objectContaining({ traceId, message: "tool handler threw", detail: expect.stringContaining("hunter2") }));
+    expect(entries).toContainEqual(
+      expect.objectContaining({ traceId, message: "tool handler threw", detail: expect.stringContaining("hunter2") }),
+    );
   });
 
   it("row 24: an internal failure outside a tool (a resource read that throws) gets -32603 with HTTP 500 and a generic message", async () => {
@@ -349,7 +392,9 @@ describe("tools and faults", () => {
     const { value: response, entries } = await withLogs(() => callTool("lies", {}, 25));
     const message = await expectError(response, 500, -32603, 25);
     expect(message.error).toEqual({ code: -32603, message: "Internal error" });
-    expect(entries).toContainEqual(expect.objectContaining({ level: "error", message: "structuredContent does not match outputSchema", tool: "lies" }));
+    expect(entries).toContainEqual(
+      expect.objectContaining({ level: "error", message: "structuredContent does not match outputSchema", tool: "lies" }),
+    );
   });
 
   it("row 26: a client closing the SSE response mid-call cancels the call: the handler sees an aborted signal", async () => {
@@ -382,8 +427,7 @@ const adminOnly = defineTool({
   scopes: ["notes:admin"],
   handler: () => ({ content: [text("secret report")] }),
 });
-const authed = () =>
-  testServer({ tools: [...exampleTools, adminOnly, askingTool("confirm", false)] }, issuer.vars);
+const authed = () => testServer({ tools: [...exampleTools, adminOnly, askingTool("confirm", false)] }, issuer.vars);
 const bearer = (jwt: string) => ({ authorization: `Bearer ${jwt}` });
 
 describe("authorization", () => {
@@ -408,7 +452,13 @@ describe("authorization", () => {
 
     const jwt = await token();
     const { value: response, lines } = await withLogs(() =>
-      authed().fetch(new Request(`${URL_MCP}?access_token=${jwt}`, { method: "POST", headers: { ...standardHeaders("tools/list"), ...bearer(jwt) }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta() } }) })),
+      authed().fetch(
+        new Request(`${URL_MCP}?access_token=${jwt}`, {
+          method: "POST",
+          headers: { ...standardHeaders("tools/list"), ...bearer(jwt) },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta() } }),
+        }),
+      ),
     );
     expect(response.headers.get("www-authenticate")).toContain('error="invalid_request"');
     await expectError(response, 401, -32600, null);
@@ -416,7 +466,11 @@ describe("authorization", () => {
   });
 
   it("row 30: a valid token missing the tool's scope gets 403 insufficient_scope with scope and resource_metadata", async () => {
-    const response = await authed().send("tools/call", { name: "admin_report", arguments: {} }, { id: 30, headers: bearer(await token({ scope: "notes:read" })) });
+    const response = await authed().send(
+      "tools/call",
+      { name: "admin_report", arguments: {} },
+      { id: 30, headers: bearer(await token({ scope: "notes:read" })) },
+    );
     const challenge = response.headers.get("www-authenticate") ?? "";
     expect(challenge).toContain('error="insufficient_scope"');
     expect(challenge).toContain('scope="notes:admin"');
@@ -447,7 +501,11 @@ async function firstRound({ target = server, name = "confirm", args = {}, header
 }
 /** The retry that answers the question, carrying `state`. */
 function retry(state: unknown, { target = server, name = "confirm", args = {}, headers }: Round = {}) {
-  return target.send("tools/call", { name, arguments: args, requestState: state, inputResponses: ACCEPT }, { capabilities: ELICIT, headers });
+  return target.send(
+    "tools/call",
+    { name, arguments: args, requestState: state, inputResponses: ACCEPT },
+    { capabilities: ELICIT, headers },
+  );
 }
 /** Asserts the one fixed refusal (HTTP 200, -32602 "Invalid requestState", no data) and the reason in the log only. */
 async function expectRejected(request: () => Promise<Response>, reason: string) {
@@ -475,7 +533,13 @@ const mutate = (state: string, part: 2 | 3) => {
 async function handMinted(options: { now?: number; bind?: Record<string, string> } = {}) {
   const ring = await importKeyRing(parseKeySpec(env.STATE_KEYS).keys);
   const bind = options.bind ?? { method: "tools/call", name: "confirm", args: await digestJson({}), principal: "anonymous" };
-  return seal(ring, { purpose: "mcp.requestState", bind, ttlMs: 600_000, now: options.now, body: { answers: {}, state: {}, asked: { ok: "form" } } });
+  return seal(ring, {
+    purpose: "mcp.requestState",
+    bind,
+    ttlMs: 600_000,
+    now: options.now,
+    body: { answers: {}, state: {}, asked: { ok: "form" } },
+  });
 }
 
 describe("requestState", () => {
@@ -547,10 +611,16 @@ describe("requestState", () => {
   });
 
   it("row 38: production without STATE_KEYS, or with a key under 32 bytes, fails closed: /mcp 503 generic, /health 503 {status:error, config:invalid}", async () => {
-    for (const vars of [{ MCP_ENV: "production", STATE_KEYS: "" }, { MCP_ENV: "production", STATE_KEYS: `k1:${btoa("only sixteen byte")}` }]) {
+    for (const vars of [
+      { MCP_ENV: "production", STATE_KEYS: "" },
+      { MCP_ENV: "production", STATE_KEYS: `k1:${btoa("only sixteen byte")}` },
+    ]) {
       const unconfigured = testServer(definition, vars);
       const { value: response, lines } = await withLogs(() => unconfigured.send("server/discover", {}, { id: 38 }));
-      expect(await response.clone().json()).toEqual({ jsonrpc: "2.0", error: { code: -32603, message: "Service unavailable: server configuration is invalid" } });
+      expect(await response.clone().json()).toEqual({
+        jsonrpc: "2.0",
+        error: { code: -32603, message: "Service unavailable: server configuration is invalid" },
+      });
       await expectError(response, 503, -32603, null);
       expect(lines.join("\n")).not.toContain(btoa("only sixteen byte"));
       const health = await unconfigured.fetch(new Request("http://localhost:8787/health"));
@@ -637,7 +707,11 @@ describe("subscriptions/listen", () => {
 
   it("row 41: types the server cannot deliver are dropped from the acknowledgement and never sent; over 64 URIs or 12,000 bytes of filter gets -32602", async () => {
     const toolsOnly = testServer({ tools: [trigger] });
-    const reader = await listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, madeUp: true }, "row-41", toolsOnly);
+    const reader = await listen(
+      { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, madeUp: true },
+      "row-41",
+      toolsOnly,
+    );
     expect(await reader.message()).toEqual({
       jsonrpc: "2.0",
       method: "notifications/subscriptions/acknowledged",
@@ -676,9 +750,16 @@ describe("subscriptions/listen", () => {
     await abortAllDurableObjects();
     expect(await reader.message(2_000)).toBe("end");
     const again = await listen({ toolsListChanged: true }, "row-44-again");
-    expect(await again.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged", params: { _meta: subscription("row-44-again") } });
+    expect(await again.message()).toMatchObject({
+      method: "notifications/subscriptions/acknowledged",
+      params: { _meta: subscription("row-44-again") },
+    });
     await hubServer.send("tools/call", { name: "trigger", arguments: { what: "tools" } });
-    expect(await again.message()).toEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: subscription("row-44-again") } });
+    expect(await again.message()).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/tools/list_changed",
+      params: { _meta: subscription("row-44-again") },
+    });
   });
 
   it("row 43: at the subscriber cap, the new listener gets an in-band -32603 'Subscription limit reached' before any acknowledgement", async () => {
@@ -688,7 +769,11 @@ describe("subscriptions/listen", () => {
     const first = await listen({ toolsListChanged: true }, "row-43-a", capped);
     expect(await first.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
     const refused = await listen({ toolsListChanged: true }, "row-43-b", capped);
-    expect(await refused.message()).toEqual({ jsonrpc: "2.0", id: "row-43-b", error: { code: -32603, message: "Subscription limit reached" } });
+    expect(await refused.message()).toEqual({
+      jsonrpc: "2.0",
+      id: "row-43-b",
+      error: { code: -32603, message: "Subscription limit reached" },
+    });
     expect(await refused.message()).toBe("end");
   });
 
@@ -699,7 +784,10 @@ describe("subscriptions/listen", () => {
     expect(await reader.message(2_000)).toEqual({
       jsonrpc: "2.0",
       id: "row-45",
-      result: { resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": { name: "test-server", version: "1.0.0" }, ...subscription("row-45") } },
+      result: {
+        resultType: "complete",
+        _meta: { "io.modelcontextprotocol/serverInfo": { name: "test-server", version: "1.0.0" }, ...subscription("row-45") },
+      },
     });
     expect(await reader.message(1_000)).toBe("end");
   });
@@ -710,9 +798,19 @@ describe("subscriptions/listen", () => {
     await createPublisher(env.SUBSCRIPTIONS, "mallory", 4).resourceUpdated("note://private");
     await createPublisher(env.SUBSCRIPTIONS, "mallory", 4).resourcesListChanged();
     expect(await reader.message(300)).toBe("timeout");
-    expect(await env.SUBSCRIPTIONS.getByName(principalHubName("anonymous")).publish({ type: "resource_updated", uri: "note://private", principal: "mallory" })).toBe(0);
+    expect(
+      await env.SUBSCRIPTIONS.getByName(principalHubName("anonymous")).publish({
+        type: "resource_updated",
+        uri: "note://private",
+        principal: "mallory",
+      }),
+    ).toBe(0);
     await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).resourceUpdated("note://private/n_1");
-    expect(await reader.message()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: "note://private/n_1", _meta: subscription("row-46") } });
+    expect(await reader.message()).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/resources/updated",
+      params: { uri: "note://private/n_1", _meta: subscription("row-46") },
+    });
   });
 
   it("row 47: a write to a closed stream is swallowed, the subscriber is removed, and other subscribers are unaffected", async () => {
@@ -724,7 +822,10 @@ describe("subscriptions/listen", () => {
     await gone.cancel();
     // Published at once, while the closed stream's sockets may still be open in the hubs.
     await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).toolsListChanged();
-    expect(await stays.message()).toMatchObject({ method: "notifications/tools/list_changed", params: { _meta: subscription("row-47-stays") } });
+    expect(await stays.message()).toMatchObject({
+      method: "notifications/tools/list_changed",
+      params: { _meta: subscription("row-47-stays") },
+    });
     await settle([hub], before + 1);
     await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).toolsListChanged();
     expect(await stays.message()).toMatchObject({ method: "notifications/tools/list_changed" });
@@ -740,7 +841,14 @@ describe("health", () => {
     expect(Date.now() - started).toBeLessThan(2_000);
 
     // Every storage binding throws when touched: /health still answers.
-    const untouchable = new Proxy({}, { get: () => { throw new Error("storage touched"); } });
+    const untouchable = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error("storage touched");
+        },
+      },
+    );
     const bindings = { NOTEBOOKS: untouchable, REPLAY_GUARD: untouchable, SUBSCRIPTIONS: untouchable, LEGACY_SESSIONS: untouchable };
     const noStorage = testServer(definition, bindings as unknown as Record<string, string>);
     const health = await noStorage.fetch(new Request("http://localhost:8787/health"));

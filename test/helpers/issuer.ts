@@ -18,7 +18,11 @@ export async function localIssuer() {
       const { sub = "alice", iss = ISSUER, aud = AUDIENCE, exp = Math.floor(Date.now() / 1000) + 300, ...rest } = claims;
       let jwt = new SignJWT({ ...rest }).setProtectedHeader({ alg: "ES256", kid: "k1" }).setIssuedAt();
       if (sub !== null) jwt = jwt.setSubject(String(sub));
-      return jwt.setIssuer(String(iss)).setAudience(aud as string).setExpirationTime(exp as number).sign(key);
+      return jwt
+        .setIssuer(String(iss))
+        .setAudience(aud as string)
+        .setExpirationTime(exp as number)
+        .sign(key);
     },
   };
 }

@@ -88,7 +88,9 @@ export function testServer(definition: Partial<ServerDefinition>, vars: Record<s
 export const { post, send, call } = rpc();
 
 /** The final JSON-RPC message of a response, whether it came as JSON or as the last SSE event. */
-export async function readMessage(response: Response): Promise<Json & { result?: Record<string, any>; error?: { code: number; message: string; data?: Json } }> {
+export async function readMessage(
+  response: Response,
+): Promise<Json & { result?: Record<string, any>; error?: { code: number; message: string; data?: Json } }> {
   if (response.headers.get("content-type")?.startsWith("text/event-stream")) {
     const events = await readSse(response);
     return events[events.length - 1]!;
@@ -99,7 +101,10 @@ export async function readMessage(response: Response): Promise<Json & { result?:
 /** Every SSE `data:` message of a finished stream, parsed. */
 export async function readSse(response: Response): Promise<Json[]> {
   const text = await response.text();
-  return text
-    .split("\n\n")
-    .flatMap((frame) => frame.split("\n").filter((line) => line.startsWith("data: ")).map((line) => JSON.parse(line.slice(6)) as Json));
+  return text.split("\n\n").flatMap((frame) =>
+    frame
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => JSON.parse(line.slice(6)) as Json),
+  );
 }

@@ -19,7 +19,11 @@ export function sseReader(response: Response) {
       if (boundary !== -1) {
         const raw = buffer.slice(0, boundary);
         buffer = buffer.slice(boundary + 2);
-        const data = raw.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).join("\n");
+        const data = raw
+          .split("\n")
+          .filter((line) => line.startsWith("data: "))
+          .map((line) => line.slice(6))
+          .join("\n");
         if (data) return { data: JSON.parse(data) };
         if (raw.startsWith(":")) return { comment: raw.slice(1).trim() };
         continue;

@@ -4,7 +4,7 @@
  * structured log lines (captured from the console, since the Worker runs in the test's isolate).
  */
 import { expect, vi } from "vitest";
-import { readMessage, type Json } from "./rpc";
+import { type Json, readMessage } from "./rpc";
 
 /** Asserts the HTTP status and the JSON-RPC error code; `id: null` means the answer must carry no id at all. */
 export async function expectError(response: Response, status: number, code: number, id?: string | number | null) {
@@ -17,7 +17,7 @@ export async function expectError(response: Response, status: number, code: numb
   return message;
 }
 
-/** HTTP statuses the server documents for refusals (README "Security model", src/mcp/errors.ts); otherwise 200 or 202. */
+/** HTTP statuses the server documents for refusals (README "Security model", src/mcp/protocol/errors.ts); otherwise 200 or 202. */
 export const DOCUMENTED_STATUSES = new Set([400, 401, 403, 404, 405, 406, 413, 415, 429]);
 
 /**
@@ -80,7 +80,13 @@ export async function inspect(response: Response): Promise<Inspected> {
     if (status !== 200) fail("an SSE stream with a status other than 200");
     const stream = body
       .split("\n\n")
-      .map((frame) => frame.split("\n").filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).join("\n"))
+      .map((frame) =>
+        frame
+          .split("\n")
+          .filter((line) => line.startsWith("data: "))
+          .map((line) => line.slice(6))
+          .join("\n"),
+      )
       .filter(Boolean)
       .map((data) => {
         try {

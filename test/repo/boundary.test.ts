@@ -44,7 +44,11 @@ describe("the engine's boundary", () => {
     expect(outside.length).toBeGreaterThan(20);
     const violations = outside
       .filter((file) => !ENGINE_BENCHMARKS.includes(rel(file)))
-      .flatMap((file) => importsOf(file).filter((target) => inEngine(target) && target !== boundary).map((target) => `${rel(file)} -> ${rel(target)}`));
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((target) => inEngine(target) && target !== boundary)
+          .map((target) => `${rel(file)} -> ${rel(target)}`),
+      );
     expect(violations).toEqual([]);
   });
 

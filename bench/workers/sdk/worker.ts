@@ -4,8 +4,9 @@
  * `inputRequired()` and its HMAC `createRequestStateCodec` (bound to the method; the payload carries the text,
  * which the retry checks), so both sides sign and verify state.
  */
-import * as z from "zod/mini";
+
 import { acceptedContent, createMcpHandler, createRequestStateCodec, inputRequired, McpServer } from "@modelcontextprotocol/server";
+import * as z from "zod/mini";
 
 // A fixed, public bench key (>= 32 bytes), as in the template bench Worker.
 const codec = createRequestStateCodec<{ text: string }>({

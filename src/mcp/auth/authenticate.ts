@@ -9,9 +9,8 @@
 import type { JWTVerifyGetKey } from "jose";
 import type { AuthSettings, Config } from "../config";
 import { memoize } from "../memo";
-import { ANONYMOUS, type Principal } from "./principal";
 import { HttpError } from "../protocol/errors";
-
+import { ANONYMOUS, type Principal } from "./principal";
 
 /**
  * jose, loaded on first use: a server with authorization off never evaluates it, which keeps cold starts cheap.
@@ -55,7 +54,9 @@ export async function authenticate(request: Request, config: Config): Promise<Pr
   // Why: URLs end up in logs, histories and Referer headers; a token there is a leaked token (OAuth 2.1).
   const query = new URL(request.url).searchParams;
   if (query.has("access_token") || query.has("token")) {
-    throw challenge(request, 401, "Unauthorized: send the token in the Authorization header, never in the URL", { error: "invalid_request" });
+    throw challenge(request, 401, "Unauthorized: send the token in the Authorization header, never in the URL", {
+      error: "invalid_request",
+    });
   }
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/.exec(request.headers.get("authorization") ?? "");
   if (!match) throw challenge(request, 401, "Unauthorized: a bearer token is required");

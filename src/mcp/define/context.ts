@@ -5,14 +5,20 @@
  */
 import { ANONYMOUS, type Principal } from "../auth/principal";
 import type { EngineBindings } from "../bindings";
-import type { HttpExchange } from "../http/exchange";
 import type { Config } from "../config";
-import type { RequestMeta } from "../protocol/envelope";
-import type { InputRunner } from "../input/ask";
-import { LOG_LEVELS, type ClientCapabilities, type Implementation, type LegacyVersion, type LogLevel, type RequestId } from "../protocol/wire";
-import { createPublisher, type Publisher } from "../listen/publish";
+import type { HttpExchange } from "../http/exchange";
 import type { Reply } from "../http/reply";
-
+import type { InputRunner } from "../input/ask";
+import { createPublisher, type Publisher } from "../listen/publish";
+import type { RequestMeta } from "../protocol/envelope";
+import {
+  type ClientCapabilities,
+  type Implementation,
+  type LegacyVersion,
+  LOG_LEVELS,
+  type LogLevel,
+  type RequestId,
+} from "../protocol/wire";
 
 export interface HandlerContext {
   /** The app's bindings: the `Env` that `wrangler types` generates from wrangler.toml. */
@@ -23,7 +29,7 @@ export interface HandlerContext {
   client: { protocolVersion: string; capabilities: ClientCapabilities; info?: Implementation };
   /** The JSON-RPC id of this request (client-chosen, so not unique across requests). */
   requestId: RequestId;
-  /** The server's id for this HTTP request; the client sees it in the `Mcp-Request-Id` header. Quote it in logs. */
+  /** The server's id for this HTTP request; the client sees it in the `X-Request-Id` header. Quote it in logs. */
   traceId: string;
   /** Reports progress when the client asked for it (`_meta.progressToken`); otherwise does nothing. */
   progress(progress: number, total?: number, message?: string): void;

@@ -3,15 +3,15 @@
  * `definePrompt`, and the `prompts/list` and `prompts/get` methods.
  */
 import type * as z from "zod/mini";
-import { memoize } from "../memo";
-import type { Registry } from "./registry";
-import { handlerContext, type HandlerContext, type RequestScope } from "./context";
-import { invalidParams, truncate } from "../protocol/errors";
-import { isObject } from "../protocol/envelope";
 import type { InputApi } from "../input/ask";
+import { memoize } from "../memo";
+import { isObject } from "../protocol/envelope";
+import { invalidParams, truncate } from "../protocol/errors";
 import type { Icon, JsonObject, PromptMessage } from "../protocol/wire";
+import { type HandlerContext, handlerContext, type RequestScope } from "./context";
+import type { Registry } from "./registry";
 import type { Completer } from "./resources";
-import { describeIssues, toJsonSchema, type ObjectSchema } from "./schema";
+import { describeIssues, type ObjectSchema, toJsonSchema } from "./schema";
 
 export type PromptContext = HandlerContext & InputApi;
 

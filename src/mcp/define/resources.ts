@@ -3,18 +3,22 @@
  * `defineResource` (a fixed URI) and `defineResourceTemplate` (an RFC 6570 URI template), and the
  * `resources/list`, `resources/templates/list` and `resources/read` methods.
  */
-import { handlerContext, type RequestScope } from "./context";
-import { ResourceNotFound, invalidParams, truncate } from "../protocol/errors";
+
 import type { InputApi } from "../input/ask";
-import type { HandlerContext } from "./context";
+import { invalidParams, ResourceNotFound, truncate } from "../protocol/errors";
 import type { Annotations, CacheHint, Icon, JsonObject, ResourceContents } from "../protocol/wire";
+import type { HandlerContext } from "./context";
+import { handlerContext, type RequestScope } from "./context";
 import { Registry } from "./registry";
 import { compileUriTemplate, type UriTemplate } from "./uri-template";
 
 export type ResourceContext = HandlerContext & InputApi;
 
 /** A completion callback: given what the user typed so far (and the other arguments), suggest values. */
-export type Completer = (value: string, context: { arguments: Record<string, string>; ctx: HandlerContext }) => Promise<string[]> | string[];
+export type Completer = (
+  value: string,
+  context: { arguments: Record<string, string>; ctx: HandlerContext },
+) => Promise<string[]> | string[];
 
 interface ResourceCommon {
   name: string;
@@ -73,7 +77,12 @@ export class ResourceIndex {
 
   constructor(resources: readonly Resource[]) {
     const templates = resources.filter(isTemplate);
-    this.fixed = new Registry("Resource", resources.filter((resource) => !isTemplate(resource)) as ResourceDefinition[], (resource) => resource.uri, describeResource);
+    this.fixed = new Registry(
+      "Resource",
+      resources.filter((resource) => !isTemplate(resource)) as ResourceDefinition[],
+      (resource) => resource.uri,
+      describeResource,
+    );
     this.templates = new Registry("Resource template", templates, (template) => template.uriTemplate, describeTemplate);
     this.matchers = templates.map((definition) => ({ definition, template: compileUriTemplate(definition.uriTemplate) }));
   }

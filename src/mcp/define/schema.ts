@@ -2,8 +2,9 @@
  * @module schema
  * JSON Schema (2020-12) from zod, and readable messages from zod issues.
  */
-import * as z from "zod/mini";
+
 import { en } from "zod/locales";
+import * as z from "zod/mini";
 import { memoize } from "../memo";
 import { truncate } from "../protocol/errors";
 import type { JsonObject } from "../protocol/wire";

@@ -3,17 +3,17 @@
  * `defineTool`, and the `tools/list` and `tools/call` methods.
  */
 import type * as z from "zod/mini";
-import { memoize } from "../memo";
-import type { Registry } from "./registry";
 import { requireToolScopes } from "../auth/authenticate";
-import { handlerContext, type HandlerContext, type RequestScope } from "./context";
-import { text } from "./content";
-import { ErrorCode, INTERNAL_ERROR_MESSAGE, invalidParams, RpcError, truncate } from "../protocol/errors";
-import { isObject } from "../protocol/envelope";
-import type { InputApi } from "../input/ask";
+import type { InputApi, RoundOutcome } from "../input/ask";
 import { describeError, log } from "../log";
+import { memoize } from "../memo";
+import { isObject } from "../protocol/envelope";
+import { ErrorCode, INTERNAL_ERROR_MESSAGE, invalidParams, RpcError, truncate } from "../protocol/errors";
 import type { ContentBlock, Icon, JsonObject, ToolAnnotations } from "../protocol/wire";
-import { describeIssues, toJsonSchema, type ObjectSchema } from "./schema";
+import { text } from "./content";
+import { type HandlerContext, handlerContext, type RequestScope } from "./context";
+import type { Registry } from "./registry";
+import { describeIssues, type ObjectSchema, toJsonSchema } from "./schema";
 
 export type ToolContext = HandlerContext & InputApi;
 
@@ -90,9 +90,10 @@ export async function callTool(tools: Registry<Tool>, params: JsonObject, scope:
 
   // Why: argument errors are tool results, not protocol errors, so the model sees the message and can fix its call.
   const parsed = tool.input.safeParse(args);
-  if (!parsed.success) return toolError(`Invalid arguments for tool ${name}: ${describeIssues(parsed.error as z.core.$ZodError)}`) as JsonObject;
+  if (!parsed.success)
+    return toolError(`Invalid arguments for tool ${name}: ${describeIssues(parsed.error as z.core.$ZodError)}`) as JsonObject;
 
-  let outcome;
+  let outcome: RoundOutcome<ToolResult>;
   try {
     outcome = await scope.runWithInput({ method: "tools/call", name, args }, params, (input) =>
       Promise.resolve(tool.handler(parsed.data, { ...handlerContext(scope), ...input })),

@@ -21,7 +21,7 @@ export function compileUriTemplate(template: string): UriTemplate {
     if (!VARIABLE_NAME.test(name)) throw new Error(`URI template "${template}": only {name} variables are supported`);
     if (variables.includes(name)) throw new Error(`URI template "${template}": variable "${name}" appears twice`);
     variables.push(name);
-    pattern += escapeRegExp(template.slice(last, found.index)) + "([^/?#]+)";
+    pattern += `${escapeRegExp(template.slice(last, found.index))}([^/?#]+)`;
     last = found.index! + found[0].length;
   }
   pattern += escapeRegExp(template.slice(last));

@@ -4,8 +4,9 @@
  * the server would refuse is never given CORS permission either. Preflights are answered before authorization
  * (browsers send them without credentials).
  */
-import { HEADER } from "../protocol/wire";
+
 import type { Config } from "../config";
+import { HEADER } from "../protocol/wire";
 import { isOriginAllowed } from "./guards";
 
 /** Request headers a browser client may send: the MCP headers, Authorization, and every `Mcp-Param-*`. */

@@ -3,9 +3,10 @@
  * One HTTP request to `/mcp` while it is served: what every step on the request's path (guards, era dispatch,
  * both protocol paths) reads and fills in.
  */
+
+import type { Principal } from "../auth/principal";
 import type { EngineBindings } from "../bindings";
 import type { Config } from "../config";
-import type { Principal } from "../auth/principal";
 import type { RequestRecord } from "../log";
 
 export interface HttpExchange {

@@ -63,7 +63,10 @@ export function checkOrigin(request: Request, config: Config): void {
 export function checkContentType(request: Request): void {
   const value = request.headers.get("content-type");
   const [type, ...params] = (value ?? "").split(";").map((part) => part.trim().toLowerCase());
-  const charset = params.find((param) => param.startsWith("charset="))?.slice("charset=".length).replace(/"/g, "");
+  const charset = params
+    .find((param) => param.startsWith("charset="))
+    ?.slice("charset=".length)
+    .replace(/"/g, "");
   if (type !== "application/json" || (charset !== undefined && charset !== "utf-8")) {
     throw new HttpError(415, "Unsupported Media Type: send Content-Type: application/json");
   }
@@ -76,8 +79,7 @@ export function checkAccept(request: Request): void {
     .map((part) => part.split(";"))
     .filter(([, ...params]) => !params.some((param) => /^\s*q\s*=\s*0(\.0*)?\s*$/i.test(param)))
     .map(([range]) => range!.trim().toLowerCase());
-  const accepts = (type: string) =>
-    ranges.some((range) => range === type || range === "*/*" || range === `${type.split("/")[0]}/*`);
+  const accepts = (type: string) => ranges.some((range) => range === type || range === "*/*" || range === `${type.split("/")[0]}/*`);
   if (!accepts("application/json") || !accepts("text/event-stream")) {
     throw new HttpError(406, "Not Acceptable: send Accept: application/json, text/event-stream");
   }

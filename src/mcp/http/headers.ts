@@ -44,7 +44,6 @@ export function expectHeader(request: Request, name: string, bodyValue: string, 
 
 /** The request methods whose target (`params.name` or `params.uri`) is mirrored in `Mcp-Name`. */
 export function mcpNameOf(method: string, params: Record<string, unknown>): string | undefined {
-  const value =
-    method === "tools/call" || method === "prompts/get" ? params.name : method === "resources/read" ? params.uri : undefined;
+  const value = method === "tools/call" || method === "prompts/get" ? params.name : method === "resources/read" ? params.uri : undefined;
   return typeof value === "string" ? value : undefined;
 }

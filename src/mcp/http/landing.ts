@@ -7,17 +7,20 @@
 import type { Config } from "../config";
 import type { McpServer } from "../protocol/server";
 
-const escape = (value: string) =>
+const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char]!);
 
 const item = (name: string, description?: string) =>
-  `<li><code>${escape(name)}</code>${description ? ` <span>${escape(description)}</span>` : ""}</li>`;
+  `<li><code>${escapeHtml(name)}</code>${description ? ` <span>${escapeHtml(description)}</span>` : ""}</li>`;
 
 function snippets(endpoint: string, name: string): [string, string][] {
   const id = name.replace(/[^A-Za-z0-9_-]/g, "-");
   const json = (value: unknown) => JSON.stringify(value, null, 2);
   return [
-    ["Claude Desktop (claude_desktop_config.json, through mcp-remote)", json({ mcpServers: { [id]: { command: "npx", args: ["mcp-remote", endpoint] } } })],
+    [
+      "Claude Desktop (claude_desktop_config.json, through mcp-remote)",
+      json({ mcpServers: { [id]: { command: "npx", args: ["mcp-remote", endpoint] } } }),
+    ],
     ["Cursor (.cursor/mcp.json)", json({ mcpServers: { [id]: { url: endpoint } } })],
     ["VS Code (.vscode/mcp.json)", json({ servers: { [id]: { type: "http", url: endpoint } } })],
     ["MCP Inspector", `npx @modelcontextprotocol/inspector --cli ${endpoint} --protocol-era modern --method tools/list`],
@@ -46,7 +49,7 @@ export function landingPage(request: Request, server: McpServer, config: Config)
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title ?? name)} · MCP server</title>
+<title>${escapeHtml(title ?? name)} · MCP server</title>
 <style>
   body { font: 16px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #1d1d1f; }
   h1 { margin-bottom: 0; } .sub { color: #555; margin-top: .25rem; }
@@ -57,11 +60,11 @@ export function landingPage(request: Request, server: McpServer, config: Config)
 </style>
 </head>
 <body>
-<h1>${escape(title ?? name)}</h1>
-<p class="sub">Model Context Protocol server · version ${escape(version)} · speaks 2026-07-28 and the 2025 revisions</p>
-${description ? `<p>${escape(description)}</p>` : ""}
+<h1>${escapeHtml(title ?? name)}</h1>
+<p class="sub">Model Context Protocol server · version ${escapeHtml(version)} · speaks 2026-07-28 and the 2025 revisions</p>
+${description ? `<p>${escapeHtml(description)}</p>` : ""}
 <h2>Endpoint</h2>
-<p class="endpoint"><code id="endpoint">${escape(endpoint)}</code> <button type="button" data-copy="endpoint">Copy</button></p>
+<p class="endpoint"><code id="endpoint">${escapeHtml(endpoint)}</code> <button type="button" data-copy="endpoint">Copy</button></p>
 ${
   open
     ? section("Tools", tools) + section("Resources", resourceItems) + section("Prompts", prompts)
@@ -69,7 +72,10 @@ ${
 }
 <h2>Connect</h2>
 ${snippets(endpoint, name)
-  .map(([label, text], index) => `<h3>${escape(label)}</h3><pre id="snippet-${index}">${escape(text)}</pre><button type="button" data-copy="snippet-${index}">Copy</button>`)
+  .map(
+    ([label, text], index) =>
+      `<h3>${escapeHtml(label)}</h3><pre id="snippet-${index}">${escapeHtml(text)}</pre><button type="button" data-copy="snippet-${index}">Copy</button>`,
+  )
   .join("\n")}
 <script nonce="${nonce}">
   for (const button of document.querySelectorAll("button[data-copy]")) {

@@ -7,10 +7,11 @@
  * The declaration rules are checked when the server starts: a token name, unique (ignoring case), on a string,
  * integer or boolean, reachable from the root through `properties` alone.
  */
-import { headerMismatch, truncate } from "../protocol/errors";
+
 import { isObject } from "../protocol/envelope";
-import { readMcpHeader } from "./headers";
+import { headerMismatch, truncate } from "../protocol/errors";
 import type { JsonObject } from "../protocol/wire";
+import { readMcpHeader } from "./headers";
 
 export interface HeaderBinding {
   /** Property names from the arguments object down to the value. */
@@ -22,9 +23,22 @@ export interface HeaderBinding {
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Keywords whose subschemas a header-bound value must not sit under. */
-const NOT_REACHABLE = ["items", "prefixItems", "anyOf", "oneOf", "allOf", "not", "if", "then", "else", "additionalProperties", "$defs", "contains"];
+const NOT_REACHABLE = [
+  "items",
+  "prefixItems",
+  "anyOf",
+  "oneOf",
+  "allOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "additionalProperties",
+  "$defs",
+  "contains",
+];
 
-/** The header bindings of a tool's input schema; throws (at startup) when a declaration breaks the rules. */
+/** The header bindings of a tool's input schema; throws when a declaration breaks the rules (on first use; `npm test` derives them all). */
 export function headerBindings(tool: string, schema: JsonObject): HeaderBinding[] {
   const bindings: HeaderBinding[] = [];
   const fail = (path: string[], problem: string) => {
@@ -43,7 +57,8 @@ export function headerBindings(tool: string, schema: JsonObject): HeaderBinding[
     if (isObject(node.properties)) for (const [name, child] of Object.entries(node.properties)) walk(child, [...path, name], reachable);
     for (const keyword of NOT_REACHABLE) {
       const child = node[keyword];
-      for (const sub of Array.isArray(child) ? child : isObject(child) && keyword === "$defs" ? Object.values(child) : [child]) walk(sub, path, false);
+      for (const sub of Array.isArray(child) ? child : isObject(child) && keyword === "$defs" ? Object.values(child) : [child])
+        walk(sub, path, false);
     }
   };
   walk(schema, [], true);
@@ -60,7 +75,9 @@ export function checkParamHeaders(request: Request, bindings: HeaderBinding[], a
     const header = readMcpHeader(request, name, maxLength);
     if (header === undefined) throw headerMismatch(`Header mismatch: missing required ${name} header`);
     if (!matches(binding.type, header, value)) {
-      throw headerMismatch(`Header mismatch: ${name} header value '${truncate(header, 100)}' does not match body value '${truncate(String(value), 100)}'`);
+      throw headerMismatch(
+        `Header mismatch: ${name} header value '${truncate(header, 100)}' does not match body value '${truncate(String(value), 100)}'`,
+      );
     }
   }
 }

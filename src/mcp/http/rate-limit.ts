@@ -11,7 +11,9 @@ export async function checkRateLimit(exchange: HttpExchange): Promise<void> {
   const limiter = exchange.env.RATE_LIMITER;
   if (!limiter) return;
   const principal = exchange.principal;
-  const key = principal?.authenticated ? `principal:${principal.id}` : `ip:${exchange.request.headers.get("cf-connecting-ip") ?? "unknown"}`;
+  const key = principal?.authenticated
+    ? `principal:${principal.id}`
+    : `ip:${exchange.request.headers.get("cf-connecting-ip") ?? "unknown"}`;
   const { success } = await limiter.limit({ key });
   if (!success) throw new HttpError(429, "Too Many Requests: retry in a minute", { "retry-after": "60" });
 }

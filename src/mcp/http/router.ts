@@ -7,26 +7,27 @@
  * Order of checks on /mcp: configuration (503 if invalid), Host and Origin, Content-Type and Accept,
  * authorization, rate limit, body size and shape, then the era (2026-07-28 or 2025) and the message itself.
  */
-import type { EngineBindings } from "../bindings";
-import { Router, type IRequest } from "itty-router";
+
+import { type IRequest, Router } from "itty-router";
 import { authenticate, protectedResourceMetadata } from "../auth/authenticate";
-import { readJsonBody } from "./body";
+import type { EngineBindings } from "../bindings";
 import { loadConfig } from "../config";
-import { preflight, withCors } from "./cors";
-import { idOf, isStatelessRequest, isObject, parseMessage, readableId } from "../protocol/envelope";
-import { ErrorCode } from "../protocol/errors";
-import { checkAccept, checkContentType, checkHost, checkOrigin } from "./guards";
-import { readMcpHeader } from "./headers";
-import { landingPage } from "./landing";
 import { serveLegacy } from "../legacy/serve";
 import { endSession, methodNotAllowed, openSessionStream } from "../legacy/stream";
 import { logRequest } from "../log";
+import { idOf, isObject, isStatelessRequest, parseMessage, readableId } from "../protocol/envelope";
+import { ErrorCode } from "../protocol/errors";
 import { failureMessage } from "../protocol/messages";
 import { serveStateless } from "../protocol/serve";
-import type { HttpExchange } from "./exchange";
-import { HEADER, type RequestId } from "../protocol/wire";
-import { checkRateLimit } from "./rate-limit";
 import type { McpServer } from "../protocol/server";
+import { HEADER, type RequestId } from "../protocol/wire";
+import { readJsonBody } from "./body";
+import { preflight, withCors } from "./cors";
+import type { HttpExchange } from "./exchange";
+import { checkAccept, checkContentType, checkHost, checkOrigin } from "./guards";
+import { readMcpHeader } from "./headers";
+import { landingPage } from "./landing";
+import { checkRateLimit } from "./rate-limit";
 
 type Handler = (request: IRequest, env: EngineBindings, execution: ExecutionContext) => Promise<Response> | Response;
 
@@ -40,14 +41,29 @@ export function createRouter(server: McpServer) {
     return document ? Response.json(document) : new Response("Not found", { status: 404 });
   });
   router
-    .options("*", withConfig(async ({ request, config }) => preflight(request, config)))
-    .get("/", withConfig(async ({ request, config }) => landingPage(request, server, config)))
+    .options(
+      "*",
+      withConfig(async ({ request, config }) => preflight(request, config)),
+    )
+    .get(
+      "/",
+      withConfig(async ({ request, config }) => landingPage(request, server, config)),
+    )
     .get("/health", health)
     .get("/.well-known/oauth-protected-resource", metadata)
     .get("/.well-known/oauth-protected-resource/mcp", metadata)
-    .post("/mcp", withConfig((exchange) => postMcp(server, exchange)))
-    .get("/mcp", withConfig((exchange) => guarded(exchange, "GET", () => openSessionStream(server, exchange))))
-    .delete("/mcp", withConfig((exchange) => guarded(exchange, "DELETE", () => endSession(exchange))))
+    .post(
+      "/mcp",
+      withConfig((exchange) => postMcp(server, exchange)),
+    )
+    .get(
+      "/mcp",
+      withConfig((exchange) => guarded(exchange, "GET", () => openSessionStream(server, exchange))),
+    )
+    .delete(
+      "/mcp",
+      withConfig((exchange) => guarded(exchange, "DELETE", () => endSession(exchange))),
+    )
     .all("/mcp", () => errorResponse(methodNotAllowed(), undefined))
     .all("*", () => new Response("Not found", { status: 404 }));
   return router;
@@ -73,7 +89,14 @@ function withConfig(next: (exchange: HttpExchange) => Promise<Response>): Handle
     }
     const plain = request as unknown as Request;
     const traceId = crypto.randomUUID();
-    return next({ request: plain, env, execution, config: loaded.config, traceId, record: { traceId, started: Date.now(), policy: loaded.config.accessLog } });
+    return next({
+      request: plain,
+      env,
+      execution,
+      config: loaded.config,
+      traceId,
+      record: { traceId, started: Date.now(), policy: loaded.config.accessLog },
+    });
   };
 }
 

@@ -10,11 +10,11 @@
  * between rounds in `ctx.state`.
  */
 import * as z from "zod/mini";
+import { type ObjectSchema, toElicitationSchema } from "../define/schema";
+import { lazy } from "../memo";
 import { isObject } from "../protocol/envelope";
 import { ErrorCode, RpcError } from "../protocol/errors";
 import type { ClientCapabilities, JsonObject } from "../protocol/wire";
-import { toElicitationSchema, type ObjectSchema } from "../define/schema";
-import { lazy } from "../memo";
 
 export type InputKind = "form" | "url" | "sampling" | "roots";
 
@@ -127,7 +127,11 @@ export interface RoundTarget {
 export type RoundOutcome<T> = { kind: "complete"; value: T; retried: boolean } | { kind: "input_required"; result: JsonObject };
 
 /** Runs an interactive handler for one request; the era decides how questions reach the client. */
-export type InputRunner = <T>(target: RoundTarget, params: JsonObject, handler: (input: InputApi) => Promise<T>) => Promise<RoundOutcome<T>>;
+export type InputRunner = <T>(
+  target: RoundTarget,
+  params: JsonObject,
+  handler: (input: InputApi) => Promise<T>,
+) => Promise<RoundOutcome<T>>;
 
 /** What the client must have declared for each kind, as `requiredCapabilities` reports it. */
 export function requiredCapability(kind: InputKind, samplingTools = false): ClientCapabilities {

@@ -4,26 +4,26 @@
  * the incoming `requestState`, merges the new `inputResponses`, replays the handler, and either returns its value
  * or ends the round with an `input_required` result carrying freshly signed state.
  */
-import * as z from "zod/mini";
+import type * as z from "zod/mini";
 import type { RequestScope } from "../define/context";
-import { ErrorCode, invalidParams, RpcError } from "../protocol/errors";
+import { describeIssues } from "../define/schema";
+import { log } from "../log";
 import { isObject } from "../protocol/envelope";
+import { ErrorCode, invalidParams, RpcError } from "../protocol/errors";
+import type { JsonObject } from "../protocol/wire";
 import {
   clientSupports,
-  requireSupport,
-  responseSchemas,
-  toWire,
   type InputApi,
   type InputKind,
   type InputRequest,
   type RoundOutcome,
   type RoundTarget,
+  requireSupport,
+  responseSchemas,
+  toWire,
 } from "./ask";
-import type { JsonObject } from "../protocol/wire";
-import { describeIssues } from "../define/schema";
-import { digestJson, open, seal } from "./state-token";
 import { keyRing } from "./keys";
-import { log } from "../log";
+import { digestJson, open, seal } from "./state-token";
 
 /** The one message every rejected `requestState` gets; the reason is logged, never sent. */
 export const INVALID_STATE_MESSAGE = "Invalid requestState";
@@ -107,9 +107,7 @@ export async function runRound<T>(
         singleUse ||= once;
         throw new InputRequired();
       }
-      return Object.fromEntries(
-        Object.entries(requests).map(([key, request]) => [key, typedAnswer(key, request, answers[key])]),
-      ) as never;
+      return Object.fromEntries(Object.entries(requests).map(([key, request]) => [key, typedAnswer(key, request, answers[key])])) as never;
     },
   };
 
@@ -120,11 +118,16 @@ export async function runRound<T>(
     if (!(error instanceof InputRequired) && !pending) throw error;
   }
   // A handler that swallowed the InputRequired signal still ends the round with the questions it asked.
-  if (pending) return { kind: "input_required", result: await inputRequired(scope, await bindOf(), answers, input.state, pending, singleUse) };
+  if (pending)
+    return { kind: "input_required", result: await inputRequired(scope, await bindOf(), answers, input.state, pending, singleUse) };
   return { kind: "complete", value: value!, retried: typeof params.requestState === "string" };
 }
 
-async function verifiedState(scope: RequestScope, params: JsonObject, bindOf: () => Promise<Record<string, string>>): Promise<PreviousRound> {
+async function verifiedState(
+  scope: RequestScope,
+  params: JsonObject,
+  bindOf: () => Promise<Record<string, string>>,
+): Promise<PreviousRound> {
   const token = params.requestState;
   if (token === undefined) return { answers: {}, state: {}, asked: {}, continued: false };
   if (typeof token !== "string") throw invalidParams(INVALID_STATE_MESSAGE);

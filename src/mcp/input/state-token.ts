@@ -46,8 +46,7 @@ const KID = /^[A-Za-z0-9_-]{1,16}$/;
 const TOKEN = /^v1\.([A-Za-z0-9_-]{1,16})\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/;
 const encoder = new TextEncoder();
 
-const b64url = (bytes: Uint8Array | ArrayBuffer) =>
-  new Uint8Array(bytes).toBase64({ alphabet: "base64url", omitPadding: true });
+const b64url = (bytes: Uint8Array | ArrayBuffer) => new Uint8Array(bytes).toBase64({ alphabet: "base64url", omitPadding: true });
 
 /**
  * Parses `STATE_KEYS` ("kid:base64key,kid:base64key", current key first) and returns the problems found, by key
@@ -149,7 +148,11 @@ function decodeB64url(value: string): Uint8Array | undefined {
  * confirmed offline from a token; canonical (sorted keys) so that key order never matters.
  */
 async function bindTag(key: CryptoKey, bind: Record<string, string>): Promise<string> {
-  const canonical = JSON.stringify(Object.keys(bind).sort().map((name) => [name, bind[name]]));
+  const canonical = JSON.stringify(
+    Object.keys(bind)
+      .sort()
+      .map((name) => [name, bind[name]]),
+  );
   const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(`mcp.bind.v1\n${canonical}`));
   return b64url(new Uint8Array(mac).subarray(0, 16));
 }

@@ -6,10 +6,10 @@
  * Without a session (or without the capability) there is no one to ask, and `ask` reports the missing capability.
  */
 import type { RequestScope } from "../define/context";
-import { clientSupports, requireSupport, responseSchemas, toWire, type InputApi, type InputRequest, type InputRunner } from "../input/ask";
+import { clientSupports, type InputApi, type InputRequest, type InputRunner, requireSupport, responseSchemas, toWire } from "../input/ask";
+import { typedAnswer } from "../input/rounds";
 import type { JsonObject } from "../protocol/wire";
 import type { LegacySession, SessionState } from "./session";
-import { typedAnswer } from "../input/rounds";
 
 export interface LiveSession {
   state: SessionState;
@@ -28,7 +28,10 @@ export function liveInputRunner(scope: RequestScope, session: LiveSession | unde
         // Without a session there is no one to ask: `capabilities` is then empty, and every question is refused.
         for (const request of Object.values(requests)) requireSupport(capabilities, request);
         const entries = await Promise.all(
-          Object.entries(requests).map(async ([key, request]) => [key, typedAnswer(key, request, await askClient(scope, session!, request))]),
+          Object.entries(requests).map(async ([key, request]) => [
+            key,
+            typedAnswer(key, request, await askClient(scope, session!, request)),
+          ]),
         );
         return Object.fromEntries(entries);
       },

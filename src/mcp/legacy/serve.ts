@@ -8,21 +8,29 @@
  * request. A session (see `session.ts`) is minted only where the legacy protocol needs one.
  */
 import { ANONYMOUS } from "../auth/principal";
-import { requestScope, type RequestScope } from "../define/context";
-import { ErrorCode, RpcError, ResourceNotFound, invalidParams, methodNotFound } from "../protocol/errors";
-import { isObject, parseMessage, readableId, type Message, type RequestMeta } from "../protocol/envelope";
-import { legacyResult } from "./shapes";
-import { liveInputRunner, type LiveSession } from "./live-input";
-import { logRequest } from "../log";
-import { errorMessage, failureMessage, resultMessage } from "../protocol/messages";
+import { type RequestScope, requestScope } from "../define/context";
 import type { HttpExchange } from "../http/exchange";
-import { isLegacyVersion, LEGACY_VERSIONS, LOG_LEVELS, STATELESS_VERSION, type JsonObject, type LegacyVersion, type LogLevel, HEADER } from "../protocol/wire";
-import { sessionHubs } from "../listen/publish";
 import { Reply } from "../http/reply";
 import { sessionShard } from "../listen/hub-stream";
-import { SESSION_ID, newSessionId, type SessionState } from "./session";
+import { sessionHubs } from "../listen/publish";
+import { logRequest } from "../log";
+import { isObject, type Message, parseMessage, type RequestMeta, readableId } from "../protocol/envelope";
+import { ErrorCode, invalidParams, methodNotFound, ResourceNotFound, RpcError } from "../protocol/errors";
+import { errorMessage, failureMessage, resultMessage } from "../protocol/messages";
 import type { McpServer } from "../protocol/server";
-
+import {
+  HEADER,
+  isLegacyVersion,
+  type JsonObject,
+  LEGACY_VERSIONS,
+  type LegacyVersion,
+  LOG_LEVELS,
+  type LogLevel,
+  STATELESS_VERSION,
+} from "../protocol/wire";
+import { type LiveSession, liveInputRunner } from "./live-input";
+import { newSessionId, SESSION_ID, type SessionState } from "./session";
+import { legacyResult } from "./shapes";
 
 /** Methods that exist only on the 2026-07-28 wire. */
 const STATELESS_ONLY = new Set(["server/discover", "subscriptions/listen"]);
@@ -40,7 +48,12 @@ export async function loadSession(exchange: HttpExchange): Promise<LiveSession |
   return { state: state as SessionState, stub, timeoutMs: exchange.config.legacy.inputTimeoutMs };
 }
 
-export async function serveLegacy(server: McpServer, exchange: HttpExchange, body: unknown, headerVersion: string | undefined): Promise<Response> {
+export async function serveLegacy(
+  server: McpServer,
+  exchange: HttpExchange,
+  body: unknown,
+  headerVersion: string | undefined,
+): Promise<Response> {
   if (!exchange.config.legacy.enabled) {
     const requested = headerVersion ?? (isObject(body) && isObject(body.params) ? body.params.protocolVersion : undefined);
     throw new RpcError(ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version: this server speaks 2026-07-28 only", {
@@ -49,7 +62,11 @@ export async function serveLegacy(server: McpServer, exchange: HttpExchange, bod
     });
   }
   const { record } = exchange;
-  record.method = Array.isArray(body) ? `batch of ${body.length}` : isObject(body) && typeof body.method === "string" ? body.method : "(response)";
+  record.method = Array.isArray(body)
+    ? `batch of ${body.length}`
+    : isObject(body) && typeof body.method === "string"
+      ? body.method
+      : "(response)";
   const session = await loadSession(exchange);
   // The negotiated version wins; without a session, the header says it, and no header means 2025-03-26.
   const version = session?.state.version ?? (isLegacyVersion(headerVersion) ? headerVersion : "2025-03-26");
@@ -84,7 +101,8 @@ export async function serveLegacy(server: McpServer, exchange: HttpExchange, bod
 /** 2025-03-26 only: an array of messages, answered with an array of responses (202 if it held none). */
 async function serveBatch(server: McpServer, exchange: HttpExchange, body: unknown[], version: LegacyVersion, session?: LiveSession) {
   const { maxBatch } = exchange.config.legacy;
-  if (version !== "2025-03-26") throw new RpcError(ErrorCode.InvalidRequest, `Invalid Request: batches are not part of ${version}`, undefined, 400);
+  if (version !== "2025-03-26")
+    throw new RpcError(ErrorCode.InvalidRequest, `Invalid Request: batches are not part of ${version}`, undefined, 400);
   if (body.length === 0 || body.length > maxBatch) {
     throw new RpcError(ErrorCode.InvalidRequest, `Invalid Request: a batch holds 1 to ${maxBatch} messages`, undefined, 400);
   }
@@ -99,7 +117,8 @@ async function serveBatch(server: McpServer, exchange: HttpExchange, body: unkno
       if (message.kind !== "request") return undefined;
       // Why: initialize opens a conversation and must stand alone (2025-03-26); batched requests cannot stream,
       // so they cannot ask the client anything either.
-      if (message.method === "initialize") return errorMessage(message.id, ErrorCode.InvalidRequest, "Invalid Request: initialize cannot be batched");
+      if (message.method === "initialize")
+        return errorMessage(message.id, ErrorCode.InvalidRequest, "Invalid Request: initialize cannot be batched");
       const reply = new Reply(exchange.request.signal, { canStream: false });
       await answer(server, exchange, message, version, session, reply, false);
       return (await reply.response).json();
@@ -107,7 +126,9 @@ async function serveBatch(server: McpServer, exchange: HttpExchange, body: unkno
   );
   const responses = answers.filter((answer) => answer !== undefined);
   logRequest(exchange.record, responses.length ? 200 : 202);
-  return responses.length ? Response.json(responses, { headers: { [HEADER.requestId]: exchange.traceId } }) : new Response(null, { status: 202 });
+  return responses.length
+    ? Response.json(responses, { headers: { [HEADER.requestId]: exchange.traceId } })
+    : new Response(null, { status: 202 });
 }
 
 /** Runs one legacy request and finishes its reply, whatever happens. */
@@ -165,7 +186,7 @@ interface LegacyContext {
 }
 
 async function legacyMethod(context: LegacyContext, method: string, params: JsonObject): Promise<JsonObject> {
-  const { server, exchange, version, scope } = context;
+  const { server, version, scope } = context;
   switch (method) {
     case "initialize":
       return initialize(context, params);
@@ -173,7 +194,8 @@ async function legacyMethod(context: LegacyContext, method: string, params: Json
       return {};
     case "logging/setLevel": {
       const level = params.level;
-      if (!(LOG_LEVELS as readonly unknown[]).includes(level)) throw invalidParams(`Invalid params: level must be one of ${LOG_LEVELS.join(", ")}`);
+      if (!(LOG_LEVELS as readonly unknown[]).includes(level))
+        throw invalidParams(`Invalid params: level must be one of ${LOG_LEVELS.join(", ")}`);
       const session = await ensureSession(context);
       await session.stub.update({ logLevel: level as LogLevel });
       return {};
@@ -201,10 +223,14 @@ async function initialize(context: LegacyContext, params: JsonObject): Promise<J
   let session = false;
   if (acceptsServerRequests && exchange.env.LEGACY_SESSIONS) {
     const clientInfo = isObject(params.clientInfo) ? params.clientInfo : undefined;
-    await mintSession({ ...context, version }, {
-      capabilities,
-      ...(clientInfo && typeof clientInfo.name === "string" && { clientInfo: { name: clientInfo.name, version: String(clientInfo.version ?? "") } }),
-    });
+    await mintSession(
+      { ...context, version },
+      {
+        capabilities,
+        ...(clientInfo &&
+          typeof clientInfo.name === "string" && { clientInfo: { name: clientInfo.name, version: String(clientInfo.version ?? "") } }),
+      },
+    );
     session = true;
   }
   const { name, version: serverVersion } = server.info;
@@ -253,7 +279,8 @@ async function subscribe(context: LegacyContext, add: boolean, params: JsonObjec
   const { server, exchange } = context;
   if (!server.listenSupport(exchange.env).resources) throw methodNotFound(add ? "resources/subscribe" : "resources/unsubscribe");
   const uri = params.uri;
-  if (typeof uri !== "string" || uri.length === 0 || uri.length > 2_048) throw invalidParams("Invalid params: uri must be a string of 1 to 2048 characters");
+  if (typeof uri !== "string" || uri.length === 0 || uri.length > 2_048)
+    throw invalidParams("Invalid params: uri must be a string of 1 to 2048 characters");
   const session = await ensureSession(context);
   const current = new Set(session.state.subscriptions);
   if (add) current.add(uri);

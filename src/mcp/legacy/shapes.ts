@@ -29,7 +29,9 @@ export function legacyResult(method: string, result: JsonObject, version: Legacy
   const drop = newerFields(version);
   const list = LISTS[method];
   if (list && drop.length > 0) {
-    shaped[list] = (shaped[list] as JsonObject[]).map((item) => Object.fromEntries(Object.entries(item).filter(([key]) => !drop.includes(key))));
+    shaped[list] = (shaped[list] as JsonObject[]).map((item) =>
+      Object.fromEntries(Object.entries(item).filter(([key]) => !drop.includes(key))),
+    );
   }
   if (version === "2025-03-26") {
     // 2025-03-26 had neither structured tool output nor resource links.
@@ -38,7 +40,10 @@ export function legacyResult(method: string, result: JsonObject, version: Legacy
       shaped.content = (shaped.content as JsonObject[]).map(withoutResourceLink);
     }
     if (method === "prompts/get") {
-      shaped.messages = (shaped.messages as JsonObject[]).map((message) => ({ ...message, content: withoutResourceLink(message.content as JsonObject) }));
+      shaped.messages = (shaped.messages as JsonObject[]).map((message) => ({
+        ...message,
+        content: withoutResourceLink(message.content as JsonObject),
+      }));
     }
   }
   return shaped;

@@ -4,14 +4,15 @@
  * updates of subscribed resources, fed by the hubs), and DELETE ends the session. Without a session both are 405,
  * exactly as on the 2026-07-28 path.
  */
-import { HEADER } from "../protocol/wire";
+
 import { ANONYMOUS } from "../auth/principal";
-import { HttpError } from "../protocol/errors";
-import { hubStream } from "../listen/hub-stream";
-import { loadSession, sessionFilter } from "./serve";
-import { NOTIFICATION_METHODS } from "../listen/listen";
 import type { HttpExchange } from "../http/exchange";
+import { hubStream } from "../listen/hub-stream";
+import { NOTIFICATION_METHODS } from "../listen/listen";
+import { HttpError } from "../protocol/errors";
 import type { McpServer } from "../protocol/server";
+import { HEADER } from "../protocol/wire";
+import { loadSession, sessionFilter } from "./serve";
 
 export const methodNotAllowed = () => new HttpError(405, "Method Not Allowed: send JSON-RPC messages with POST", { allow: "POST" });
 

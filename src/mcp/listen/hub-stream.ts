@@ -7,12 +7,13 @@
  * Hygiene: comment keep-alives hold proxies open; after the maximum lifetime the stream ends (callers decide what
  * to send first); when the client goes away, or a hub drops the socket, everything is closed at once.
  */
-import type { ListenSettings } from "../config";
+
 import type { Principal } from "../auth/principal";
-import type { HubEvent, ListenerFilter, ListenerSpec, SubscriptionHub } from "./hub";
-import { describeError, log, type LogScope } from "../log";
-import { globalHubName, principalHubName } from "./publish";
+import type { ListenSettings } from "../config";
 import { SseStream } from "../http/sse";
+import { describeError, type LogScope, log } from "../log";
+import type { HubEvent, ListenerFilter, ListenerSpec, SubscriptionHub } from "./hub";
+import { globalHubName, principalHubName } from "./publish";
 
 export interface HubStreamOptions {
   /** The SUBSCRIPTIONS namespace; callers only open a stream when the Worker has it. */
@@ -44,7 +45,7 @@ export function hubStream(options: HubStreamOptions): Response {
   const stream = new SseStream(() => stop("client closed the stream"));
 
   function stop(reason: string): void {
-    cleanups.splice(0).forEach((cleanup) => cleanup());
+    for (const cleanup of cleanups.splice(0)) cleanup();
     for (const socket of sockets.splice(0)) {
       try {
         socket.close(1000, reason.slice(0, 100));
@@ -98,7 +99,10 @@ export function hubStream(options: HubStreamOptions): Response {
       options.onLifetime?.(stream);
       stop("maximum lifetime reached");
     }, settings.maxLifetimeMs);
-    cleanups.push(() => clearInterval(keepAlive), () => clearTimeout(lifetime));
+    cleanups.push(
+      () => clearInterval(keepAlive),
+      () => clearTimeout(lifetime),
+    );
   })().catch((error: unknown) => {
     log(options.log, "error", "hub stream failed", describeError(error));
     options.onRefused?.(stream, false);

@@ -9,14 +9,14 @@
  */
 import * as z from "zod/mini";
 import type { RequestScope } from "../define/context";
+import { describeIssues } from "../define/schema";
+import { SseStream } from "../http/sse";
+import { lazy } from "../memo";
 import { ErrorCode, invalidParams } from "../protocol/errors";
+import { errorMessage, resultMessage } from "../protocol/messages";
+import { HEADER, type JsonObject, META, type RequestId } from "../protocol/wire";
 import type { HubEvent, ListenerFilter } from "./hub";
 import { hubStream } from "./hub-stream";
-import { errorMessage, resultMessage } from "../protocol/messages";
-import { META, type JsonObject, type RequestId, HEADER } from "../protocol/wire";
-import { describeIssues } from "../define/schema";
-import { lazy } from "../memo";
-import { SseStream } from "../http/sse";
 
 /** Why these caps: the filter is stored on a hibernatable socket, whose attachment is limited to 16 KiB. */
 export const MAX_RESOURCE_SUBSCRIPTIONS = 64;
@@ -49,7 +49,8 @@ export function honouredFilter(params: JsonObject, support: ListenSupport): List
   if (requested.toolsListChanged && support.tools) honoured.toolsListChanged = true;
   if (requested.promptsListChanged && support.prompts) honoured.promptsListChanged = true;
   if (requested.resourcesListChanged && support.resources) honoured.resourcesListChanged = true;
-  if (requested.resourceSubscriptions?.length && support.resources) honoured.resourceSubscriptions = [...new Set(requested.resourceSubscriptions)];
+  if (requested.resourceSubscriptions?.length && support.resources)
+    honoured.resourceSubscriptions = [...new Set(requested.resourceSubscriptions)];
   if (new TextEncoder().encode(JSON.stringify(honoured)).byteLength > MAX_FILTER_BYTES) {
     throw invalidParams(`Invalid params: the subscription filter is larger than ${MAX_FILTER_BYTES} bytes`);
   }

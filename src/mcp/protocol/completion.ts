@@ -4,13 +4,13 @@
  */
 import * as z from "zod/mini";
 import { handlerContext, type RequestScope } from "../define/context";
-import { invalidParams, truncate } from "./errors";
-import type { JsonObject } from "./wire";
 import type { Prompt } from "../define/prompts";
 import type { Registry } from "../define/registry";
-import type { ResourceIndex } from "../define/resources";
+import type { Completer, ResourceIndex } from "../define/resources";
 import { describeIssues } from "../define/schema";
 import { lazy } from "../memo";
+import { invalidParams, truncate } from "./errors";
+import type { JsonObject } from "./wire";
 
 const MAX_VALUES = 100;
 
@@ -34,7 +34,7 @@ export async function complete(
   const parsed = completeParams().safeParse(params);
   if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error as z.core.$ZodError)}`);
   const { ref, argument, context } = parsed.data;
-  let completers;
+  let completers: Record<string, Completer> | undefined;
   if (ref.type === "ref/prompt") {
     const prompt = prompts.get(ref.name);
     if (!prompt) throw invalidParams(`Unknown prompt: ${truncate(ref.name, 128)}`);
@@ -45,8 +45,6 @@ export async function complete(
     completers = template.complete;
   }
   const completer = completers && Object.hasOwn(completers, argument.name) ? completers[argument.name] : undefined;
-  const values = completer
-    ? await completer(argument.value, { arguments: context?.arguments ?? {}, ctx: handlerContext(scope) })
-    : [];
+  const values = completer ? await completer(argument.value, { arguments: context?.arguments ?? {}, ctx: handlerContext(scope) }) : [];
   return { completion: { values: values.slice(0, MAX_VALUES), total: values.length, hasMore: values.length > MAX_VALUES } };
 }

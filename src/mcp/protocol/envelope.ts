@@ -5,13 +5,13 @@
  */
 import { ErrorCode, RpcError, truncate } from "./errors";
 import {
-  isLegacyVersion,
-  LOG_LEVELS,
-  META,
   type ClientCapabilities,
   type Implementation,
+  isLegacyVersion,
   type JsonObject,
+  LOG_LEVELS,
   type LogLevel,
+  META,
   type RequestId,
 } from "./wire";
 
@@ -28,8 +28,7 @@ export interface RequestMeta {
   progressToken?: string | number;
 }
 
-export const isObject = (value: unknown): value is JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A request id we can echo: a string or a safe integer (MCP forbids null, and floats are not integers). */
 export function readableId(value: unknown): RequestId | undefined {
@@ -83,8 +82,7 @@ export function isStatelessRequest(params: JsonObject, headerVersion: string | u
   return !isLegacyVersion(headerVersion);
 }
 
-const metaError = (message: string) =>
-  new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`, undefined, 400);
+const metaError = (message: string) => new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`, undefined, 400);
 
 /** Reads the required and optional per-request `_meta` keys; a missing required key is -32602 with HTTP 400. */
 export function parseRequestMeta(params: JsonObject): RequestMeta {

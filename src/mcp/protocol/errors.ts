@@ -77,8 +77,7 @@ export class ResourceNotFound extends RpcError {
 }
 
 export const invalidParams = (message: string, data?: unknown) => new RpcError(ErrorCode.InvalidParams, message, data);
-export const methodNotFound = (method: string) =>
-  new RpcError(ErrorCode.MethodNotFound, `Method not found: ${truncate(method, 100)}`);
+export const methodNotFound = (method: string) => new RpcError(ErrorCode.MethodNotFound, `Method not found: ${truncate(method, 100)}`);
 export const headerMismatch = (message: string) => new RpcError(ErrorCode.HeaderMismatch, message);
 
 /** Keeps client-supplied text short when it is echoed back in an error message. */

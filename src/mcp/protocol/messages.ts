@@ -2,8 +2,9 @@
  * @module messages
  * JSON-RPC response bodies, and the one place that maps an error to a JSON-RPC code and an HTTP status.
  */
+
+import { describeError, type LogScope, log } from "../log";
 import { ErrorCode, HttpError, INTERNAL_ERROR_MESSAGE, RpcError } from "./errors";
-import { describeError, log, type LogScope } from "../log";
 import type { RequestId } from "./wire";
 
 export function resultMessage(id: RequestId, result: unknown) {
@@ -24,7 +25,8 @@ export function errorMessage(id: RequestId | undefined, code: number, message: s
  * generic message, and the detail is logged with the trace id the client sees in `X-Request-Id`.
  */
 export function failureMessage(error: unknown, id: RequestId | undefined, scope: LogScope | undefined) {
-  if (error instanceof RpcError) return { body: errorMessage(id, error.code, error.message, error.data), status: error.httpStatus, headers: {} };
+  if (error instanceof RpcError)
+    return { body: errorMessage(id, error.code, error.message, error.data), status: error.httpStatus, headers: {} };
   if (error instanceof HttpError) {
     return { body: errorMessage(id, ErrorCode.InvalidRequest, error.message), status: error.status, headers: error.headers };
   }

@@ -5,17 +5,17 @@
  */
 import { requestScope } from "../define/context";
 import type { HttpExchange } from "../http/exchange";
-import { ErrorCode, RpcError, headerMismatch, truncate } from "./errors";
-import { parseRequestMeta, type Message } from "./envelope";
 import { expectHeader, mcpNameOf, readMcpHeader } from "../http/headers";
-import { serveListen } from "../listen/listen";
-import { logRequest, type RequestRecord } from "../log";
-import { failureMessage, resultMessage } from "./messages";
 import { checkParamHeaders } from "../http/param-headers";
-import { STATELESS_VERSION, HEADER } from "./wire";
 import { Reply } from "../http/reply";
 import { runRound } from "../input/rounds";
+import { serveListen } from "../listen/listen";
+import { logRequest } from "../log";
+import { type Message, parseRequestMeta } from "./envelope";
+import { ErrorCode, headerMismatch, RpcError, truncate } from "./errors";
+import { failureMessage, resultMessage } from "./messages";
 import type { McpServer } from "./server";
+import { HEADER, STATELESS_VERSION } from "./wire";
 
 export interface Served {
   response: Promise<Response>;

@@ -3,19 +3,20 @@
  * `McpServer`: the registry of tools, resources and prompts, the capabilities it implies, and the table of
  * methods served on the 2026-07-28 path.
  */
-import type { EngineBindings } from "../bindings";
+
 import { permits } from "../auth/authenticate";
+import type { EngineBindings } from "../bindings";
 import type { RequestScope } from "../define/context";
+import { describePrompt, getPrompt, type Prompt } from "../define/prompts";
+import { Registry } from "../define/registry";
+import { type Resource, ResourceIndex } from "../define/resources";
+import { callTool, checkToolNames, describeTool, type Tool } from "../define/tools";
+import { type HeaderBinding, headerBindings } from "../http/param-headers";
+import type { ListenSupport } from "../listen/listen";
+import { memoize } from "../memo";
 import { complete } from "./completion";
 import { methodNotFound } from "./errors";
-import { memoize } from "../memo";
-import { Registry } from "../define/registry";
-import { headerBindings, type HeaderBinding } from "../http/param-headers";
-import { describePrompt, getPrompt, type Prompt } from "../define/prompts";
-import { STATELESS_VERSION, META, type Icon, type Implementation, type JsonObject } from "./wire";
-import type { ListenSupport } from "../listen/listen";
-import { ResourceIndex, type Resource } from "../define/resources";
-import { callTool, checkToolNames, describeTool, type Tool } from "../define/tools";
+import { type Icon, type Implementation, type JsonObject, META, STATELESS_VERSION } from "./wire";
 
 export interface ServerDefinition {
   name: string;
@@ -117,7 +118,10 @@ export class McpServer {
     }));
     if (this.tools.size > 0) {
       // A tool the caller may not use is not listed to it (it stays callable only with the scopes it needs).
-      methods.set("tools/list", list("tools", this.tools, (scope) => (tool) => permits(scope.principal, tool)));
+      methods.set(
+        "tools/list",
+        list("tools", this.tools, (scope) => (tool) => permits(scope.principal, tool)),
+      );
       methods.set("tools/call", (params, scope) => callTool(this.tools, params, scope));
     }
     if (this.resources.size > 0) {
@@ -143,6 +147,11 @@ export class McpServer {
 function list<T>(field: string, registry: Registry<T>, visibleTo?: (scope: RequestScope) => (item: T) => boolean): MethodHandler {
   return async (params, scope) => {
     const { page, nextCursor } = registry.page(params.cursor, visibleTo?.(scope));
-    return { [field]: page, ...(nextCursor && { nextCursor }), ttlMs: scope.config.listTtlMs, cacheScope: scope.config.auth ? "private" : "public" };
+    return {
+      [field]: page,
+      ...(nextCursor && { nextCursor }),
+      ttlMs: scope.config.listTtlMs,
+      cacheScope: scope.config.auth ? "private" : "public",
+    };
   };
 }

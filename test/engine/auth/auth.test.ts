@@ -7,8 +7,8 @@ import { createPublisher } from "../../../src/mcp/listen/publish";
 import { prompts } from "../../../src/prompts";
 import { resources } from "../../../src/resources";
 import { tools as exampleTools } from "../../../src/tools";
-import { readMessage, testServer } from "../../helpers/rpc";
 import { AUDIENCE, ISSUER, localIssuer } from "../../helpers/issuer";
+import { readMessage, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
 
 let issuer: Awaited<ReturnType<typeof localIssuer>>;
@@ -37,11 +37,7 @@ const confirm = defineTool({
     return { content: [text(`ok=${ok.action}`)] };
   },
 });
-const server = () =>
-  testServer(
-    { tools: [...exampleTools, adminOnly, confirm], resources, prompts },
-    issuer.vars,
-  );
+const server = () => testServer({ tools: [...exampleTools, adminOnly, confirm], resources, prompts }, issuer.vars);
 const as = (jwt: string) => ({ headers: { authorization: `Bearer ${jwt}` } });
 const challengeOf = (response: Response) => response.headers.get("www-authenticate") ?? "";
 
@@ -131,8 +127,15 @@ describe("OAuth resource server", () => {
 
 describe("an audience that is not a URL (Cloudflare Access names an application tag)", () => {
   it("accepts tokens for that tag, refuses others, and still names the endpoint URL as the resource", async () => {
-    const tagged = testServer({ tools: exampleTools }, { ...issuer.vars, AUTH_AUDIENCE: "4714c1358e65fe4b408ad6d432a5f878f08194bdb4752441fd56faefa9b2b6f2" });
-    const ok = await tagged.send("tools/list", {}, as(await token({ aud: "4714c1358e65fe4b408ad6d432a5f878f08194bdb4752441fd56faefa9b2b6f2" })));
+    const tagged = testServer(
+      { tools: exampleTools },
+      { ...issuer.vars, AUTH_AUDIENCE: "4714c1358e65fe4b408ad6d432a5f878f08194bdb4752441fd56faefa9b2b6f2" },
+    );
+    const ok = await tagged.send(
+      "tools/list",
+      {},
+      as(await token({ aud: "4714c1358e65fe4b408ad6d432a5f878f08194bdb4752441fd56faefa9b2b6f2" })),
+    );
     expect(ok.status).toBe(200);
     expect((await tagged.send("tools/list", {}, as(await token()))).status).toBe(401);
     const metadata = await (await tagged.fetch(new Request("http://localhost:8787/.well-known/oauth-protected-resource/mcp"))).json();
@@ -147,17 +150,30 @@ describe("the principal flows everywhere", () => {
     const created = await readMessage(await server().send("tools/call", { name: "create_notebook", arguments: {} }, alice));
     const notebook = created.result?.structuredContent.notebook_id;
     await server().send("tools/call", { name: "add_note", arguments: { notebook_id: notebook, title: "Private", body: "x" } }, alice);
-    const stolen = await readMessage(await server().send("tools/call", { name: "search_notes", arguments: { notebook_id: notebook, query: "" } }, bob));
+    const stolen = await readMessage(
+      await server().send("tools/call", { name: "search_notes", arguments: { notebook_id: notebook, query: "" } }, bob),
+    );
     expect(stolen.result?.isError).toBe(true);
-    const own = await readMessage(await server().send("tools/call", { name: "search_notes", arguments: { notebook_id: notebook, query: "" } }, alice));
+    const own = await readMessage(
+      await server().send("tools/call", { name: "search_notes", arguments: { notebook_id: notebook, query: "" } }, alice),
+    );
     expect(own.result?.structuredContent.notes).toHaveLength(1);
   });
 
   it("binds requestState to the principal: another user's state is rejected", async () => {
     const alice = await token({ sub: "alice" });
-    const first = await readMessage(await server().send("tools/call", { name: "confirm", arguments: {} }, { ...as(alice), capabilities: { elicitation: {} } }));
-    const retry = { name: "confirm", arguments: {}, requestState: first.result?.requestState, inputResponses: { ok: { action: "accept", content: { ok: true } } } };
-    const asBob = await readMessage(await server().send("tools/call", retry, { ...as(await token({ sub: "bob" })), capabilities: { elicitation: {} } }));
+    const first = await readMessage(
+      await server().send("tools/call", { name: "confirm", arguments: {} }, { ...as(alice), capabilities: { elicitation: {} } }),
+    );
+    const retry = {
+      name: "confirm",
+      arguments: {},
+      requestState: first.result?.requestState,
+      inputResponses: { ok: { action: "accept", content: { ok: true } } },
+    };
+    const asBob = await readMessage(
+      await server().send("tools/call", retry, { ...as(await token({ sub: "bob" })), capabilities: { elicitation: {} } }),
+    );
     expect(asBob.error).toEqual({ code: -32602, message: "Invalid requestState" });
     const asAlice = await readMessage(await server().send("tools/call", retry, { ...as(alice), capabilities: { elicitation: {} } }));
     expect(asAlice.result?.content[0].text).toBe("ok=accept");
@@ -165,7 +181,9 @@ describe("the principal flows everywhere", () => {
 
   it("announces a user's private changes only on that user's listen streams", async () => {
     const listen = async (sub: string) => {
-      const reader = sseReader(await server().send("subscriptions/listen", { notifications: { resourcesListChanged: true } }, as(await token({ sub }))));
+      const reader = sseReader(
+        await server().send("subscriptions/listen", { notifications: { resourcesListChanged: true } }, as(await token({ sub }))),
+      );
       await reader.message();
       return reader;
     };
@@ -178,14 +196,27 @@ describe("the principal flows everywhere", () => {
   });
 
   it("binds a 2025 session to its principal: another user gets 404", async () => {
-    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} } } };
+    const init = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} } },
+    };
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
     const created = await server().post(init, { ...headers, authorization: `Bearer ${await token({ sub: "alice" })}` });
     const session = created.headers.get("mcp-session-id")!;
     const ping = { jsonrpc: "2.0", id: 2, method: "ping" };
-    const asBob = await server().post(ping, { ...headers, "mcp-session-id": session, authorization: `Bearer ${await token({ sub: "bob" })}` });
+    const asBob = await server().post(ping, {
+      ...headers,
+      "mcp-session-id": session,
+      authorization: `Bearer ${await token({ sub: "bob" })}`,
+    });
     expect(asBob.status).toBe(404);
-    const asAlice = await server().post(ping, { ...headers, "mcp-session-id": session, authorization: `Bearer ${await token({ sub: "alice" })}` });
+    const asAlice = await server().post(ping, {
+      ...headers,
+      "mcp-session-id": session,
+      authorization: `Bearer ${await token({ sub: "alice" })}`,
+    });
     expect(asAlice.status).toBe(200);
   });
 });

@@ -6,7 +6,12 @@ import { readMessage, testServer } from "../../helpers/rpc";
 
 const server = testServer({
   resources: [
-    defineResource({ uri: "test://text", name: "text", mimeType: "text/plain", read: () => [{ uri: "test://text", mimeType: "text/plain", text: "hi" }] }),
+    defineResource({
+      uri: "test://text",
+      name: "text",
+      mimeType: "text/plain",
+      read: () => [{ uri: "test://text", mimeType: "text/plain", text: "hi" }],
+    }),
     defineResource({ uri: "test://empty", name: "empty", read: () => [] }),
     defineResourceTemplate({
       uriTemplate: "test://items/{id}",
@@ -24,21 +29,33 @@ const server = testServer({
       complete: { name: (value) => Array.from({ length: 150 }, (_, i) => `${value}${i}`) },
       get: ({ name, style }) => ({ messages: [{ role: "user", content: text(`Say hello to ${name}${style ? ` (${style})` : ""}`) }] }),
     }),
-    definePrompt({ name: "picture", description: "An image prompt.", get: () => ({ messages: [{ role: "user", content: image("AAAA", "image/png") }] }) }),
+    definePrompt({
+      name: "picture",
+      description: "An image prompt.",
+      get: () => ({ messages: [{ role: "user", content: image("AAAA", "image/png") }] }),
+    }),
   ],
 });
 
 describe("resources", () => {
   it("lists fixed resources and templates with cache hints", async () => {
     const list = await readMessage(await server.send("resources/list"));
-    expect(list.result).toMatchObject({ resources: [{ uri: "test://text", name: "text", mimeType: "text/plain" }, { uri: "test://empty" }], cacheScope: "public" });
+    expect(list.result).toMatchObject({
+      resources: [{ uri: "test://text", name: "text", mimeType: "text/plain" }, { uri: "test://empty" }],
+      cacheScope: "public",
+    });
     const templates = await readMessage(await server.send("resources/templates/list"));
     expect(templates.result?.resourceTemplates).toEqual([{ uriTemplate: "test://items/{id}", name: "item" }]);
   });
 
   it("reads a fixed resource, not cached unless declared", async () => {
     const { result } = await readMessage(await server.send("resources/read", { uri: "test://text" }));
-    expect(result).toMatchObject({ contents: [{ uri: "test://text", text: "hi" }], ttlMs: 0, cacheScope: "private", resultType: "complete" });
+    expect(result).toMatchObject({
+      contents: [{ uri: "test://text", text: "hi" }],
+      ttlMs: 0,
+      cacheScope: "private",
+      resultType: "complete",
+    });
   });
 
   it("reads through a template with the variables percent-decoded and its cache hint", async () => {
@@ -76,7 +93,10 @@ describe("prompts", () => {
 
   it("gets a prompt with its arguments", async () => {
     const { result } = await readMessage(await server.send("prompts/get", { name: "greet", arguments: { name: "Ada" } }));
-    expect(result).toMatchObject({ resultType: "complete", messages: [{ role: "user", content: { type: "text", text: "Say hello to Ada" } }] });
+    expect(result).toMatchObject({
+      resultType: "complete",
+      messages: [{ role: "user", content: { type: "text", text: "Say hello to Ada" } }],
+    });
   });
 
   it("answers an unknown prompt and missing or wrong arguments with -32602", async () => {
@@ -89,7 +109,10 @@ describe("prompts", () => {
 describe("completion/complete", () => {
   it("completes a template variable", async () => {
     const { result } = await readMessage(
-      await server.send("completion/complete", { ref: { type: "ref/resource", uri: "test://items/{id}" }, argument: { name: "id", value: "al" } }),
+      await server.send("completion/complete", {
+        ref: { type: "ref/resource", uri: "test://items/{id}" },
+        argument: { name: "id", value: "al" },
+      }),
     );
     expect(result?.completion).toEqual({ values: ["alpha", "alps"], total: 2, hasMore: false });
   });
@@ -99,7 +122,7 @@ describe("completion/complete", () => {
       await server.send("completion/complete", { ref: { type: "ref/prompt", name: "greet" }, argument: { name: "name", value: "x" } }),
     );
     expect(result?.completion).toMatchObject({ total: 150, hasMore: true });
-    expect((result?.completion as { values: string[] }).values).toHaveLength(100);
+    expect((result!.completion as { values: string[] }).values).toHaveLength(100);
   });
 
   it("answers an argument without a completer with no values", async () => {

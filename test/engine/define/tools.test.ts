@@ -59,7 +59,12 @@ const lies = defineTool({
 });
 
 const many = Array.from({ length: 120 }, (_, index) =>
-  defineTool({ name: `tool_${String(index).padStart(3, "0")}`, description: `Tool ${index}`, input: z.strictObject({}), handler: () => ({ content: [] }) }),
+  defineTool({
+    name: `tool_${String(index).padStart(3, "0")}`,
+    description: `Tool ${index}`,
+    input: z.strictObject({}),
+    handler: () => ({ content: [] }),
+  }),
 );
 
 const server = testServer({ tools: [echo, everyContent, fails, failsKindly, lies] });
@@ -114,7 +119,7 @@ describe("tools/list", () => {
     let pages = 0;
     do {
       const { result } = await readMessage(await paged.send("tools/list", cursor ? { cursor } : {}));
-      names.push(...(result?.tools as { name: string }[]).map((tool) => tool.name));
+      names.push(...(result!.tools as { name: string }[]).map((tool) => tool.name));
       cursor = result?.nextCursor as string | undefined;
       pages++;
     } while (cursor);
@@ -132,7 +137,7 @@ describe("tools/call", () => {
   it("returns structuredContent and mirrors it as text for clients that ignore it", async () => {
     const { result } = await readMessage(await call("echo", { text: "ab", times: 2 }));
     expect(result).toMatchObject({ resultType: "complete", structuredContent: { echoed: "abab" } });
-    expect(result?.content).toEqual([{ type: "text", text: '{"echoed":"abab"}' }]);
+    expect(result!.content).toEqual([{ type: "text", text: '{"echoed":"abab"}' }]);
   });
 
   it("answers an unknown tool with -32602 (a protocol error)", async () => {
@@ -148,8 +153,8 @@ describe("tools/call", () => {
 
   it("reports invalid arguments as an isError result the model can fix its call from", async () => {
     const { result } = await readMessage(await call("echo", { text: 5, extra: true }));
-    expect(result?.isError).toBe(true);
-    const message = (result?.content as { text: string }[])[0]!.text;
+    expect(result!.isError).toBe(true);
+    const message = (result!.content as { text: string }[])[0]!.text;
     expect(message).toContain("Invalid arguments for tool echo");
     expect(message).toContain("text: Invalid input: expected string, received number");
     expect(message).toContain('Unrecognized key: "extra"');
@@ -157,7 +162,7 @@ describe("tools/call", () => {
 
   it("reports out-of-range values and missing arguments the same way", async () => {
     const tooLong = await readMessage(await call("echo", { text: "x".repeat(11) }));
-    expect((tooLong.result?.content as { text: string }[])[0]!.text).toContain("text: Too big");
+    expect((tooLong.result!.content as { text: string }[])[0]!.text).toContain("text: Too big");
     const missing = await readMessage(await call("echo"));
     expect(missing.result?.isError).toBe(true);
   });
@@ -165,27 +170,36 @@ describe("tools/call", () => {
   it("keeps prototype-polluting keys out: __proto__ is an unknown key, not a prototype", async () => {
     const body = '{"text":"a","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}';
     const { result } = await readMessage(await call("echo", JSON.parse(body)));
-    expect(result?.isError).toBe(true);
+    expect(result!.isError).toBe(true);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it("returns every content type unchanged: text, image, audio, resource_link, embedded resource", async () => {
     const { result } = await readMessage(await call("every_content", {}));
-    expect((result?.content as { type: string }[]).map((block) => block.type)).toEqual(["text", "image", "audio", "resource_link", "resource"]);
+    expect((result!.content as { type: string }[]).map((block) => block.type)).toEqual([
+      "text",
+      "image",
+      "audio",
+      "resource_link",
+      "resource",
+    ]);
   });
 
   it("turns a handler that throws into a generic isError result and keeps the detail out of the answer", async () => {
     const response = await call("fails", {});
     const { result } = await readMessage(response);
-    expect(result?.isError).toBe(true);
-    const message = (result?.content as { text: string }[])[0]!.text;
+    expect(result!.isError).toBe(true);
+    const message = (result!.content as { text: string }[])[0]!.text;
     expect(message).toContain(`Reference: ${response.headers.get("x-request-id")}`);
     expect(message).not.toContain("hunter2");
   });
 
   it("passes a tool's own error result through", async () => {
     const { result } = await readMessage(await call("fails_kindly", {}));
-    expect(result).toMatchObject({ isError: true, content: [{ type: "text", text: "The date 2026-02-30 does not exist; use a real date." }] });
+    expect(result).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: "The date 2026-02-30 does not exist; use a real date." }],
+    });
   });
 
   it("answers structuredContent that breaks the outputSchema with -32603 and a generic message", async () => {

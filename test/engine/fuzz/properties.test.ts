@@ -20,9 +20,29 @@ import { definePrompt, defineResource, defineResourceTemplate, defineTool, elici
 import { prompts } from "../../../src/prompts";
 import { resources } from "../../../src/resources";
 import { tools } from "../../../src/tools";
-import { meta, MODERN, readMessage, rpc, testServer, type Json } from "../../helpers/rpc";
+import { type Json, MODERN, meta, readMessage, rpc, testServer } from "../../helpers/rpc";
 import { seedFor } from "../../helpers/seed";
-import { assertUnpolluted, inspect, prototypeSnapshot, type Inspected } from "../../helpers/wire";
+import { assertUnpolluted, type Inspected, inspect, prototypeSnapshot } from "../../helpers/wire";
+import {
+  ABSENT,
+  anyString,
+  envelope,
+  headerValue,
+  hostileObject,
+  maybe,
+  metaOf,
+  metaParts,
+  mirroredHeaders,
+  nest,
+  notebookId,
+  noteId,
+  objectOf,
+  printable,
+  sentinel,
+  TOOL_NAMES,
+  value,
+  withoutMeta,
+} from "./generators";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Servers. The notes example's own declarations, served by the engine with the real bindings; a test server of
@@ -37,14 +57,27 @@ const notes = testServer({ name: "mcp-notes-server", version: "0.1.0", tools, re
 const real = rpc((request) => exports.default.fetch(request));
 
 /** What a handler saw, so a property can tell whether a hostile key reached it as a prototype. */
-const seen = (args: object) => JSON.stringify({ protoIntact: Object.getPrototypeOf(args) === Object.prototype, polluted: "polluted" in args && !Object.hasOwn(args, "polluted") });
+const seen = (args: object) =>
+  JSON.stringify({
+    protoIntact: Object.getPrototypeOf(args) === Object.prototype,
+    polluted: "polluted" in args && !Object.hasOwn(args, "polluted"),
+  });
 const asking = { ok: elicitForm("Sure?", z.object({ ok: z.boolean() })) };
 const fuzzTools = [
-  defineTool({ name: "echo_loose", description: "Echoes any object.", input: z.looseObject({ text: z.optional(z.string()) }), handler: (args) => ({ content: [text(seen(args))] }) }),
+  defineTool({
+    name: "echo_loose",
+    description: "Echoes any object.",
+    input: z.looseObject({ text: z.optional(z.string()) }),
+    handler: (args) => ({ content: [text(seen(args))] }),
+  }),
   defineTool({
     name: "echo_strict",
     description: "Echoes known keys.",
-    input: z.strictObject({ text: z.string().check(z.maxLength(200_000)), n: z.optional(z.number()), list: z.optional(z.array(z.unknown())) }),
+    input: z.strictObject({
+      text: z.string().check(z.maxLength(200_000)),
+      n: z.optional(z.number()),
+      list: z.optional(z.array(z.unknown())),
+    }),
     output: z.object({ length: z.number() }),
     handler: (args) => ({ structuredContent: { length: args.text.length }, content: [text(seen(args))] }),
   }),
@@ -85,7 +118,12 @@ const fuzzServer = testServer(
       }),
     ],
     prompts: [
-      definePrompt({ name: "greet", description: "Greets.", arguments: z.strictObject({ name: z.string() }), get: ({ name }) => ({ messages: [{ role: "user", content: text(`hi ${name}`) }] }) }),
+      definePrompt({
+        name: "greet",
+        description: "Greets.",
+        arguments: z.strictObject({ name: z.string() }),
+        get: ({ name }) => ({ messages: [{ role: "user", content: text(`hi ${name}`) }] }),
+      }),
       definePrompt({
         name: "ask_prompt",
         description: "Asks.",
@@ -145,9 +183,18 @@ let property = "";
 function record(inspected: Inspected): void {
   const answer = inspected.messages[0];
   const result = answer?.result as Json | undefined;
-  const what = inspected.kind === "empty" ? "" : answer?.error ? String((answer.error as Json).code) : result ? `result ${result.isError ? "isError" : (result.resultType ?? "legacy")}` : inspected.kind;
+  const what =
+    inspected.kind === "empty"
+      ? ""
+      : answer?.error
+        ? String((answer.error as Json).code)
+        : result
+          ? `result ${result.isError ? "isError" : (result.resultType ?? "legacy")}`
+          : inspected.kind;
   const outcome = `${inspected.status}${inspected.messages.length > 1 ? " batch" : ""} ${what}`.trim();
-  (outcomes[property] ??= {})[outcome] = (outcomes[property]![outcome] ?? 0) + 1;
+  const counts = outcomes[property] ?? {};
+  outcomes[property] = counts;
+  counts[outcome] = (counts[outcome] ?? 0) + 1;
 }
 /** Fails when fewer than `share` of this property's requests had an outcome matching `pattern` (a shallow generator). */
 function expectReached(pattern: RegExp, share: number): void {
@@ -174,7 +221,10 @@ function knownFault(details: string[]): string | undefined {
 async function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | null = null;
   try {
-    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no complete answer within ${ms} ms: ${what}`)), ms)))]);
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no complete answer within ${ms} ms: ${what}`)), ms))),
+    ]);
   } finally {
     if (timer !== null) clearTimeout(timer);
   }
@@ -228,215 +278,9 @@ function documentedStatus(inspected: Inspected): void {
 }
 
 /** The first (or only) answer, for properties that send one request per case. */
-const only = (inspected: Inspected) => inspected.messages[0] as (Json & { error?: { code: number; message: string; data?: unknown }; result?: Json }) | undefined;
+const only = (inspected: Inspected) =>
+  inspected.messages[0] as (Json & { error?: { code: number; message: string; data?: unknown }; result?: Json }) | undefined;
 
-// ---------------------------------------------------------------------------------------------------------------
-// Arbitraries
-// ---------------------------------------------------------------------------------------------------------------
-
-const ABSENT = undefined;
-/** Present with probability 1 - 1/absentOneIn; absent keys are dropped when the object is serialized. */
-const maybe = <T>(arbitrary: fc.Arbitrary<T>, absentOneIn = 2) => fc.option(arbitrary, { freq: absentOneIn, nil: ABSENT });
-/** An object with exactly these own keys, `__proto__` included as a plain own key (as JSON.parse makes it). */
-function objectOf(entries: [string, unknown][]): Json {
-  const object: Json = {};
-  for (const [key, value] of entries) Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
-  return object;
-}
-const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 40 });
-const anyString = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: "grapheme", maxLength: 20 }), fc.string({ unit: "binary", maxLength: 20 }));
-const HOSTILE_KEYS = ["__proto__", "constructor", "prototype", "toString", "valueOf", "hasOwnProperty", "__defineGetter__", "isAdmin", "polluted"];
-const key = fc.oneof(
-  { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_KEYS) },
-  { weight: 2, arbitrary: fc.constantFrom("text", "n", "list", "map", "item", "notebook_id", "note_id", "title", "body", "tags", "query", "limit", "topic") },
-  { weight: 3, arbitrary: anyString },
-);
-const notebookId = fc.stringMatching(/^nb_[A-Za-z0-9_-]{22}$/);
-const noteId = fc.stringMatching(/^n_[0-9a-f]{12}$/);
-const leaf = fc.oneof(
-  anyString,
-  fc.integer(),
-  fc.double(),
-  fc.boolean(),
-  fc.constant(null),
-  fc.constantFrom(Number.MAX_SAFE_INTEGER + 2, -0, 1e308, 0.1),
-  notebookId,
-  noteId,
-  fc.constant({ polluted: true, isAdmin: true }),
-);
-/** Any JSON value, hostile keys included, a few levels deep. */
-const value: fc.Arbitrary<unknown> = fc.letrec<{ node: unknown }>((tie) => ({
-  node: fc.oneof(
-    { depthSize: "small", withCrossShrink: true },
-    leaf,
-    fc.array(tie("node"), { maxLength: 4 }),
-    fc.array(fc.tuple(key, tie("node")), { maxLength: 5 }).map(objectOf),
-  ),
-})).node;
-const hostileObject = fc.array(fc.tuple(key, value), { maxLength: 6 }).map(objectOf);
-/** Wraps a value in `levels` objects or arrays. */
-const nest = (inner: unknown, levels: number, asArray: boolean) => {
-  let node = inner;
-  for (let i = 0; i < levels; i++) node = asArray ? [node] : { a: node };
-  return node;
-};
-
-const METHODS = [
-  "server/discover", "tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get",
-  "completion/complete", "subscriptions/listen", "initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe",
-  "notifications/initialized", "notifications/cancelled", "notifications/progress", "sampling/createMessage", "elicitation/create",
-];
-const TOOL_NAMES = ["echo_loose", "echo_strict", "echo_record", "asker", "create_notebook", "add_note", "search_notes", "get_note", "update_note", "delete_note", "summarize_notes", "draft_note"];
-const id = fc.oneof(
-  { weight: 12, arbitrary: fc.integer() },
-  { weight: 6, arbitrary: fc.string({ maxLength: 30 }) },
-  { weight: 2, arbitrary: fc.constantFrom<unknown>(null, 1.5, -0, 1e300, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, true, {}, [], "") },
-  { weight: 1, arbitrary: value },
-);
-const method = fc.oneof(
-  { weight: 16, arbitrary: fc.constantFrom(...METHODS) },
-  { weight: 2, arbitrary: anyString },
-  { weight: 1, arbitrary: fc.constantFrom<unknown>(1, null, {}, [], "", "x".repeat(5_000), "TOOLS/LIST", "tools/call ") },
-);
-const capabilities = fc.oneof(
-  { weight: 4, arbitrary: fc.constantFrom<unknown>({}, { elicitation: {} }, { elicitation: { form: {}, url: {} }, sampling: { tools: {} }, roots: {} }, { sampling: {} }) },
-  { weight: 2, arbitrary: fc.record({ elicitation: maybe(fc.constantFrom<unknown>(null, {}, { url: {} }, { form: null }, "yes", 0, [])), sampling: maybe(fc.constantFrom<unknown>(null, {}, { tools: {} }, 1)), roots: maybe(fc.constantFrom<unknown>(null, {}, false)) }) },
-  { weight: 1, arbitrary: value },
-);
-/** `_meta` as a client might send it: usually close to valid, each part sometimes wrong or missing. */
-const metaParts = fc.record({
-  version: fc.oneof(
-    { weight: 6, arbitrary: fc.constant<unknown>(MODERN) },
-    { weight: 1, arbitrary: fc.constantFrom<unknown>("2025-11-25", "2025-03-26", "v999", "", " 2026-07-28", "2026-07-28\u00e9", 20260728, null, {}) },
-    { weight: 1, arbitrary: anyString },
-    { weight: 1, arbitrary: fc.constant<unknown>(ABSENT) },
-  ),
-  capabilities: fc.oneof({ weight: 6, arbitrary: capabilities }, { weight: 1, arbitrary: fc.constant<unknown>(ABSENT) }),
-  clientInfo: maybe(fc.oneof(fc.constant<unknown>({ name: "c", version: "1" }), value)),
-  logLevel: maybe(fc.oneof(fc.constantFrom<unknown>("debug", "info", "emergency", "loud", "", 3, null)), 4),
-  progressToken: maybe(fc.oneof(fc.constantFrom<unknown>("p", 7, 1.5, null, {}, Number.MAX_SAFE_INTEGER + 2), anyString), 4),
-  extra: maybe(hostileObject, 4),
-});
-type MetaParts = { version: unknown; capabilities: unknown; clientInfo: unknown; logLevel: unknown; progressToken: unknown; extra: unknown };
-function metaOf(parts: MetaParts): Json {
-  const entries: [string, unknown][] = [];
-  if (parts.extra !== ABSENT) entries.push(...Object.entries(parts.extra as Json));
-  if (parts.version !== ABSENT) entries.push(["io.modelcontextprotocol/protocolVersion", parts.version]);
-  if (parts.capabilities !== ABSENT) entries.push(["io.modelcontextprotocol/clientCapabilities", parts.capabilities]);
-  if (parts.clientInfo !== ABSENT) entries.push(["io.modelcontextprotocol/clientInfo", parts.clientInfo]);
-  if (parts.logLevel !== ABSENT) entries.push(["io.modelcontextprotocol/logLevel", parts.logLevel]);
-  if (parts.progressToken !== ABSENT) entries.push(["progressToken", parts.progressToken]);
-  return objectOf(entries);
-}
-const metaValue = fc.oneof(
-  { weight: 8, arbitrary: capabilities.map((clientCapabilities) => meta(clientCapabilities as Json)) },
-  { weight: 4, arbitrary: metaParts.map(metaOf) },
-  { weight: 1, arbitrary: value },
-);
-
-const uri = fc.oneof(
-  fc.constantFrom("notes://guide", "test://text", "test://ask", "test://items/a%20b", "test://items/%E0%A4%A", "note://nb_AAAAAAAAAAAAAAAAAAAAAA/n_000000000000", "", "test://items/"),
-  anyString,
-);
-const params = fc.oneof(
-  {
-    weight: 12,
-    arbitrary: fc.record({
-      _meta: maybe(metaValue, 10),
-      name: maybe(fc.oneof(fc.constantFrom(...TOOL_NAMES, "greet", "ask_prompt", "review_notes"), anyString), 2),
-      arguments: maybe(fc.oneof(hostileObject, value, fc.record({ notebook_id: fc.oneof(notebookId, anyString), topic: maybe(anyString) })), 2),
-      uri: maybe(uri, 3),
-      cursor: maybe(fc.oneof(anyString, fc.integer(), fc.constantFrom("bzUw", "bzA", "o50")), 6),
-      requestState: maybe(fc.oneof(anyString, fc.integer()), 6),
-      inputResponses: maybe(value, 6),
-      notifications: maybe(fc.oneof(fc.record({ toolsListChanged: maybe(fc.boolean()), promptsListChanged: maybe(fc.boolean()), resourceSubscriptions: maybe(fc.array(anyString, { maxLength: 3 })) }), value), 3),
-      protocolVersion: maybe(fc.oneof(fc.constantFrom<unknown>("2025-11-25", "2025-06-18", "2025-03-26", "2099-01-01", MODERN), value), 3),
-      capabilities: maybe(capabilities, 3),
-      clientInfo: maybe(value, 4),
-      level: maybe(fc.oneof(fc.constantFrom("debug", "error", "loud"), anyString), 6),
-      ref: maybe(fc.oneof(fc.constantFrom<unknown>({ type: "ref/resource", uri: "test://items/{id}" }, { type: "ref/prompt", name: "greet" }), value), 6),
-      argument: maybe(fc.oneof(fc.record({ name: fc.constantFrom("id", "name", "__proto__"), value: anyString }), value), 6),
-      requestId: maybe(id, 6),
-      extra: maybe(value, 6),
-    }),
-  },
-  { weight: 1, arbitrary: fc.constantFrom<unknown>(null, [], "params", 42, true) },
-);
-const compact = (record: Json) => objectOf(Object.entries(record).filter(([, field]) => field !== ABSENT));
-/** A request a client could well send, for every method the servers know (and a few they do not). */
-const plausible: fc.Arbitrary<{ method: string; params: Json; notification?: boolean }> = fc.oneof(
-  fc.constantFrom("server/discover", "tools/list", "resources/list", "resources/templates/list", "prompts/list", "ping", "no/such/method").chain((name) =>
-    fc.record({ cursor: maybe(fc.constantFrom("bzUw", "bzE", "nonsense"), 4) }).map((p) => ({ method: name, params: compact(p) })),
-  ),
-  fc.record({ name: fc.constantFrom(...TOOL_NAMES), arguments: maybe(fc.oneof(hostileObject, fc.record({ text: anyString }), fc.record({ notebook_id: notebookId, query: anyString }), fc.constant({ title: "t" })), 6) }).map((p) => ({ method: "tools/call", params: compact(p) })),
-  uri.map((u) => ({ method: "resources/read", params: { uri: u } })),
-  fc.oneof(
-    fc.record({ name: fc.constant("greet"), arguments: maybe(fc.record({ name: anyString })) }),
-    fc.record({ name: fc.constant("ask_prompt") }),
-    fc.record({ name: fc.constant("review_notes"), arguments: fc.record({ notebook_id: fc.oneof(notebookId, anyString), topic: maybe(anyString) }) }),
-  ).map((p) => ({ method: "prompts/get", params: compact(p) })),
-  fc.record({
-    ref: fc.constantFrom<Json>({ type: "ref/resource", uri: "test://items/{id}" }, { type: "ref/resource", uri: "note://{notebook_id}/{note_id}" }, { type: "ref/prompt", name: "review_notes" }, { type: "ref/prompt", name: "nope" }),
-    argument: fc.record({ name: fc.constantFrom("id", "note_id", "topic", "__proto__", "constructor"), value: anyString }),
-    context: maybe(fc.record({ arguments: fc.oneof(fc.record({ notebook_id: notebookId }), hostileObject) })),
-  }).map((p) => ({ method: "completion/complete", params: compact(p) })),
-  fc.record({ notifications: fc.record({ toolsListChanged: maybe(fc.boolean()), resourcesListChanged: maybe(fc.boolean()), resourceSubscriptions: maybe(fc.array(anyString, { maxLength: 3 })) }) }).map((p) => ({
-    method: "subscriptions/listen",
-    params: { notifications: compact(p.notifications) },
-  })),
-  fc.record({ protocolVersion: fc.constantFrom("2025-11-25", "2025-06-18", "2025-03-26", "2099-01-01"), capabilities: capabilities, clientInfo: maybe(fc.constant({ name: "fuzz", version: "1" })) }).map((p) => ({ method: "initialize", params: compact(p) })),
-  fc.record({ level: fc.constantFrom("debug", "error", "loud") }).map((p) => ({ method: "logging/setLevel", params: p })),
-  uri.map((u) => ({ method: "resources/subscribe", params: { uri: u } })),
-  fc.constantFrom("notifications/initialized", "notifications/cancelled", "notifications/progress", "notifications/whatever").map((name) => ({ method: name, params: { requestId: 1 }, notification: true })),
-);
-/** One way to spoil a request; several may apply. */
-const corruption = fc.oneof(
-  fc.record({ field: fc.constantFrom("jsonrpc", "id", "method", "params", "_meta", "result", "error", "extra"), to: fc.oneof(value, id, method, params, metaValue) }),
-  fc.record({ field: fc.constantFrom("jsonrpc", "id", "method", "params", "_meta"), to: fc.constant(ABSENT) }),
-  fc.record({ field: fc.constantFrom("name", "arguments", "uri", "requestState", "inputResponses", "cursor", "hostile"), to: value }),
-);
-/** A plausible request with its _meta, spoiled in zero, one or two ways. */
-const envelope = fc
-  .tuple(plausible, id, capabilities, fc.oneof({ weight: 2, arbitrary: fc.constant([]) }, { weight: 3, arbitrary: fc.array(corruption, { minLength: 1, maxLength: 2 }) }))
-  .map(([request, requestId, clientCapabilities, corruptions]) => {
-    const message: Json = { jsonrpc: "2.0", ...(!request.notification && { id: requestId }), method: request.method, params: objectOf([...Object.entries(request.params), ["_meta", meta(clientCapabilities as Json)]]) };
-    // Only objects built here are changed: a generated value (which fast-check keeps and reuses) is never mutated,
-    // or one case could change another, or even make a value contain itself.
-    const ownParams = message.params;
-    for (const { field, to } of corruptions) {
-      const target = ["jsonrpc", "id", "method", "params", "result", "error", "extra"].includes(field) ? message : message.params === ownParams ? (ownParams as Json) : undefined;
-      if (!target) continue;
-      if (to === ABSENT) delete target[field];
-      else Object.defineProperty(target, field === "hostile" ? "__proto__" : field, { value: to, enumerable: true, writable: true, configurable: true });
-    }
-    return message;
-  });
-/** The same message as a 2025 client sends it: no _meta. */
-function withoutMeta<T>(body: T): T {
-  const copy = JSON.parse(JSON.stringify(body)) as T;
-  for (const message of Array.isArray(copy) ? copy : [copy]) {
-    const p = (message as Json | null)?.params;
-    if (typeof p === "object" && p !== null) delete (p as Json)._meta;
-  }
-  return copy;
-}
-
-/** A header value as a client must send it: raw when it is safe ASCII, otherwise in the =?base64?...?= form. */
-const sentinel = (value: string) => `=?base64?${new TextEncoder().encode(value).toBase64()}?=`;
-const headerValue = (value: string) => (/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.startsWith("=?base64?") ? value : sentinel(value));
-/** The MCP headers a conforming client derives from a body. */
-function mirroredHeaders(body: unknown): Record<string, string | undefined> {
-  const message = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : {}) as Json;
-  const p = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Json;
-  const m = (typeof p._meta === "object" && p._meta !== null ? p._meta : {}) as Json;
-  const version = m["io.modelcontextprotocol/protocolVersion"];
-  const name = message.method === "resources/read" ? p.uri : message.method === "tools/call" || message.method === "prompts/get" ? p.name : undefined;
-  return {
-    "mcp-protocol-version": typeof version === "string" ? headerValue(version) : MODERN,
-    "mcp-method": typeof message.method === "string" ? headerValue(message.method) : undefined,
-    "mcp-name": typeof name === "string" ? headerValue(name) : undefined,
-  };
-}
 const BASE_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
 /** A body for the deployed entry point must never open a listen stream: there it would stay open for 30 minutes. */
@@ -451,7 +295,12 @@ describe("fuzzing the Worker over raw HTTP", () => {
   const sessions = new Map<Target, string>();
   beforeAll(async () => {
     for (const target of [fuzzServer, notes]) {
-      const init = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {}, sampling: {}, roots: {} } } };
+      const init = {
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {}, sampling: {}, roots: {} } },
+      };
       const response = await target.post(init, BASE_HEADERS);
       expect(response.status).toBe(200);
       sessions.set(target, response.headers.get("mcp-session-id")!);
@@ -462,51 +311,70 @@ describe("fuzzing the Worker over raw HTTP", () => {
   async function envelopes(name: string, numRunsWanted: number, pick: (body: unknown, coin: boolean) => Target | undefined) {
     const { seed, numRuns } = seedFor(name, numRunsWanted);
     property = name;
-    const single = fc.tuple(envelope, fc.constantFrom("mirror", "mirror", "mirror", "legacy", "legacy-2025-11-25", "legacy-session", "random-version"), fc.boolean());
+    const single = fc.tuple(
+      envelope,
+      fc.constantFrom("mirror", "mirror", "mirror", "legacy", "legacy-2025-11-25", "legacy-session", "random-version"),
+      fc.boolean(),
+    );
     const batch = fc.tuple(fc.array(envelope, { maxLength: 6 }), fc.constantFrom("legacy", "mirror"), fc.boolean());
     await fc.assert(
-      fc.asyncProperty(fc.oneof({ weight: 5, arbitrary: single }, { weight: 1, arbitrary: batch }), anyString, async ([generated, mode, coin], randomVersion) => {
-        const body = mode.startsWith("legacy") ? withoutMeta(generated) : generated;
-        const target = pick(body, coin);
-        fc.pre(target !== undefined);
-        const mirrored = Array.isArray(body) ? { "mcp-protocol-version": MODERN } : mirroredHeaders(body);
-        const versions: Record<string, string | undefined> = {
-          mirror: mirrored["mcp-protocol-version"],
-          legacy: undefined,
-          "legacy-2025-11-25": "2025-11-25",
-          "legacy-session": "2025-11-25",
-          "random-version": headerValue(randomVersion),
-        };
-        const session = mode === "legacy-session" ? sessions.get(target!) : undefined;
-        const headers = { ...BASE_HEADERS, ...(mode === "mirror" ? mirrored : {}), "mcp-protocol-version": versions[mode], "mcp-session-id": session };
-        const inspected = await exchange(target!, JSON.stringify(body), headers);
-        if (!inspected) return;
+      fc.asyncProperty(
+        fc.oneof({ weight: 5, arbitrary: single }, { weight: 1, arbitrary: batch }),
+        anyString,
+        async ([generated, mode, coin], randomVersion) => {
+          const body = mode.startsWith("legacy") ? withoutMeta(generated) : generated;
+          const target = pick(body, coin);
+          fc.pre(target !== undefined);
+          const mirrored = Array.isArray(body) ? { "mcp-protocol-version": MODERN } : mirroredHeaders(body);
+          const versions: Record<string, string | undefined> = {
+            mirror: mirrored["mcp-protocol-version"],
+            legacy: undefined,
+            "legacy-2025-11-25": "2025-11-25",
+            "legacy-session": "2025-11-25",
+            "random-version": headerValue(randomVersion),
+          };
+          const session = mode === "legacy-session" ? sessions.get(target!) : undefined;
+          const headers = {
+            ...BASE_HEADERS,
+            ...(mode === "mirror" ? mirrored : {}),
+            "mcp-protocol-version": versions[mode],
+            "mcp-session-id": session,
+          };
+          const inspected = await exchange(target!, JSON.stringify(body), headers);
+          if (!inspected) return;
 
-        // Oracle: answers echo the request id they answer; a well-formed notification is acknowledged with 202.
-        const sent = JSON.parse(JSON.stringify(body)) as Json | Json[];
-        if (!Array.isArray(sent)) {
-          const message = sent;
-          const answer = only(inspected);
-          // Each era answers in its own shape: 2025 results know nothing of resultType, 2026-07-28 results always carry it.
-          const result = answer?.result as Json | undefined;
-          if (result && mode.startsWith("legacy")) for (const field of ["resultType", "ttlMs", "cacheScope"]) expect(result, `legacy result field ${field}`).not.toHaveProperty(field);
-          if (result && mode === "mirror" && inspected.kind === "json") expect(result.resultType).toMatch(/^(complete|input_required)$/);
-          if (answer && "id" in answer) expect(answer.id).toBe(message.id);
-          const paramsOk = !("params" in message) || (typeof message.params === "object" && message.params !== null && !Array.isArray(message.params));
-          const notification = message.jsonrpc === "2.0" && typeof message.method === "string" && message.method !== "" && !("id" in message) && paramsOk;
-          if (notification) expect(inspected.status).toBe(202);
-          if (message.jsonrpc !== "2.0") expect([inspected.status, answer?.error?.code]).toEqual([400, -32600]);
-        } else {
-          const ids = sent.map((item) => (item as Json).id);
-          for (const answer of inspected.messages) if ("id" in answer) expect(ids).toContainEqual(answer.id);
-        }
-      }),
+          // Oracle: answers echo the request id they answer; a well-formed notification is acknowledged with 202.
+          const sent = JSON.parse(JSON.stringify(body)) as Json | Json[];
+          if (!Array.isArray(sent)) {
+            const message = sent;
+            const answer = only(inspected);
+            // Each era answers in its own shape: 2025 results know nothing of resultType, 2026-07-28 results always carry it.
+            const result = answer?.result as Json | undefined;
+            if (result && mode.startsWith("legacy"))
+              for (const field of ["resultType", "ttlMs", "cacheScope"])
+                expect(result, `legacy result field ${field}`).not.toHaveProperty(field);
+            if (result && mode === "mirror" && inspected.kind === "json") expect(result.resultType).toMatch(/^(complete|input_required)$/);
+            if (answer && "id" in answer) expect(answer.id).toBe(message.id);
+            const paramsOk =
+              !("params" in message) || (typeof message.params === "object" && message.params !== null && !Array.isArray(message.params));
+            const notification =
+              message.jsonrpc === "2.0" && typeof message.method === "string" && message.method !== "" && !("id" in message) && paramsOk;
+            if (notification) expect(inspected.status).toBe(202);
+            if (message.jsonrpc !== "2.0") expect([inspected.status, answer?.error?.code]).toEqual([400, -32600]);
+          } else {
+            const ids = sent.map((item) => (item as Json).id);
+            for (const answer of inspected.messages) if ("id" in answer) expect(ids).toContainEqual(answer.id);
+          }
+        },
+      ),
       { seed, numRuns },
     );
     assertUnpolluted(baseline);
   }
 
-  it("arbitrary JSON-RPC envelopes (batches, odd ids, odd methods, odd params) never crash the Worker (3,000 cases)", { timeout: 120_000 }, async () => {
+  it("arbitrary JSON-RPC envelopes (batches, odd ids, odd methods, odd params) never crash the Worker (3,000 cases)", {
+    timeout: 120_000,
+  }, async () => {
     await envelopes("envelopes", 3_000, (_body, coin) => (coin ? notes : fuzzServer));
     expectReached(/^200 (batch )?result/, 0.1);
     expectReached(/^202$/, 0.02);
@@ -516,7 +384,9 @@ describe("fuzzing the Worker over raw HTTP", () => {
     await envelopes("entry-point", 200, (body) => (opensListen(body) ? undefined : real));
   });
 
-  it("arbitrary _meta objects get the documented answer: -32602, -32020, -32022 or a result (2,000 cases)", { timeout: 120_000 }, async () => {
+  it("arbitrary _meta objects get the documented answer: -32602, -32020, -32022 or a result (2,000 cases)", {
+    timeout: 120_000,
+  }, async () => {
     const { seed, numRuns } = seedFor("meta", 2_000);
     property = "meta";
     const requests = fc.constantFrom(
@@ -526,7 +396,10 @@ describe("fuzzing the Worker over raw HTTP", () => {
       { method: "tools/call", params: { name: "echo_strict", arguments: { text: "x" } } },
       { method: "resources/read", params: { uri: "test://ask" } },
       { method: "prompts/get", params: { name: "ask_prompt" } },
-      { method: "completion/complete", params: { ref: { type: "ref/resource", uri: "test://items/{id}" }, argument: { name: "id", value: "a" } } },
+      {
+        method: "completion/complete",
+        params: { ref: { type: "ref/resource", uri: "test://items/{id}" }, argument: { name: "id", value: "a" } },
+      },
     );
     await fc.assert(
       fc.asyncProperty(requests, metaParts, fc.integer({ min: 1, max: 1e6 }), async (request, parts, requestId) => {
@@ -565,7 +438,9 @@ describe("fuzzing the Worker over raw HTTP", () => {
     expectReached(/^200 result/, 0.1);
   });
 
-  it("arbitrary header sets (version, method, name incl. =?base64?...?=, session id, Origin, Accept, Content-Type, Host) get the status the first failing check names (2,000 cases)", { timeout: 120_000 }, async () => {
+  it("arbitrary header sets (version, method, name incl. =?base64?...?=, session id, Origin, Accept, Content-Type, Host) get the status the first failing check names (2,000 cases)", {
+    timeout: 120_000,
+  }, async () => {
     const { seed, numRuns } = seedFor("headers", 2_000);
     property = "headers";
     type Labelled = { value: string | undefined; ok: boolean | undefined };
@@ -576,17 +451,58 @@ describe("fuzzing the Worker over raw HTTP", () => {
         { weight: 3, arbitrary: fc.constantFrom(...entries.filter(([, ok]) => !ok).map(([value]): Labelled => ({ value, ok: false }))) },
         { weight: 1, arbitrary: random.map((value): Labelled => ({ value, ok: undefined })) },
       );
-    const host = pool([[undefined, true], ["localhost:8787", true], ["127.0.0.1", true], ["[::1]:8787", true], ["app.localhost", true], ["evil.example", false], ["localhost.evil.example", false], ["127.0.0.1.nip.io", false]], printable);
+    const host = pool(
+      [
+        [undefined, true],
+        ["localhost:8787", true],
+        ["127.0.0.1", true],
+        ["[::1]:8787", true],
+        ["app.localhost", true],
+        ["evil.example", false],
+        ["localhost.evil.example", false],
+        ["127.0.0.1.nip.io", false],
+      ],
+      printable,
+    );
     const origin = pool(
-      [[undefined, true], ["http://localhost:8787", true], ["http://localhost:8787/", true], ["http://127.0.0.1:6274", true], ["https://evil.example", false], ["null", false], ["http://localhost:8787/path", false], ["not a url", false], ["file://", false]],
+      [
+        [undefined, true],
+        ["http://localhost:8787", true],
+        ["http://localhost:8787/", true],
+        ["http://127.0.0.1:6274", true],
+        ["https://evil.example", false],
+        ["null", false],
+        ["http://localhost:8787/path", false],
+        ["not a url", false],
+        ["file://", false],
+      ],
       printable,
     );
     const contentType = pool(
-      [["application/json", true], ["application/json; charset=utf-8", true], ["Application/JSON", true], ['application/json;charset="UTF-8"', true], [undefined, false], ["text/plain", false], ["application/json; charset=latin1", false], ["application/json-seq", false]],
+      [
+        ["application/json", true],
+        ["application/json; charset=utf-8", true],
+        ["Application/JSON", true],
+        ['application/json;charset="UTF-8"', true],
+        [undefined, false],
+        ["text/plain", false],
+        ["application/json; charset=latin1", false],
+        ["application/json-seq", false],
+      ],
       printable,
     );
     const accept = pool(
-      [["application/json, text/event-stream", true], ["*/*", true], ["application/*, text/*", true], ["text/event-stream, application/json;q=0.5", true], [undefined, false], ["application/json", false], ["text/event-stream", false], ["application/json;q=0, text/event-stream", false], ["text/html", false]],
+      [
+        ["application/json, text/event-stream", true],
+        ["*/*", true],
+        ["application/*, text/*", true],
+        ["text/event-stream, application/json;q=0.5", true],
+        [undefined, false],
+        ["application/json", false],
+        ["text/event-stream", false],
+        ["application/json;q=0, text/event-stream", false],
+        ["text/html", false],
+      ],
       printable,
     );
     /** MCP headers relative to the body's own value: labelled by whether the server must accept them. */
@@ -627,13 +543,28 @@ describe("fuzzing the Worker over raw HTTP", () => {
     );
     await fc.assert(
       fc.asyncProperty(
-        fc.record({ host, origin, contentType, accept, body: bodies, version: mirror, method: mirror, name: mirror, random: printable, session: maybe(fc.oneof(printable, fc.stringMatching(/^[A-Za-z0-9_-]{43}$/))), authorization: maybe(printable, 4) }),
+        fc.record({
+          host,
+          origin,
+          contentType,
+          accept,
+          body: bodies,
+          version: mirror,
+          method: mirror,
+          name: mirror,
+          random: printable,
+          session: maybe(fc.oneof(printable, fc.stringMatching(/^[A-Za-z0-9_-]{43}$/))),
+          authorization: maybe(printable, 4),
+        }),
         async (input) => {
           const body = { jsonrpc: "2.0", id: 1, method: input.body.method, params: { ...input.body.params, _meta: meta() } };
           const target = (input.body.params as Json).name ?? (input.body.params as Json).uri;
           const version = mirrorValue(input.version, MODERN, input.random);
           const methodHeader = mirrorValue(input.method, input.body.method, input.random);
-          const name: Labelled = typeof target === "string" ? mirrorValue(input.name, target, input.random) : { value: mirrorValue(input.name, "x", input.random).value, ok: true };
+          const name: Labelled =
+            typeof target === "string"
+              ? mirrorValue(input.name, target, input.random)
+              : { value: mirrorValue(input.name, "x", input.random).value, ok: true };
           const headers = {
             host: input.host.value,
             origin: input.origin.value,
@@ -654,7 +585,17 @@ describe("fuzzing the Worker over raw HTTP", () => {
             [input.origin, 403, -32600],
             [input.contentType, 415, -32600],
             [input.accept, 406, -32600],
-            [{ value: "", ok: version.ok === undefined || methodHeader.ok === undefined || name.ok === undefined ? undefined : version.ok && methodHeader.ok && name.ok }, 400, -32020],
+            [
+              {
+                value: "",
+                ok:
+                  version.ok === undefined || methodHeader.ok === undefined || name.ok === undefined
+                    ? undefined
+                    : version.ok && methodHeader.ok && name.ok,
+              },
+              400,
+              -32020,
+            ],
           ];
           for (const [label, status, code] of checks) {
             if (label.ok === undefined) return;
@@ -673,7 +614,9 @@ describe("fuzzing the Worker over raw HTTP", () => {
     expectReached(/^200 result/, 0.1);
   });
 
-  it("arbitrary tool arguments (__proto__, constructor, prototype, deep nesting, huge strings) to the notes tools and echo tools (2,000 cases)", { timeout: 120_000 }, async () => {
+  it("arbitrary tool arguments (__proto__, constructor, prototype, deep nesting, huge strings) to the notes tools and echo tools (2,000 cases)", {
+    timeout: 120_000,
+  }, async () => {
     const { seed, numRuns } = seedFor("tool-arguments", 2_000);
     property = "tool-arguments";
     const notesArguments = fc.record({
@@ -691,38 +634,63 @@ describe("fuzzing the Worker over raw HTTP", () => {
       map: maybe(hostileObject, 3),
     });
     const argumentsArb = fc.oneof(
-      { weight: 4, arbitrary: fc.tuple(notesArguments, hostileObject).map(([known, hostile]) => objectOf([...Object.entries(known).filter(([, v]) => v !== ABSENT), ...Object.entries(hostile)])) },
+      {
+        weight: 4,
+        arbitrary: fc
+          .tuple(notesArguments, hostileObject)
+          .map(([known, hostile]) => objectOf([...Object.entries(known).filter(([, v]) => v !== ABSENT), ...Object.entries(hostile)])),
+      },
       { weight: 2, arbitrary: hostileObject },
-      { weight: 1, arbitrary: fc.tuple(hostileObject, fc.integer({ min: 1, max: 80 }), fc.boolean()).map(([inner, levels, asArray]) => ({ text: "deep", list: [nest(inner, levels, asArray)] })) },
-      { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 1_000, max: 300_000 }), fc.constantFrom("x", "ü", "\u{1F600}", "\\", '"')).map(([size, unit]) => ({ text: unit.repeat(size), title: "t", body: unit.repeat(Math.min(size, 30_000)) })) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(hostileObject, fc.integer({ min: 1, max: 80 }), fc.boolean())
+          .map(([inner, levels, asArray]) => ({ text: "deep", list: [nest(inner, levels, asArray)] })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(fc.integer({ min: 1_000, max: 300_000 }), fc.constantFrom("x", "ü", "\u{1F600}", "\\", '"'))
+          .map(([size, unit]) => ({ text: unit.repeat(size), title: "t", body: unit.repeat(Math.min(size, 30_000)) })),
+      },
       { weight: 1, arbitrary: fc.constantFrom<unknown>(null, [], "arguments", 7, { text: "x".repeat(1_100_000) }) },
     );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...TOOL_NAMES), argumentsArb, fc.constantFrom({}, { elicitation: {}, sampling: {}, roots: {} }), async (name, args, clientCapabilities) => {
-        const body = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args, _meta: meta(clientCapabilities) } };
-        const json = JSON.stringify(body);
-        const target = name.startsWith("echo_") || name === "asker" ? fuzzServer : notes;
-        const inspected = await exchange(target, json, { ...BASE_HEADERS, ...mirroredHeaders(body) });
-        if (!inspected) return;
-        const answer = only(inspected);
+      fc.asyncProperty(
+        fc.constantFrom(...TOOL_NAMES),
+        argumentsArb,
+        fc.constantFrom({}, { elicitation: {}, sampling: {}, roots: {} }),
+        async (name, args, clientCapabilities) => {
+          const body = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args, _meta: meta(clientCapabilities) } };
+          const json = JSON.stringify(body);
+          const target = name.startsWith("echo_") || name === "asker" ? fuzzServer : notes;
+          const inspected = await exchange(target, json, { ...BASE_HEADERS, ...mirroredHeaders(body) });
+          if (!inspected) return;
+          const answer = only(inspected);
 
-        // Oracle: size, then shape, then the tool: a result (isError for bad arguments), never an internal fault.
-        const depth = (v: unknown): number => (typeof v === "object" && v !== null ? 1 + Math.max(0, ...Object.values(v).map(depth)) : 0);
-        const members = (v: unknown): number => (typeof v === "object" && v !== null ? (Array.isArray(v) ? 0 : Object.keys(v).length) + Object.values(v).reduce<number>((sum, child) => sum + members(child), 0) : 0);
-        if (new TextEncoder().encode(json).byteLength > 1_048_576) return void expect(inspected.status).toBe(413);
-        if (depth(body) > 64 || members(body) > 10_000) return void expect([inspected.status, answer?.error?.code]).toEqual([400, -32700]);
-        // null arguments count as absent ({}); any other non-object is -32602.
-        if (args !== null && (typeof args !== "object" || Array.isArray(args))) return void expect([inspected.status, answer?.error?.code]).toEqual([200, -32602]);
-        if (inspected.status === 400) return void expect(answer?.error?.code).toBe(-32021); // delete_note/draft_note asking a client without forms
-        expect(inspected.status).toBe(200);
-        const result = answer!.result!;
-        expect(result).toBeDefined();
-        expect(["complete", "input_required"]).toContain(result.resultType);
-        const first = (result.content as { text?: string }[] | undefined)?.[0]?.text ?? "";
-        expect(first).not.toContain("failed unexpectedly");
-        // A hostile key never becomes the prototype of what a handler receives.
-        if (first.startsWith('{"protoIntact"')) expect(JSON.parse(first)).toEqual({ protoIntact: true, polluted: false });
-      }),
+          // Oracle: size, then shape, then the tool: a result (isError for bad arguments), never an internal fault.
+          const depth = (v: unknown): number => (typeof v === "object" && v !== null ? 1 + Math.max(0, ...Object.values(v).map(depth)) : 0);
+          const members = (v: unknown): number =>
+            typeof v === "object" && v !== null
+              ? (Array.isArray(v) ? 0 : Object.keys(v).length) + Object.values(v).reduce<number>((sum, child) => sum + members(child), 0)
+              : 0;
+          if (new TextEncoder().encode(json).byteLength > 1_048_576) return void expect(inspected.status).toBe(413);
+          if (depth(body) > 64 || members(body) > 10_000)
+            return void expect([inspected.status, answer?.error?.code]).toEqual([400, -32700]);
+          // null arguments count as absent ({}); any other non-object is -32602.
+          if (args !== null && (typeof args !== "object" || Array.isArray(args)))
+            return void expect([inspected.status, answer?.error?.code]).toEqual([200, -32602]);
+          if (inspected.status === 400) return void expect(answer?.error?.code).toBe(-32021); // delete_note/draft_note asking a client without forms
+          expect(inspected.status).toBe(200);
+          const result = answer!.result!;
+          expect(result).toBeDefined();
+          expect(["complete", "input_required"]).toContain(result.resultType);
+          const first = (result.content as { text?: string }[] | undefined)?.[0]?.text ?? "";
+          expect(first).not.toContain("failed unexpectedly");
+          // A hostile key never becomes the prototype of what a handler receives.
+          if (first.startsWith('{"protoIntact"')) expect(JSON.parse(first)).toEqual({ protoIntact: true, polluted: false });
+        },
+      ),
       { seed, numRuns },
     );
     assertUnpolluted(baseline);
@@ -744,12 +712,16 @@ describe("fuzzing the Worker over raw HTTP", () => {
       };
       type Created = { structuredContent: { notebook_id: string; id: string } };
       const notebook = (await notes.call<Created>("tools/call", { name: "create_notebook", arguments: {} })).structuredContent.notebook_id;
-      const note = (await notes.call<Created>("tools/call", { name: "add_note", arguments: { notebook_id: notebook, title: "keep me", body: "x" } })).structuredContent.id;
+      const note = (
+        await notes.call<Created>("tools/call", { name: "add_note", arguments: { notebook_id: notebook, title: "keep me", body: "x" } })
+      ).structuredContent.id;
       noteArgs = { notebook_id: notebook, note_id: note };
       rounds = [await first(fuzzServer, "asker", { item: "x" }), await first(notes, "delete_note", noteArgs)];
     });
 
-    it("mutated requestState tokens on the retry of a real input_required call are all refused the same way (1,200 cases)", { timeout: 120_000 }, async () => {
+    it("mutated requestState tokens on the retry of a real input_required call are all refused the same way (1,200 cases)", {
+      timeout: 120_000,
+    }, async () => {
       const { seed, numRuns } = seedFor("request-state", 1_200);
       property = "request-state";
       const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/! ~%".split("");
@@ -760,8 +732,19 @@ describe("fuzzing the Worker over raw HTTP", () => {
         fc.record({ kind: fc.constant("segments"), order: fc.shuffledSubarray([0, 1, 2, 3, 0, 3], { minLength: 1 }) }),
         fc.record({ kind: fc.constant("kid"), kid: fc.stringMatching(/^[A-Za-z0-9_-]{1,16}$/) }),
         fc.record({ kind: fc.constant("version"), version: anyString }),
-        fc.record({ kind: fc.constant("claims"), claims: fc.record({ e: maybe(fc.oneof(fc.integer(), fc.constant(8_640_000_000_000_000))), p: maybe(anyString), b: maybe(anyString), x: maybe(value) }) }),
-        fc.record({ kind: fc.constant("random"), text: fc.oneof(anyString, fc.stringMatching(/^v1\.test\.[A-Za-z0-9_-]{10,200}\.[A-Za-z0-9_-]{43}$/)) }),
+        fc.record({
+          kind: fc.constant("claims"),
+          claims: fc.record({
+            e: maybe(fc.oneof(fc.integer(), fc.constant(8_640_000_000_000_000))),
+            p: maybe(anyString),
+            b: maybe(anyString),
+            x: maybe(value),
+          }),
+        }),
+        fc.record({
+          kind: fc.constant("random"),
+          text: fc.oneof(anyString, fc.stringMatching(/^v1\.test\.[A-Za-z0-9_-]{10,200}\.[A-Za-z0-9_-]{43}$/)),
+        }),
         fc.record({ kind: fc.constant("swap") }),
         fc.record({ kind: fc.constant("oversize"), size: fc.integer({ min: 16_385, max: 60_000 }) }),
         fc.record({ kind: fc.constant("type"), value: fc.constantFrom<unknown>(null, 0, 1, true, false, [], {}, ["v1"], { token: "v1" }) }),
@@ -817,7 +800,12 @@ describe("fuzzing the Worker over raw HTTP", () => {
               break;
           }
           fc.pre(mutated !== token);
-          const body = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: round.name, arguments: round.args, requestState: mutated, inputResponses: accept, _meta: meta(capabilities) } };
+          const body = {
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: { name: round.name, arguments: round.args, requestState: mutated, inputResponses: accept, _meta: meta(capabilities) },
+          };
           const inspected = await exchange(round.target, JSON.stringify(body), { ...BASE_HEADERS, ...mirroredHeaders(body) });
           if (!inspected) return;
           expect(inspected.status).toBe(200);
@@ -841,7 +829,10 @@ describe("faults found by fuzzing", () => {
   it("prompts/get review_notes with a malformed notebook_id is a client error (-32602), not HTTP 500", async () => {
     const response = await real.send("prompts/get", { name: "review_notes", arguments: { notebook_id: "x" } });
     expect([response.status, (await readMessage(response)).error?.code]).toEqual([200, -32602]);
-    const legacy = await real.post({ jsonrpc: "2.0", id: 1, method: "prompts/get", params: { name: "review_notes", arguments: { notebook_id: "x" } } }, BASE_HEADERS);
+    const legacy = await real.post(
+      { jsonrpc: "2.0", id: 1, method: "prompts/get", params: { name: "review_notes", arguments: { notebook_id: "x" } } },
+      BASE_HEADERS,
+    );
     expect(legacy.status).toBe(200);
     expect((await readMessage(legacy)).error?.code).toBe(-32602);
   });

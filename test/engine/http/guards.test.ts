@@ -128,7 +128,11 @@ describe("MCP header mirroring", () => {
   });
 
   it("tolerates whitespace around header values", async () => {
-    const response = await send("tools/call", { name: "create_notebook", arguments: {} }, { headers: { "mcp-name": "  create_notebook  " } });
+    const response = await send(
+      "tools/call",
+      { name: "create_notebook", arguments: {} },
+      { headers: { "mcp-name": "  create_notebook  " } },
+    );
     expect(response.status).toBe(200);
   });
 

@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { defineTool, text } from "../../../src/mcp";
 import { parseConfig } from "../../../src/mcp/config";
+import { toJsonSchema } from "../../../src/mcp/define/schema";
 import { headerBindings } from "../../../src/mcp/http/param-headers";
 import { McpServer } from "../../../src/mcp/protocol/server";
-import { toJsonSchema } from "../../../src/mcp/define/schema";
 import { readMessage, send, testServer } from "../../helpers/rpc";
 
 describe("CORS", () => {
@@ -16,11 +16,16 @@ describe("CORS", () => {
     });
 
   it("answers a preflight from an allowed origin before any authorization, allowing the MCP headers", async () => {
-    const response = await preflight("http://localhost:6274", "Authorization, Content-Type, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-Region, X-Evil");
+    const response = await preflight(
+      "http://localhost:6274",
+      "Authorization, Content-Type, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-Region, X-Evil",
+    );
     expect(response.status).toBe(204);
     expect(response.headers.get("access-control-allow-origin")).toBe("http://localhost:6274");
     expect(response.headers.get("access-control-allow-methods")).toBe("POST, GET, DELETE, OPTIONS");
-    expect(response.headers.get("access-control-allow-headers")).toBe("authorization, content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region");
+    expect(response.headers.get("access-control-allow-headers")).toBe(
+      "authorization, content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-param-region",
+    );
   });
 
   it("refuses a preflight from an origin the Origin check would refuse", async () => {
@@ -58,7 +63,8 @@ describe("header-bound arguments (x-mcp-header)", () => {
     handler: ({ region }) => ({ content: [text(`region ${region}`)] }),
   });
   const server = testServer({ tools: [regional] });
-  const callWith = (args: object, headers: Record<string, string>) => server.send("tools/call", { name: "regional", arguments: args }, { headers });
+  const callWith = (args: object, headers: Record<string, string>) =>
+    server.send("tools/call", { name: "regional", arguments: args }, { headers });
 
   it("publishes the annotation in the input schema", async () => {
     const { result } = await readMessage(await server.send("tools/list"));
@@ -69,8 +75,14 @@ describe("header-bound arguments (x-mcp-header)", () => {
     const cases: [object, Record<string, string>][] = [
       [{ region: "eu-west" }, { "mcp-param-region": "eu-west" }],
       [{ region: "Zürich" }, { "mcp-param-region": `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode("Zürich")))}?=` }],
-      [{ region: "x", shard: 7 }, { "mcp-param-region": "x", "mcp-param-shard": "7" }],
-      [{ region: "x", nested: { dry: true } }, { "mcp-param-region": "x", "mcp-param-dry-run": "true" }],
+      [
+        { region: "x", shard: 7 },
+        { "mcp-param-region": "x", "mcp-param-shard": "7" },
+      ],
+      [
+        { region: "x", nested: { dry: true } },
+        { "mcp-param-region": "x", "mcp-param-dry-run": "true" },
+      ],
     ];
     for (const [args, headers] of cases) {
       const response = await callWith(args, headers);
@@ -83,8 +95,14 @@ describe("header-bound arguments (x-mcp-header)", () => {
     const cases: [object, Record<string, string>][] = [
       [{ region: "eu" }, {}],
       [{ region: "eu" }, { "mcp-param-region": "us" }],
-      [{ region: "x", shard: 7 }, { "mcp-param-region": "x", "mcp-param-shard": "07x" }],
-      [{ region: "x", nested: { dry: true } }, { "mcp-param-region": "x", "mcp-param-dry-run": "TRUE" }],
+      [
+        { region: "x", shard: 7 },
+        { "mcp-param-region": "x", "mcp-param-shard": "07x" },
+      ],
+      [
+        { region: "x", nested: { dry: true } },
+        { "mcp-param-region": "x", "mcp-param-dry-run": "TRUE" },
+      ],
       [{ region: "Hello" }, { "mcp-param-region": "=?base64?SGVsbG8?=" }],
     ];
     for (const [args, headers] of cases) {
@@ -107,7 +125,11 @@ describe("header-bound arguments (x-mcp-header)", () => {
       z.object({ a: z.string().check(z.meta({ "x-mcp-header": "bad header" })) }),
     ];
     for (const shape of bad) expect(() => headerBindings("t", schema(shape))).toThrow(/x-mcp-header/);
-    const server = new McpServer({ name: "t", version: "1", tools: [defineTool({ name: "t", description: "t", input: bad[0]!, handler: () => ({ content: [] }) })] });
+    const server = new McpServer({
+      name: "t",
+      version: "1",
+      tools: [defineTool({ name: "t", description: "t", input: bad[0]!, handler: () => ({ content: [] }) })],
+    });
     expect(() => server.validate()).toThrow(/x-mcp-header/);
   });
 });
@@ -116,7 +138,8 @@ describe("rate limiting", () => {
   it("answers 429 with Retry-After once a caller passes the limit", async () => {
     const limited = testServer({}, { RATE_LIMITER: (env as unknown as Record<string, string>).TIGHT_LIMITER! });
     const statuses = [];
-    for (let i = 0; i < 5; i++) statuses.push((await limited.send("server/discover", {}, { headers: { "cf-connecting-ip": "203.0.113.9" } })).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await limited.send("server/discover", {}, { headers: { "cf-connecting-ip": "203.0.113.9" } })).status);
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
     const other = await limited.send("server/discover", {}, { headers: { "cf-connecting-ip": "203.0.113.10" } });
     expect(other.status).toBe(200);
@@ -128,7 +151,10 @@ describe("secrets fail closed", () => {
     const unconfigured = testServer({}, { MCP_ENV: "production", STATE_KEYS: "" });
     const response = await unconfigured.send("server/discover");
     expect(response.status).toBe(503);
-    expect(await response.json()).toEqual({ jsonrpc: "2.0", error: { code: -32603, message: "Service unavailable: server configuration is invalid" } });
+    expect(await response.json()).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32603, message: "Service unavailable: server configuration is invalid" },
+    });
     const health = await unconfigured.fetch(new Request("http://localhost:8787/health"));
     expect(health.status).toBe(503);
     expect(await health.json()).toEqual({ status: "error", config: "invalid" });
@@ -149,7 +175,12 @@ describe("secrets fail closed", () => {
   });
 
   it("refuses malformed settings by name", () => {
-    const result = parseConfig({ MCP_ENV: "staging", MAX_BODY_BYTES: "lots", AUTH_ISSUER: "http://issuer.example", STATE_KEYS: `k:${btoa("x".repeat(32))}` });
+    const result = parseConfig({
+      MCP_ENV: "staging",
+      MAX_BODY_BYTES: "lots",
+      AUTH_ISSUER: "http://issuer.example",
+      STATE_KEYS: `k:${btoa("x".repeat(32))}`,
+    });
     expect(result).toEqual({
       ok: false,
       problems: [

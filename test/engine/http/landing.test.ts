@@ -4,7 +4,8 @@ import * as z from "zod/mini";
 import { defineTool } from "../../../src/mcp";
 import { testServer } from "../../helpers/rpc";
 
-const page = (server = { fetch: (request: Request) => exports.default.fetch(request) }) => server.fetch(new Request("http://localhost:8787/"));
+const page = (server = { fetch: (request: Request) => exports.default.fetch(request) }) =>
+  server.fetch(new Request("http://localhost:8787/"));
 
 describe("landing page", () => {
   it("names the server and lists its tools, resources and prompts with the endpoint and connection snippets", async () => {
@@ -12,7 +13,17 @@ describe("landing page", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
     const html = await response.text();
-    for (const text of ["<title>Notes · MCP server</title>", "create_notebook", "draft_note", "notes://guide", "note://{notebook_id}/{note_id}", "review_notes", "http://localhost:8787/mcp", "mcp-remote", ".vscode/mcp.json"]) {
+    for (const text of [
+      "<title>Notes · MCP server</title>",
+      "create_notebook",
+      "draft_note",
+      "notes://guide",
+      "note://{notebook_id}/{note_id}",
+      "review_notes",
+      "http://localhost:8787/mcp",
+      "mcp-remote",
+      ".vscode/mcp.json",
+    ]) {
       expect(html).toContain(text);
     }
   });
@@ -27,17 +38,25 @@ describe("landing page", () => {
   });
 
   it("escapes whatever a tool declares", async () => {
-    const sneaky = defineTool({ name: "sneaky", description: '<img src=x onerror="alert(1)">', input: z.strictObject({}), handler: () => ({ content: [] }) });
+    const sneaky = defineTool({
+      name: "sneaky",
+      description: '<img src=x onerror="alert(1)">',
+      input: z.strictObject({}),
+      handler: () => ({ content: [] }),
+    });
     const html = await (await page(testServer({ tools: [sneaky] }))).text();
     expect(html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
     expect(html).not.toContain("<img");
   });
 
   it("lists nothing when authorization is on, and reveals no configuration", async () => {
-    const server = testServer({ tools: [defineTool({ name: "hidden_tool", description: "x", input: z.strictObject({}), handler: () => ({ content: [] }) })] }, {
-      AUTH_ISSUER: "https://issuer.example",
-      AUTH_JWKS: '{"keys":[]}',
-    });
+    const server = testServer(
+      { tools: [defineTool({ name: "hidden_tool", description: "x", input: z.strictObject({}), handler: () => ({ content: [] }) })] },
+      {
+        AUTH_ISSUER: "https://issuer.example",
+        AUTH_JWKS: '{"keys":[]}',
+      },
+    );
     const html = await (await page(server)).text();
     expect(html).toContain("requires authorization");
     expect(html).not.toContain("hidden_tool");

@@ -128,7 +128,11 @@ describe("streaming", () => {
   });
 
   it("sends log messages only at or above the requested level", async () => {
-    const response = await server.send("tools/call", { name: "slow", arguments: {} }, { metaExtra: { "io.modelcontextprotocol/logLevel": "info" } });
+    const response = await server.send(
+      "tools/call",
+      { name: "slow", arguments: {} },
+      { metaExtra: { "io.modelcontextprotocol/logLevel": "info" } },
+    );
     const logs = (await readSse(response)).filter((event) => event.method === "notifications/message");
     expect(logs).toHaveLength(5);
     expect(logs.every((event) => (event.params as { level: string }).level === "info")).toBe(true);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { definePrompt, defineResource, defineTool, elicitForm, elicitUrl, listRoots, sample, samplingText, text } from "../../../src/mcp";
-import { readMessage, testServer, type Json } from "../../helpers/rpc";
+import { type Json, readMessage, testServer } from "../../helpers/rpc";
 
 const ALL = { elicitation: { form: {}, url: {} }, sampling: { tools: {} }, roots: {} };
 let runs = 0;
@@ -15,8 +15,13 @@ const wizard = defineTool({
     ctx.state.startedWith ??= topic;
     const { name } = await ctx.ask({ name: elicitForm("Name?", z.object({ name: z.string().check(z.minLength(1)) })) });
     ctx.state.rounds = Number(ctx.state.rounds ?? 0) + 1;
-    const { color, roots } = await ctx.ask({ color: elicitForm("Color?", z.object({ color: z.enum(["red", "blue"]) })), roots: listRoots() });
-    const { poem } = await ctx.ask({ poem: sample({ messages: [{ role: "user", content: { type: "text", text: "poem" } }], maxTokens: 5 }) });
+    const { color, roots } = await ctx.ask({
+      color: elicitForm("Color?", z.object({ color: z.enum(["red", "blue"]) })),
+      roots: listRoots(),
+    });
+    const { poem } = await ctx.ask({
+      poem: sample({ messages: [{ role: "user", content: { type: "text", text: "poem" } }], maxTokens: 5 }),
+    });
     const who = name.action === "accept" ? name.content.name : "?";
     const hue = color.action === "accept" ? color.content.color : "?";
     return { content: [text(`${ctx.state.startedWith}: ${who} likes ${hue}, ${roots.roots.length} root(s), ${samplingText(poem)}`)] };
@@ -63,7 +68,12 @@ const hoarder = defineTool({
     return { content: [] };
   },
 });
-const plain = defineTool({ name: "plain", description: "Asks nothing.", input: z.strictObject({}), handler: () => ({ content: [text("plain")] }) });
+const plain = defineTool({
+  name: "plain",
+  description: "Asks nothing.",
+  input: z.strictObject({}),
+  handler: () => ({ content: [text("plain")] }),
+});
 
 const server = testServer({
   tools: [wizard, linkOut, toolSampling, swallower, hoarder, plain],
@@ -101,7 +111,10 @@ describe("multi round-trip requests", () => {
     expect(r1.result).toMatchObject({ resultType: "input_required", inputRequests: { name: { method: "elicitation/create" } } });
     expect(r1.result).not.toHaveProperty("ttlMs");
 
-    const r2 = await callTool("wizard", args, { requestState: r1.result?.requestState, inputResponses: { name: { action: "accept", content: { name: "Ada" } } } });
+    const r2 = await callTool("wizard", args, {
+      requestState: r1.result?.requestState,
+      inputResponses: { name: { action: "accept", content: { name: "Ada" } } },
+    });
     expect(Object.keys(r2.result?.inputRequests)).toEqual(["color", "roots"]);
     expect(r2.result?.inputRequests.roots).toEqual({ method: "roots/list", params: {} });
     expect(r2.result?.requestState).not.toBe(r1.result?.requestState);
@@ -121,22 +134,41 @@ describe("multi round-trip requests", () => {
 
   it("asks again, with fresh state, when a required answer is missing (not an error)", async () => {
     const r1 = await callTool("wizard", { topic: "t" });
-    const again = await callTool("wizard", { topic: "t" }, { requestState: r1.result?.requestState, inputResponses: { other: { action: "accept" } } });
+    const again = await callTool(
+      "wizard",
+      { topic: "t" },
+      { requestState: r1.result?.requestState, inputResponses: { other: { action: "accept" } } },
+    );
     expect(again.result).toMatchObject({ resultType: "input_required", inputRequests: { name: {} } });
   });
 
   it("ignores answers to questions it did not ask", async () => {
     const r1 = await callTool("wizard", { topic: "t" });
-    const r2 = await callTool("wizard", { topic: "t" }, {
-      requestState: r1.result?.requestState,
-      inputResponses: { name: { action: "accept", content: { name: "Ada" } }, color: { action: "accept", content: { color: "red" } }, junk: 1 },
-    });
+    const r2 = await callTool(
+      "wizard",
+      { topic: "t" },
+      {
+        requestState: r1.result?.requestState,
+        inputResponses: {
+          name: { action: "accept", content: { name: "Ada" } },
+          color: { action: "accept", content: { color: "red" } },
+          junk: 1,
+        },
+      },
+    );
     expect(Object.keys(r2.result?.inputRequests)).toEqual(["color", "roots"]);
   });
 
   it("answers malformed inputResponses with -32602", async () => {
     const r1 = await callTool("wizard", { topic: "t" });
-    const cases: unknown[] = [null, [], "x", { name: 12345 }, { name: { action: "maybe" } }, { name: { action: "accept", content: { name: "" } } }];
+    const cases: unknown[] = [
+      null,
+      [],
+      "x",
+      { name: 12345 },
+      { name: { action: "maybe" } },
+      { name: { action: "accept", content: { name: "" } } },
+    ];
     for (const inputResponses of cases) {
       const message = await callTool("wizard", { topic: "t" }, { requestState: r1.result?.requestState, inputResponses });
       expect(message.error?.code).toBe(-32602);
@@ -162,7 +194,10 @@ describe("multi round-trip requests", () => {
     });
     const formOnly = await server.send("tools/call", { name: "link_out", arguments: {} }, { capabilities: { elicitation: {} } });
     expect(formOnly.status).toBe(400);
-    expect((await readMessage(formOnly)).error).toMatchObject({ code: -32021, data: { requiredCapabilities: { elicitation: { url: {} } } } });
+    expect((await readMessage(formOnly)).error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { elicitation: { url: {} } } },
+    });
   });
 
   it("needs sampling.tools to ask for sampling with tools", async () => {
@@ -186,7 +221,15 @@ describe("multi round-trip requests", () => {
     const read = await readMessage(await server.send("resources/read", { uri: "test://gated" }, { capabilities: ALL }));
     expect(read.result).toMatchObject({ resultType: "input_required" });
     const retried = await readMessage(
-      await server.send("resources/read", { uri: "test://gated", requestState: read.result?.requestState, inputResponses: { ok: { action: "accept", content: { ok: true } } } }, { capabilities: ALL }),
+      await server.send(
+        "resources/read",
+        {
+          uri: "test://gated",
+          requestState: read.result?.requestState,
+          inputResponses: { ok: { action: "accept", content: { ok: true } } },
+        },
+        { capabilities: ALL },
+      ),
     );
     expect(retried.result).toMatchObject({ resultType: "complete", contents: [{ text: "ok=accept" }], ttlMs: 0, cacheScope: "private" });
   });

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, digestJson, importKeyRing, open, parseKeySpec, seal, type KeyRing } from "../../../src/mcp/input/state-token";
+import { canonicalJson, digestJson, importKeyRing, type KeyRing, open, parseKeySpec, seal } from "../../../src/mcp/input/state-token";
 import { seedFor } from "../../helpers/seed";
 
 const key = (text: string) => btoa(text.padEnd(32, "!"));
@@ -13,7 +13,8 @@ const ring = (spec: string): Promise<KeyRing> => {
 const PURPOSE = "mcp.requestState";
 const BIND = { method: "tools/call", name: "delete_note", args: "digest-1", principal: "alice" };
 const options = { purpose: PURPOSE, bind: BIND, maxLength: 16_384 };
-const mint = (keys: KeyRing, body: unknown = { a: 1 }, ttlMs = 60_000, now?: number) => seal(keys, { purpose: PURPOSE, bind: BIND, ttlMs, body, now });
+const mint = (keys: KeyRing, body: unknown = { a: 1 }, ttlMs = 60_000, now?: number) =>
+  seal(keys, { purpose: PURPOSE, bind: BIND, ttlMs, body, now });
 
 describe("requestState codec", () => {
   it("round-trips a body through seal and open", async () => {
@@ -45,7 +46,13 @@ describe("requestState codec", () => {
   it('rejects a wrong version, bad base64url, missing parts and oversize tokens with reason "malformed"', async () => {
     const keys = await ring(`k1:${key("one")}`);
     const [, kid, payload, mac] = (await mint(keys)).split(".") as [string, string, string, string];
-    for (const bad of [`v2.${kid}.${payload}.${mac}`, `v1.${kid}.${payload}!.${mac}`, `v1.${kid}.${payload}`, "", `v1.${kid}.${"A".repeat(20_000)}.${mac}`]) {
+    for (const bad of [
+      `v2.${kid}.${payload}.${mac}`,
+      `v1.${kid}.${payload}!.${mac}`,
+      `v1.${kid}.${payload}`,
+      "",
+      `v1.${kid}.${"A".repeat(20_000)}.${mac}`,
+    ]) {
       expect(await open(keys, bad, options)).toEqual({ ok: false, reason: "malformed" });
     }
   });
@@ -67,7 +74,12 @@ describe("requestState codec", () => {
   it('rejects a token used for another tool, other arguments, another principal or purpose with reason "bind"', async () => {
     const keys = await ring(`k1:${key("one")}`);
     const token = await mint(keys);
-    for (const bind of [{ ...BIND, name: "add_note" }, { ...BIND, args: "digest-2" }, { ...BIND, principal: "bob" }, { ...BIND, method: "prompts/get" }]) {
+    for (const bind of [
+      { ...BIND, name: "add_note" },
+      { ...BIND, args: "digest-2" },
+      { ...BIND, principal: "bob" },
+      { ...BIND, method: "prompts/get" },
+    ]) {
       expect(await open(keys, token, { ...options, bind })).toEqual({ ok: false, reason: "bind" });
     }
     expect(await open(keys, token, { ...options, purpose: "mcp.subscription" })).toEqual({ ok: false, reason: "bind" });
@@ -117,7 +129,11 @@ describe("requestState codec", () => {
         ),
         async ({ kind, at, char }) => {
           const mutated =
-            kind === "replace" ? token.slice(0, at) + char + token.slice(at + 1) : kind === "insert" ? token.slice(0, at) + char + token.slice(at) : token.slice(0, at) + token.slice(at + 1);
+            kind === "replace"
+              ? token.slice(0, at) + char + token.slice(at + 1)
+              : kind === "insert"
+                ? token.slice(0, at) + char + token.slice(at)
+                : token.slice(0, at) + token.slice(at + 1);
           fc.pre(mutated !== token);
           expect((await open(keys, mutated, options)).ok).toBe(false);
         },

@@ -9,7 +9,12 @@ const BASE = { "content-type": "application/json", accept: "application/json, te
 
 /** A 2025-era POST: no _meta, the version header only when given (2025-03-26 clients send none). */
 function legacy(body: unknown, version?: string, session?: string, extra: Record<string, string> = {}) {
-  return post(body, { ...BASE, ...(version && { "mcp-protocol-version": version }), ...(session && { "mcp-session-id": session }), ...extra });
+  return post(body, {
+    ...BASE,
+    ...(version && { "mcp-protocol-version": version }),
+    ...(session && { "mcp-session-id": session }),
+    ...extra,
+  });
 }
 const rpc = (method: string, params: Json = {}, id: number | string = 1) => ({ jsonrpc: "2.0", id, method, params });
 
@@ -79,20 +84,32 @@ describe("era detection", () => {
 
   it("answers an unknown resource with -32002, as 2025 revisions expect", async () => {
     const message = await legacyCall("resources/read", { uri: "note://nb_AAAAAAAAAAAAAAAAAAAAAA/n_000000000000" }, "2025-11-25");
-    expect(message.error).toEqual({ code: -32002, message: "Resource not found", data: { uri: "note://nb_AAAAAAAAAAAAAAAAAAAAAA/n_000000000000" } });
+    expect(message.error).toEqual({
+      code: -32002,
+      message: "Resource not found",
+      data: { uri: "note://nb_AAAAAAAAAAAAAAAAAAAAAA/n_000000000000" },
+    });
   });
 
   it("turns away a 2025 client with -32022 and the supported versions when LEGACY_CLIENTS is off", async () => {
     const statelessOnly = testServer({}, { LEGACY_CLIENTS: "off" });
     const response = await statelessOnly.post(rpc("initialize", { protocolVersion: "2025-11-25", capabilities: {} }), BASE);
     expect(response.status).toBe(400);
-    expect((await readMessage(response)).error).toMatchObject({ code: -32022, data: { supported: ["2026-07-28"], requested: "2025-11-25" } });
+    expect((await readMessage(response)).error).toMatchObject({
+      code: -32022,
+      data: { supported: ["2026-07-28"], requested: "2025-11-25" },
+    });
   });
 });
 
 describe("2025-03-26 batches", () => {
   it("answers a batch with an array of responses, skipping notifications", async () => {
-    const batch = [rpc("ping", {}, 1), { jsonrpc: "2.0", method: "notifications/initialized" }, rpc("tools/list", {}, 2), { jsonrpc: "1.0", id: 3 }];
+    const batch = [
+      rpc("ping", {}, 1),
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      rpc("tools/list", {}, 2),
+      { jsonrpc: "1.0", id: 3 },
+    ];
     const response = await legacy(batch);
     expect(response.status).toBe(200);
     const answers = (await response.json()) as Json[];
@@ -111,7 +128,11 @@ describe("2025-03-26 batches", () => {
   });
 
   it("refuses empty, oversized and post-2025-03-26 batches with 400 and -32600", async () => {
-    for (const response of [await legacy([]), await legacy(Array.from({ length: 51 }, (_, i) => rpc("ping", {}, i))), await legacy([rpc("ping")], "2025-06-18")]) {
+    for (const response of [
+      await legacy([]),
+      await legacy(Array.from({ length: 51 }, (_, i) => rpc("ping", {}, i))),
+      await legacy([rpc("ping")], "2025-06-18"),
+    ]) {
       expect(response.status).toBe(400);
       expect((await readMessage(response)).error?.code).toBe(-32600);
     }
@@ -123,7 +144,10 @@ describe("legacy sessions", () => {
     for (const capabilities of [{ elicitation: {} }, { sampling: {} }, { roots: { listChanged: true } }]) {
       const { session, message } = await initialize(capabilities);
       expect(session).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      expect(message.result?.capabilities).toMatchObject({ tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } });
+      expect(message.result?.capabilities).toMatchObject({
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+      });
     }
   });
 
@@ -181,25 +205,48 @@ describe("legacy sessions", () => {
     const { session } = await initialize({ elicitation: {} });
     const create = await legacyCall("tools/call", { name: "create_notebook", arguments: {} }, "2025-11-25", session);
     const notebook = JSON.parse(create.result?.content[0].text).notebook_id;
-    const add = await legacyCall("tools/call", { name: "add_note", arguments: { notebook_id: notebook, title: "Old", body: "x" } }, "2025-11-25", session);
+    const add = await legacyCall(
+      "tools/call",
+      { name: "add_note", arguments: { notebook_id: notebook, title: "Old", body: "x" } },
+      "2025-11-25",
+      session,
+    );
     const noteId = add.result?.structuredContent.id;
 
-    const response = await legacy(rpc("tools/call", { name: "delete_note", arguments: { notebook_id: notebook, note_id: noteId } }, 77), "2025-11-25", session);
+    const response = await legacy(
+      rpc("tools/call", { name: "delete_note", arguments: { notebook_id: notebook, note_id: noteId } }, 77),
+      "2025-11-25",
+      session,
+    );
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     const stream = sseReader(response);
     const question = (await stream.message()) as Json;
-    expect(question).toMatchObject({ jsonrpc: "2.0", method: "elicitation/create", params: { message: 'Delete the note "Old"? This cannot be undone.' } });
+    expect(question).toMatchObject({
+      jsonrpc: "2.0",
+      method: "elicitation/create",
+      params: { message: 'Delete the note "Old"? This cannot be undone.' },
+    });
     expect(question.params).not.toHaveProperty("mode");
-    const answered = await legacy({ jsonrpc: "2.0", id: question.id, result: { action: "accept", content: { delete: true } } }, "2025-11-25", session);
+    const answered = await legacy(
+      { jsonrpc: "2.0", id: question.id, result: { action: "accept", content: { delete: true } } },
+      "2025-11-25",
+      session,
+    );
     expect(answered.status).toBe(202);
-    expect(await stream.message()).toMatchObject({ id: 77, result: { content: [{ type: "text", text: expect.stringContaining("Deleted note") }] } });
+    expect(await stream.message()).toMatchObject({
+      id: 77,
+      result: { content: [{ type: "text", text: expect.stringContaining("Deleted note") }] },
+    });
   });
 
   it("reports a tool that needs input as a tool error to a client without a session", async () => {
     const create = await legacyCall("tools/call", { name: "create_notebook", arguments: {} }, "2025-11-25");
     const notebook = JSON.parse(create.result?.content[0].text).notebook_id;
     const drafted = await legacyCall("tools/call", { name: "draft_note", arguments: { notebook_id: notebook, topic: "x" } }, "2025-11-25");
-    expect(drafted.result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("Missing required client capability: elicitation.form") }] });
+    expect(drafted.result).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining("Missing required client capability: elicitation.form") }],
+    });
   });
 
   it("streams log messages at the session's level on the tool call's stream", async () => {
@@ -207,17 +254,34 @@ describe("legacy sessions", () => {
     const session = setLevel.headers.get("mcp-session-id")!;
     const create = await legacyCall("tools/call", { name: "create_notebook", arguments: {} }, "2025-11-25", session);
     const notebook = JSON.parse(create.result?.content[0].text).notebook_id;
-    await legacyCall("tools/call", { name: "add_note", arguments: { notebook_id: notebook, title: "a", body: "b" } }, "2025-11-25", session);
-    const response = await legacy(rpc("tools/call", { name: "summarize_notes", arguments: { notebook_id: notebook } }), "2025-11-25", session);
+    await legacyCall(
+      "tools/call",
+      { name: "add_note", arguments: { notebook_id: notebook, title: "a", body: "b" } },
+      "2025-11-25",
+      session,
+    );
+    const response = await legacy(
+      rpc("tools/call", { name: "summarize_notes", arguments: { notebook_id: notebook } }),
+      "2025-11-25",
+      session,
+    );
     const stream = sseReader(response);
-    expect(await stream.message()).toMatchObject({ method: "notifications/message", params: { level: "debug", logger: "summarize_notes" } });
+    expect(await stream.message()).toMatchObject({
+      method: "notifications/message",
+      params: { level: "debug", logger: "summarize_notes" },
+    });
   });
 
   it("delivers resources/updated for a subscribed note on the session's GET stream", async () => {
     const { session } = await initialize({ sampling: {} });
     const create = await legacyCall("tools/call", { name: "create_notebook", arguments: {} }, "2025-11-25", session);
     const notebook = JSON.parse(create.result?.content[0].text).notebook_id;
-    const add = await legacyCall("tools/call", { name: "add_note", arguments: { notebook_id: notebook, title: "a", body: "b" } }, "2025-11-25", session);
+    const add = await legacyCall(
+      "tools/call",
+      { name: "add_note", arguments: { notebook_id: notebook, title: "a", body: "b" } },
+      "2025-11-25",
+      session,
+    );
     const uri = `note://${notebook}/${add.result?.structuredContent.id}`;
 
     const stream = sseReader(
@@ -228,18 +292,38 @@ describe("legacy sessions", () => {
     expect(await stream.frame()).toEqual({ comment: "listening" });
     // Subscribing after the stream opened updates its filter in place.
     expect((await legacyCall("resources/subscribe", { uri }, "2025-11-25", session)).result).toEqual({});
-    await legacyCall("tools/call", { name: "update_note", arguments: { notebook_id: notebook, note_id: add.result?.structuredContent.id, body: "c" } }, "2025-11-25", session);
+    await legacyCall(
+      "tools/call",
+      { name: "update_note", arguments: { notebook_id: notebook, note_id: add.result?.structuredContent.id, body: "c" } },
+      "2025-11-25",
+      session,
+    );
     expect(await stream.message()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri } });
     await legacyCall("resources/unsubscribe", { uri }, "2025-11-25", session);
-    await legacyCall("tools/call", { name: "update_note", arguments: { notebook_id: notebook, note_id: add.result?.structuredContent.id, body: "d" } }, "2025-11-25", session);
+    await legacyCall(
+      "tools/call",
+      { name: "update_note", arguments: { notebook_id: notebook, note_id: add.result?.structuredContent.id, body: "d" } },
+      "2025-11-25",
+      session,
+    );
     expect(await stream.message(300)).toBe("timeout");
     await stream.cancel();
   });
 
   it("never uses a session for modern requests: _meta decides the era even with Mcp-Session-Id", async () => {
     const { session } = await initialize({ elicitation: {} });
-    const body = { jsonrpc: "2.0", id: 1, method: "initialize", params: { _meta: meta(), protocolVersion: "2025-11-25", capabilities: {} } };
-    const response = await post(body, { ...BASE, "mcp-protocol-version": "2026-07-28", "mcp-method": "initialize", "mcp-session-id": session! });
+    const body = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { _meta: meta(), protocolVersion: "2025-11-25", capabilities: {} },
+    };
+    const response = await post(body, {
+      ...BASE,
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "initialize",
+      "mcp-session-id": session!,
+    });
     expect(response.status).toBe(404);
     expect((await readMessage(response)).error?.code).toBe(-32601);
   });

@@ -7,8 +7,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { globalHubName } from "../../../src/mcp/listen/publish";
 import { testServer } from "../../helpers/rpc";
-import { announceToolsChanged as trigger } from "../../helpers/tools";
 import { sseReader } from "../../helpers/sse";
+import { announceToolsChanged as trigger } from "../../helpers/tools";
 
 describe("hub hibernation", () => {
   it("lets an idle hub be evicted from memory while its listeners stay subscribed", { timeout: 40_000 }, async () => {
@@ -21,7 +21,10 @@ describe("hub hibernation", () => {
     // Nothing may touch the hub for longer than workerd's 10 s idle window (with margin).
     await new Promise((resolve) => setTimeout(resolve, 15_000));
     await server.send("tools/call", { name: "trigger", arguments: {} });
-    expect(await reader.message()).toMatchObject({ method: "notifications/tools/list_changed", params: { _meta: { "io.modelcontextprotocol/subscriptionId": "sleepy" } } });
+    expect(await reader.message()).toMatchObject({
+      method: "notifications/tools/list_changed",
+      params: { _meta: { "io.modelcontextprotocol/subscriptionId": "sleepy" } },
+    });
     // A new object instance answered: the old one was evicted, and the filter came back from the socket attachment.
     expect(await runInDurableObject(hub, (fresh) => fresh === instance)).toBe(false);
     await reader.cancel();

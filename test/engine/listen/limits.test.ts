@@ -6,8 +6,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { principalHubName } from "../../../src/mcp/listen/publish";
 import { testServer } from "../../helpers/rpc";
-import { announceToolsChanged as trigger } from "../../helpers/tools";
 import { sseReader } from "../../helpers/sse";
+import { announceToolsChanged as trigger } from "../../helpers/tools";
 
 describe("listener caps", () => {
   it("refuses a listener over the per-hub cap in-band, before any acknowledgement", async () => {

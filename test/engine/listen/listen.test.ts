@@ -2,9 +2,9 @@ import { abortAllDurableObjects } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
-import { defineTool, definePrompt, defineResource, text } from "../../../src/mcp";
-import { createPublisher, globalHubName, principalHubName } from "../../../src/mcp/listen/publish";
+import { definePrompt, defineResource, defineTool, text } from "../../../src/mcp";
 import { uriMatches } from "../../../src/mcp/listen/hub";
+import { createPublisher, globalHubName, principalHubName } from "../../../src/mcp/listen/publish";
 import { readMessage, readSse, send, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
 
@@ -48,7 +48,11 @@ const publish = (what: string, uri?: string) => server.send("tools/call", { name
 describe("subscriptions/listen", () => {
   it("advertises listChanged and subscribe because the hub is bound", async () => {
     const { result } = await readMessage(await server.send("server/discover"));
-    expect(result?.capabilities).toMatchObject({ tools: { listChanged: true }, prompts: { listChanged: true }, resources: { subscribe: true, listChanged: true } });
+    expect(result?.capabilities).toMatchObject({
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+    });
   });
 
   it("sends the acknowledgement first, with the honoured filter and the subscription id", async () => {
@@ -82,7 +86,10 @@ describe("subscriptions/listen", () => {
     await publish("updated", "note://nb_1/n_a");
     await publish("updated", "note://nb_12/n_b");
     await publish("updated", "note://nb_1");
-    expect(await reader.message()).toMatchObject({ method: "notifications/resources/updated", params: { uri: "note://nb_1/n_a", _meta: tag("res") } });
+    expect(await reader.message()).toMatchObject({
+      method: "notifications/resources/updated",
+      params: { uri: "note://nb_1/n_a", _meta: tag("res") },
+    });
     expect(await reader.message()).toMatchObject({ params: { uri: "note://nb_1" } });
     expect(await reader.message(300)).toBe("timeout");
   });
@@ -92,16 +99,24 @@ describe("subscriptions/listen", () => {
     await Promise.all(listeners.map((reader) => reader.message()));
     await publish("resources");
     for (const [index, reader] of listeners.entries()) {
-      expect(await reader.message()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/list_changed", params: { _meta: tag(`fan-${index + 1}`) } });
+      expect(await reader.message()).toEqual({
+        jsonrpc: "2.0",
+        method: "notifications/resources/list_changed",
+        params: { _meta: tag(`fan-${index + 1}`) },
+      });
     }
   });
 
   it("keeps request-scoped progress and log messages off the listen stream", async () => {
     const reader = await listen({ toolsListChanged: true });
     await reader.message();
-    await server.send("tools/call", { name: "trigger", arguments: { what: "tools" } }, {
-      metaExtra: { progressToken: "p", "io.modelcontextprotocol/logLevel": "debug" },
-    });
+    await server.send(
+      "tools/call",
+      { name: "trigger", arguments: { what: "tools" } },
+      {
+        metaExtra: { progressToken: "p", "io.modelcontextprotocol/logLevel": "debug" },
+      },
+    );
     expect(await reader.message()).toMatchObject({ method: "notifications/tools/list_changed" });
     expect(await reader.message(300)).toBe("timeout");
   });
@@ -110,7 +125,14 @@ describe("subscriptions/listen", () => {
     const response = await server.send("subscriptions/listen", { notifications: { unknownThing: true } }, { id: 5 });
     expect(await readSse(response)).toEqual([
       { jsonrpc: "2.0", method: "notifications/subscriptions/acknowledged", params: { _meta: tag(5), notifications: {} } },
-      { jsonrpc: "2.0", id: 5, result: { resultType: "complete", _meta: { "io.modelcontextprotocol/serverInfo": { name: "test-server", version: "1.0.0" }, ...tag(5) } } },
+      {
+        jsonrpc: "2.0",
+        id: 5,
+        result: {
+          resultType: "complete",
+          _meta: { "io.modelcontextprotocol/serverInfo": { name: "test-server", version: "1.0.0" }, ...tag(5) },
+        },
+      },
     ]);
   });
 
@@ -219,15 +241,23 @@ describe("privacy and sharding", () => {
 
 describe("notes example publishes changes", () => {
   it("announces an updated note to listeners subscribed to it", async () => {
-    const call = async (name: string, args: object) => (await readMessage(await send("tools/call", { name, arguments: args }))).result as any;
+    const call = async (name: string, args: object) =>
+      (await readMessage(await send("tools/call", { name, arguments: args }))).result as any;
     const notebook = (await call("create_notebook", {})).structuredContent.notebook_id;
     const note = (await call("add_note", { notebook_id: notebook, title: "t", body: "b" })).structuredContent.id;
-    const response = await send("subscriptions/listen", { notifications: { resourceSubscriptions: [`note://${notebook}/${note}`], resourcesListChanged: true } }, { id: "notes" });
+    const response = await send(
+      "subscriptions/listen",
+      { notifications: { resourceSubscriptions: [`note://${notebook}/${note}`], resourcesListChanged: true } },
+      { id: "notes" },
+    );
     const reader = sseReader(response);
     readers.push(reader);
     await reader.message();
     await call("update_note", { notebook_id: notebook, note_id: note, body: "changed" });
-    expect(await reader.message()).toMatchObject({ method: "notifications/resources/updated", params: { uri: `note://${notebook}/${note}` } });
+    expect(await reader.message()).toMatchObject({
+      method: "notifications/resources/updated",
+      params: { uri: `note://${notebook}/${note}` },
+    });
     await call("add_note", { notebook_id: notebook, title: "second", body: "b" });
     expect(await reader.message()).toMatchObject({ method: "notifications/resources/list_changed" });
   });

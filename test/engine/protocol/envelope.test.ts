@@ -1,15 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { meta, MODERN, post, readMessage, send, standardHeaders } from "../../helpers/rpc";
-
-/** Asserts both the HTTP status and the JSON-RPC error code of a response. */
-async function expectError(response: Response, status: number, code: number, id?: string | number | null) {
-  expect(response.status).toBe(status);
-  const message = await readMessage(response);
-  expect(message.error?.code).toBe(code);
-  if (id === null) expect(message).not.toHaveProperty("id");
-  else if (id !== undefined) expect(message.id).toBe(id);
-  return message;
-}
+import { MODERN, meta, post, readMessage, send, standardHeaders } from "../../helpers/rpc";
+import { expectError } from "../../helpers/wire";
 
 describe("JSON-RPC envelope", () => {
   it("answers a body that is not JSON with -32700, HTTP 400 and no id", async () => {
@@ -111,11 +102,15 @@ describe("per-request _meta", () => {
 
 describe("protocol version", () => {
   it("answers an unsupported version with -32022, HTTP 400, data.supported and data.requested", async () => {
-    const response = await send("server/discover", {}, {
-      id: 301,
-      metaExtra: { "io.modelcontextprotocol/protocolVersion": "v999.0.0" },
-      headers: { "mcp-protocol-version": "v999.0.0" },
-    });
+    const response = await send(
+      "server/discover",
+      {},
+      {
+        id: 301,
+        metaExtra: { "io.modelcontextprotocol/protocolVersion": "v999.0.0" },
+        headers: { "mcp-protocol-version": "v999.0.0" },
+      },
+    );
     const message = await expectError(response, 400, -32022, 301);
     expect(message.error?.data).toEqual({ supported: [MODERN], requested: "v999.0.0" });
   });
@@ -130,10 +125,14 @@ describe("protocol version", () => {
   });
 
   it("treats a 2025 version claimed in _meta as a modern request for an unsupported version (-32022)", async () => {
-    const response = await send("tools/list", {}, {
-      metaExtra: { "io.modelcontextprotocol/protocolVersion": "2025-11-25" },
-      headers: { "mcp-protocol-version": "2025-11-25" },
-    });
+    const response = await send(
+      "tools/list",
+      {},
+      {
+        metaExtra: { "io.modelcontextprotocol/protocolVersion": "2025-11-25" },
+        headers: { "mcp-protocol-version": "2025-11-25" },
+      },
+    );
     await expectError(response, 400, -32022);
   });
 });

@@ -1,0 +1,399 @@
+/**
+ * The fast-check generators (arbitraries) behind the fuzz properties: hostile and plausible JSON-RPC envelopes,
+ * `_meta`, capabilities, tool arguments, URIs, ids, and the headers a client would derive from a body. Strings
+ * include characters above U+00FF and above U+FFFF (surrogate pairs) wherever a value is stored or forwarded.
+ */
+import fc from "fast-check";
+import { type Json, MODERN, meta } from "../../helpers/rpc";
+// ---------------------------------------------------------------------------------------------------------------
+// Arbitraries
+// ---------------------------------------------------------------------------------------------------------------
+
+export const ABSENT = undefined;
+/** Present with probability 1 - 1/absentOneIn; absent keys are dropped when the object is serialized. */
+export const maybe = <T>(arbitrary: fc.Arbitrary<T>, absentOneIn = 2) => fc.option(arbitrary, { freq: absentOneIn, nil: ABSENT });
+/** An object with exactly these own keys, `__proto__` included as a plain own key (as JSON.parse makes it). */
+export function objectOf(entries: [string, unknown][]): Json {
+  const object: Json = {};
+  for (const [key, value] of entries) Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  return object;
+}
+export const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 40 });
+export const anyString = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: "grapheme", maxLength: 20 }),
+  fc.string({ unit: "binary", maxLength: 20 }),
+);
+export const HOSTILE_KEYS = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "valueOf",
+  "hasOwnProperty",
+  "__defineGetter__",
+  "isAdmin",
+  "polluted",
+];
+export const key = fc.oneof(
+  { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_KEYS) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      "text",
+      "n",
+      "list",
+      "map",
+      "item",
+      "notebook_id",
+      "note_id",
+      "title",
+      "body",
+      "tags",
+      "query",
+      "limit",
+      "topic",
+    ),
+  },
+  { weight: 3, arbitrary: anyString },
+);
+export const notebookId = fc.stringMatching(/^nb_[A-Za-z0-9_-]{22}$/);
+export const noteId = fc.stringMatching(/^n_[0-9a-f]{12}$/);
+export const leaf = fc.oneof(
+  anyString,
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.constantFrom(Number.MAX_SAFE_INTEGER + 2, -0, 1e308, 0.1),
+  notebookId,
+  noteId,
+  fc.constant({ polluted: true, isAdmin: true }),
+);
+/** Any JSON value, hostile keys included, a few levels deep. */
+export const value: fc.Arbitrary<unknown> = fc.letrec<{ node: unknown }>((tie) => ({
+  node: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    leaf,
+    fc.array(tie("node"), { maxLength: 4 }),
+    fc.array(fc.tuple(key, tie("node")), { maxLength: 5 }).map(objectOf),
+  ),
+})).node;
+export const hostileObject = fc.array(fc.tuple(key, value), { maxLength: 6 }).map(objectOf);
+/** Wraps a value in `levels` objects or arrays. */
+export const nest = (inner: unknown, levels: number, asArray: boolean) => {
+  let node = inner;
+  for (let i = 0; i < levels; i++) node = asArray ? [node] : { a: node };
+  return node;
+};
+
+export const METHODS = [
+  "server/discover",
+  "tools/list",
+  "tools/call",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+  "subscriptions/listen",
+  "initialize",
+  "ping",
+  "logging/setLevel",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "notifications/initialized",
+  "notifications/cancelled",
+  "notifications/progress",
+  "sampling/createMessage",
+  "elicitation/create",
+];
+export const TOOL_NAMES = [
+  "echo_loose",
+  "echo_strict",
+  "echo_record",
+  "asker",
+  "create_notebook",
+  "add_note",
+  "search_notes",
+  "get_note",
+  "update_note",
+  "delete_note",
+  "summarize_notes",
+  "draft_note",
+];
+export const id = fc.oneof(
+  { weight: 12, arbitrary: fc.integer() },
+  { weight: 6, arbitrary: fc.string({ maxLength: 30 }) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom<unknown>(null, 1.5, -0, 1e300, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, true, {}, [], ""),
+  },
+  { weight: 1, arbitrary: value },
+);
+export const method = fc.oneof(
+  { weight: 16, arbitrary: fc.constantFrom(...METHODS) },
+  { weight: 2, arbitrary: anyString },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(1, null, {}, [], "", "x".repeat(5_000), "TOOLS/LIST", "tools/call ") },
+);
+export const capabilities = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom<unknown>(
+      {},
+      { elicitation: {} },
+      { elicitation: { form: {}, url: {} }, sampling: { tools: {} }, roots: {} },
+      { sampling: {} },
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      elicitation: maybe(fc.constantFrom<unknown>(null, {}, { url: {} }, { form: null }, "yes", 0, [])),
+      sampling: maybe(fc.constantFrom<unknown>(null, {}, { tools: {} }, 1)),
+      roots: maybe(fc.constantFrom<unknown>(null, {}, false)),
+    }),
+  },
+  { weight: 1, arbitrary: value },
+);
+/** `_meta` as a client might send it: usually close to valid, each part sometimes wrong or missing. */
+export const metaParts = fc.record({
+  version: fc.oneof(
+    { weight: 6, arbitrary: fc.constant<unknown>(MODERN) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<unknown>("2025-11-25", "2025-03-26", "v999", "", " 2026-07-28", "2026-07-28\u00e9", 20260728, null, {}),
+    },
+    { weight: 1, arbitrary: anyString },
+    { weight: 1, arbitrary: fc.constant<unknown>(ABSENT) },
+  ),
+  capabilities: fc.oneof({ weight: 6, arbitrary: capabilities }, { weight: 1, arbitrary: fc.constant<unknown>(ABSENT) }),
+  clientInfo: maybe(fc.oneof(fc.constant<unknown>({ name: "c", version: "1" }), value)),
+  logLevel: maybe(fc.oneof(fc.constantFrom<unknown>("debug", "info", "emergency", "loud", "", 3, null)), 4),
+  progressToken: maybe(fc.oneof(fc.constantFrom<unknown>("p", 7, 1.5, null, {}, Number.MAX_SAFE_INTEGER + 2), anyString), 4),
+  extra: maybe(hostileObject, 4),
+});
+export type MetaParts = {
+  version: unknown;
+  capabilities: unknown;
+  clientInfo: unknown;
+  logLevel: unknown;
+  progressToken: unknown;
+  extra: unknown;
+};
+export function metaOf(parts: MetaParts): Json {
+  const entries: [string, unknown][] = [];
+  if (parts.extra !== ABSENT) entries.push(...Object.entries(parts.extra as Json));
+  if (parts.version !== ABSENT) entries.push(["io.modelcontextprotocol/protocolVersion", parts.version]);
+  if (parts.capabilities !== ABSENT) entries.push(["io.modelcontextprotocol/clientCapabilities", parts.capabilities]);
+  if (parts.clientInfo !== ABSENT) entries.push(["io.modelcontextprotocol/clientInfo", parts.clientInfo]);
+  if (parts.logLevel !== ABSENT) entries.push(["io.modelcontextprotocol/logLevel", parts.logLevel]);
+  if (parts.progressToken !== ABSENT) entries.push(["progressToken", parts.progressToken]);
+  return objectOf(entries);
+}
+export const metaValue = fc.oneof(
+  { weight: 8, arbitrary: capabilities.map((clientCapabilities) => meta(clientCapabilities as Json)) },
+  { weight: 4, arbitrary: metaParts.map(metaOf) },
+  { weight: 1, arbitrary: value },
+);
+
+export const uri = fc.oneof(
+  fc.constantFrom(
+    "notes://guide",
+    "test://text",
+    "test://ask",
+    "test://items/a%20b",
+    "test://items/%E0%A4%A",
+    "note://nb_AAAAAAAAAAAAAAAAAAAAAA/n_000000000000",
+    "",
+    "test://items/",
+  ),
+  anyString,
+);
+export const params = fc.oneof(
+  {
+    weight: 12,
+    arbitrary: fc.record({
+      _meta: maybe(metaValue, 10),
+      name: maybe(fc.oneof(fc.constantFrom(...TOOL_NAMES, "greet", "ask_prompt", "review_notes"), anyString), 2),
+      arguments: maybe(
+        fc.oneof(hostileObject, value, fc.record({ notebook_id: fc.oneof(notebookId, anyString), topic: maybe(anyString) })),
+        2,
+      ),
+      uri: maybe(uri, 3),
+      cursor: maybe(fc.oneof(anyString, fc.integer(), fc.constantFrom("bzUw", "bzA", "o50")), 6),
+      requestState: maybe(fc.oneof(anyString, fc.integer()), 6),
+      inputResponses: maybe(value, 6),
+      notifications: maybe(
+        fc.oneof(
+          fc.record({
+            toolsListChanged: maybe(fc.boolean()),
+            promptsListChanged: maybe(fc.boolean()),
+            resourceSubscriptions: maybe(fc.array(anyString, { maxLength: 3 })),
+          }),
+          value,
+        ),
+        3,
+      ),
+      protocolVersion: maybe(fc.oneof(fc.constantFrom<unknown>("2025-11-25", "2025-06-18", "2025-03-26", "2099-01-01", MODERN), value), 3),
+      capabilities: maybe(capabilities, 3),
+      clientInfo: maybe(value, 4),
+      level: maybe(fc.oneof(fc.constantFrom("debug", "error", "loud"), anyString), 6),
+      ref: maybe(
+        fc.oneof(
+          fc.constantFrom<unknown>({ type: "ref/resource", uri: "test://items/{id}" }, { type: "ref/prompt", name: "greet" }),
+          value,
+        ),
+        6,
+      ),
+      argument: maybe(fc.oneof(fc.record({ name: fc.constantFrom("id", "name", "__proto__"), value: anyString }), value), 6),
+      requestId: maybe(id, 6),
+      extra: maybe(value, 6),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(null, [], "params", 42, true) },
+);
+export const compact = (record: Json) => objectOf(Object.entries(record).filter(([, field]) => field !== ABSENT));
+/** A request a client could well send, for every method the servers know (and a few they do not). */
+export const plausible: fc.Arbitrary<{ method: string; params: Json; notification?: boolean }> = fc.oneof(
+  fc
+    .constantFrom("server/discover", "tools/list", "resources/list", "resources/templates/list", "prompts/list", "ping", "no/such/method")
+    .chain((name) =>
+      fc.record({ cursor: maybe(fc.constantFrom("bzUw", "bzE", "nonsense"), 4) }).map((p) => ({ method: name, params: compact(p) })),
+    ),
+  fc
+    .record({
+      name: fc.constantFrom(...TOOL_NAMES),
+      arguments: maybe(
+        fc.oneof(
+          hostileObject,
+          fc.record({ text: anyString }),
+          fc.record({ notebook_id: notebookId, query: anyString }),
+          fc.constant({ title: "t" }),
+        ),
+        6,
+      ),
+    })
+    .map((p) => ({ method: "tools/call", params: compact(p) })),
+  uri.map((u) => ({ method: "resources/read", params: { uri: u } })),
+  fc
+    .oneof(
+      fc.record({ name: fc.constant("greet"), arguments: maybe(fc.record({ name: anyString })) }),
+      fc.record({ name: fc.constant("ask_prompt") }),
+      fc.record({
+        name: fc.constant("review_notes"),
+        arguments: fc.record({ notebook_id: fc.oneof(notebookId, anyString), topic: maybe(anyString) }),
+      }),
+    )
+    .map((p) => ({ method: "prompts/get", params: compact(p) })),
+  fc
+    .record({
+      ref: fc.constantFrom<Json>(
+        { type: "ref/resource", uri: "test://items/{id}" },
+        { type: "ref/resource", uri: "note://{notebook_id}/{note_id}" },
+        { type: "ref/prompt", name: "review_notes" },
+        { type: "ref/prompt", name: "nope" },
+      ),
+      argument: fc.record({ name: fc.constantFrom("id", "note_id", "topic", "__proto__", "constructor"), value: anyString }),
+      context: maybe(fc.record({ arguments: fc.oneof(fc.record({ notebook_id: notebookId }), hostileObject) })),
+    })
+    .map((p) => ({ method: "completion/complete", params: compact(p) })),
+  fc
+    .record({
+      notifications: fc.record({
+        toolsListChanged: maybe(fc.boolean()),
+        resourcesListChanged: maybe(fc.boolean()),
+        resourceSubscriptions: maybe(fc.array(anyString, { maxLength: 3 })),
+      }),
+    })
+    .map((p) => ({
+      method: "subscriptions/listen",
+      params: { notifications: compact(p.notifications) },
+    })),
+  fc
+    .record({
+      protocolVersion: fc.constantFrom("2025-11-25", "2025-06-18", "2025-03-26", "2099-01-01"),
+      capabilities: capabilities,
+      clientInfo: maybe(fc.constant({ name: "fuzz", version: "1" })),
+    })
+    .map((p) => ({ method: "initialize", params: compact(p) })),
+  fc.record({ level: fc.constantFrom("debug", "error", "loud") }).map((p) => ({ method: "logging/setLevel", params: p })),
+  uri.map((u) => ({ method: "resources/subscribe", params: { uri: u } })),
+  fc
+    .constantFrom("notifications/initialized", "notifications/cancelled", "notifications/progress", "notifications/whatever")
+    .map((name) => ({ method: name, params: { requestId: 1 }, notification: true })),
+);
+/** One way to spoil a request; several may apply. */
+export const corruption = fc.oneof(
+  fc.record({
+    field: fc.constantFrom("jsonrpc", "id", "method", "params", "_meta", "result", "error", "extra"),
+    to: fc.oneof(value, id, method, params, metaValue),
+  }),
+  fc.record({ field: fc.constantFrom("jsonrpc", "id", "method", "params", "_meta"), to: fc.constant(ABSENT) }),
+  fc.record({ field: fc.constantFrom("name", "arguments", "uri", "requestState", "inputResponses", "cursor", "hostile"), to: value }),
+);
+/** A plausible request with its _meta, spoiled in zero, one or two ways. */
+export const envelope = fc
+  .tuple(
+    plausible,
+    id,
+    capabilities,
+    fc.oneof({ weight: 2, arbitrary: fc.constant([]) }, { weight: 3, arbitrary: fc.array(corruption, { minLength: 1, maxLength: 2 }) }),
+  )
+  .map(([request, requestId, clientCapabilities, corruptions]) => {
+    const message: Json = {
+      jsonrpc: "2.0",
+      ...(!request.notification && { id: requestId }),
+      method: request.method,
+      params: objectOf([...Object.entries(request.params), ["_meta", meta(clientCapabilities as Json)]]),
+    };
+    // Only objects built here are changed: a generated value (which fast-check keeps and reuses) is never mutated,
+    // or one case could change another, or even make a value contain itself.
+    const ownParams = message.params;
+    for (const { field, to } of corruptions) {
+      const target = ["jsonrpc", "id", "method", "params", "result", "error", "extra"].includes(field)
+        ? message
+        : message.params === ownParams
+          ? (ownParams as Json)
+          : undefined;
+      if (!target) continue;
+      if (to === ABSENT) delete target[field];
+      else
+        Object.defineProperty(target, field === "hostile" ? "__proto__" : field, {
+          value: to,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+    }
+    return message;
+  });
+/** The same message as a 2025 client sends it: no _meta. */
+export function withoutMeta<T>(body: T): T {
+  const copy = JSON.parse(JSON.stringify(body)) as T;
+  for (const message of Array.isArray(copy) ? copy : [copy]) {
+    const p = (message as Json | null)?.params;
+    if (typeof p === "object" && p !== null) delete (p as Json)._meta;
+  }
+  return copy;
+}
+
+/** A header value as a client must send it: raw when it is safe ASCII, otherwise in the =?base64?...?= form. */
+export const sentinel = (value: string) => `=?base64?${new TextEncoder().encode(value).toBase64()}?=`;
+export const headerValue = (value: string) =>
+  /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.startsWith("=?base64?") ? value : sentinel(value);
+/** The MCP headers a conforming client derives from a body. */
+export function mirroredHeaders(body: unknown): Record<string, string | undefined> {
+  const message = (typeof body === "object" && body !== null && !Array.isArray(body) ? body : {}) as Json;
+  const p = (typeof message.params === "object" && message.params !== null ? message.params : {}) as Json;
+  const m = (typeof p._meta === "object" && p._meta !== null ? p._meta : {}) as Json;
+  const version = m["io.modelcontextprotocol/protocolVersion"];
+  const name =
+    message.method === "resources/read" ? p.uri : message.method === "tools/call" || message.method === "prompts/get" ? p.name : undefined;
+  return {
+    "mcp-protocol-version": typeof version === "string" ? headerValue(version) : MODERN,
+    "mcp-method": typeof message.method === "string" ? headerValue(message.method) : undefined,
+    "mcp-name": typeof name === "string" ? headerValue(name) : undefined,
+  };
+}
