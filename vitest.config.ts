@@ -19,6 +19,13 @@ export default defineConfig({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: { ...TEST_BINDINGS, FC_SEED: process.env.FC_SEED ?? "" },
+              // Every binding the engine understands, even if the app's wrangler.toml no longer binds it: the
+              // engine's tests cover every feature (test/helpers/engine-bindings.d.ts types them).
+              durableObjects: {
+                SUBSCRIPTIONS: { className: "SubscriptionHub", useSQLite: true },
+                LEGACY_SESSIONS: { className: "LegacySession", useSQLite: true },
+                REPLAY_GUARD: { className: "ReplayGuard", useSQLite: true },
+              },
               // The suite sends thousands of requests from one address; a tight limiter is tested on its own.
               ratelimits: {
                 RATE_LIMITER: { simple: { limit: 1_000_000, period: 60 } },

@@ -1,0 +1,171 @@
+/**
+ * Every binding the engine understands is optional (src/mcp/bindings.ts). A server built without one runs with
+ * exactly that feature off, and says so: it does not advertise what it cannot deliver, and what needs the missing
+ * binding answers with a clear error instead of failing later.
+ */
+import { createExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import * as z from "zod/mini";
+import { createMcpWorker, definePrompt, defineResource, defineTool, type EngineBindings, elicitForm, text } from "../../src/mcp";
+import { readMessage, rpc } from "../helpers/rpc";
+
+const writes: string[] = [];
+
+const definition = {
+  name: "bindings-test",
+  version: "1.0.0",
+  tools: [
+    defineTool({
+      name: "write_and_publish",
+      description: "Writes, then tells listeners.",
+      input: z.strictObject({}),
+      async handler(_args, ctx) {
+        writes.push(ctx.traceId);
+        await ctx.publish.toolsListChanged();
+        return { content: [text("written")] };
+      },
+    }),
+    defineTool({
+      name: "confirm_once",
+      description: "Asks a single-use question.",
+      input: z.strictObject({}),
+      async handler(_args, ctx) {
+        const { ok } = await ctx.ask({ ok: elicitForm("Sure?", z.object({ ok: z.boolean() })) }, { singleUse: true });
+        return { content: [text(ok.action)] };
+      },
+    }),
+    defineTool({
+      name: "confirm",
+      description: "Asks a question that may be answered again.",
+      input: z.strictObject({}),
+      async handler(_args, ctx) {
+        const { ok } = await ctx.ask({ ok: elicitForm("Sure?", z.object({ ok: z.boolean() })) });
+        return { content: [text(ok.action)] };
+      },
+    }),
+  ],
+  resources: [defineResource({ uri: "info://about", name: "about", read: () => [{ uri: "info://about", text: "about" }] })],
+  prompts: [definePrompt({ name: "hello", get: () => ({ messages: [] }) })],
+};
+
+/** The test server with the real bindings, less the named ones. */
+function serverWithout(...missing: (keyof EngineBindings)[]) {
+  const worker = createMcpWorker(definition);
+  const reduced = Object.fromEntries(Object.entries({ ...env }).filter(([name]) => !missing.includes(name as keyof EngineBindings)));
+  return rpc((request) => worker.fetch(request, reduced as EngineBindings, createExecutionContext()));
+}
+
+const FORM = { elicitation: { form: {} } };
+const LEGACY = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" };
+
+async function discover(server: ReturnType<typeof serverWithout>) {
+  return (await server.call("server/discover")).capabilities as Record<string, Record<string, unknown>>;
+}
+
+async function initialize(server: ReturnType<typeof serverWithout>, capabilities: Record<string, unknown>) {
+  const body = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities } };
+  const response = await server.post(body, LEGACY);
+  return { response, result: (await readMessage(response)).result as Record<string, any> };
+}
+
+describe("a server with every binding", () => {
+  it("advertises change notifications and keeps 2025 sessions", async () => {
+    const server = serverWithout();
+    const capabilities = await discover(server);
+    expect(capabilities.tools).toEqual({ listChanged: true });
+    expect(capabilities.resources).toEqual({ subscribe: true, listChanged: true });
+    const { response } = await initialize(server, FORM);
+    expect(response.headers.get("mcp-session-id")).toMatch(/\S/);
+  });
+});
+
+describe("a server without SUBSCRIPTIONS", () => {
+  const server = serverWithout("SUBSCRIPTIONS");
+
+  it("advertises no change notifications, on either era", async () => {
+    const capabilities = await discover(server);
+    expect(capabilities.tools).toEqual({});
+    expect(capabilities.resources).toEqual({});
+    expect(capabilities.prompts).toEqual({});
+    const { result } = await initialize(server, {});
+    expect(result.capabilities.tools).toEqual({});
+    expect(result.capabilities.resources).toEqual({});
+  });
+
+  it("answers subscriptions/listen with -32601 (the method is off)", async () => {
+    const response = await server.send("subscriptions/listen", { notifications: { toolsListChanged: true } });
+    expect(response.status).toBe(404);
+    expect((await readMessage(response)).error?.code).toBe(-32601);
+  });
+
+  it("lets a tool that publishes succeed: publishing is then a no-op", async () => {
+    const before = writes.length;
+    const result = await server.call("tools/call", { name: "write_and_publish", arguments: {} });
+    expect(result.isError).toBeUndefined();
+    expect(writes.length).toBe(before + 1);
+  });
+});
+
+describe("a server without LEGACY_SESSIONS", () => {
+  const server = serverWithout("LEGACY_SESSIONS");
+
+  it("serves 2025 clients statelessly: no Mcp-Session-Id even for a client that declares elicitation", async () => {
+    const { response, result } = await initialize(server, FORM);
+    expect(response.headers.get("mcp-session-id")).toBeNull();
+    expect(result.protocolVersion).toBe("2025-11-25");
+  });
+
+  it("refuses a GET notification stream with 405", async () => {
+    const response = await server.fetch(new Request("http://localhost:8787/mcp", { headers: { accept: "text/event-stream" } }));
+    expect(response.status).toBe(405);
+  });
+
+  it("still serves 2026-07-28 multi round-trip questions, which need no session", async () => {
+    const result = await server.call("tools/call", { name: "confirm", arguments: {} }, { capabilities: FORM });
+    expect(result.resultType).toBe("input_required");
+  });
+});
+
+describe("a server without REPLAY_GUARD", () => {
+  const server = serverWithout("REPLAY_GUARD");
+
+  it("refuses a single-use question with a clear error before asking it", async () => {
+    const response = await server.send("tools/call", { name: "confirm_once", arguments: {} }, { capabilities: FORM });
+    const message = await readMessage(response);
+    expect(response.status).toBe(500);
+    expect(message.error).toMatchObject({ code: -32603, message: expect.stringContaining("REPLAY_GUARD") });
+  });
+
+  it("still asks questions that are not single use", async () => {
+    const result = await server.call("tools/call", { name: "confirm", arguments: {} }, { capabilities: FORM });
+    expect(result.resultType).toBe("input_required");
+  });
+});
+
+describe("a server without RATE_LIMITER", () => {
+  it("does not limit requests (the same burst is refused where a tight limiter is bound)", async () => {
+    const burst = async (server: ReturnType<typeof serverWithout>) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++)
+        statuses.push((await server.send("server/discover", {}, { headers: { "cf-connecting-ip": "203.0.113.77" } })).status);
+      return statuses;
+    };
+    expect(await burst(serverWithout("RATE_LIMITER"))).toEqual([200, 200, 200, 200, 200]);
+    const tight = createMcpWorker(definition);
+    const tightEnv = { ...env, RATE_LIMITER: (env as unknown as Record<string, RateLimit>).TIGHT_LIMITER };
+    const limited = rpc((request) => tight.fetch(request, tightEnv, createExecutionContext()));
+    expect(await burst(limited)).toContain(429);
+  });
+});
+
+describe("a server with no optional binding at all", () => {
+  it("still serves tools, resources and prompts", async () => {
+    const server = serverWithout("SUBSCRIPTIONS", "LEGACY_SESSIONS", "REPLAY_GUARD", "RATE_LIMITER");
+    expect((await server.call("tools/call", { name: "write_and_publish", arguments: {} })).content).toEqual([
+      { type: "text", text: "written" },
+    ]);
+    expect((await server.call("resources/read", { uri: "info://about" })).contents).toHaveLength(1);
+    expect((await server.call("prompts/get", { name: "hello" })).messages).toEqual([]);
+  });
+});

@@ -1,0 +1,14 @@
+/**
+ * Engine tests run with every binding the engine understands, whatever the app's wrangler.toml binds:
+ * vitest.config.ts supplies them to the workerd test project. So a fork that removes a binding from wrangler.toml
+ * (and regenerates its `Env`) still type-checks and runs the engine's tests; the app's own tests and the
+ * end-to-end tests run against the app as configured.
+ */
+declare namespace Cloudflare {
+  interface Env {
+    SUBSCRIPTIONS: DurableObjectNamespace<import("../../src/mcp").SubscriptionHub>;
+    LEGACY_SESSIONS: DurableObjectNamespace<import("../../src/mcp").LegacySession>;
+    REPLAY_GUARD: DurableObjectNamespace<import("../../src/mcp").ReplayGuard>;
+    RATE_LIMITER: RateLimit;
+  }
+}
