@@ -13,10 +13,15 @@ export interface BodyLimits {
   maxDepth: number;
   /** Most object members (keys) accepted in the whole message. */
   maxMembers: number;
+  /**
+   * Read (and drop) a bounded rest of a refused chunked body instead of cancelling it at once. Development only:
+   * wrangler dev's proxy reuses the connection of a half-read body, and its next request fails (see discardRest).
+   */
+  drainRefused?: boolean;
 }
 
 export async function readJsonBody(request: Request, limits: BodyLimits): Promise<unknown> {
-  const text = decodeUtf8(await readCapped(request, limits.maxBytes));
+  const text = decodeUtf8(await readCapped(request, limits.maxBytes, limits.drainRefused ?? false));
   const shape = scanJson(text, limits);
   // Why: JSON.parse and every validator after it recurse; a pre-scan keeps hostile nesting away from them.
   if (shape === "too-deep") throw new RpcError(ErrorCode.ParseError, `Parse error: nesting deeper than ${limits.maxDepth}`);
@@ -31,7 +36,7 @@ export async function readJsonBody(request: Request, limits: BodyLimits): Promis
 }
 
 /** Reads at most `maxBytes`; a declared or actual larger body is refused with 413 as soon as it is known. */
-async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array> {
+async function readCapped(request: Request, maxBytes: number, drainRefused: boolean): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   // Why: a declared length over the cap is refused before a single byte is read.
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
@@ -49,8 +54,9 @@ async function readCapped(request: Request, maxBytes: number): Promise<Uint8Arra
     const { done, value } = await reader.read();
     if (done) break;
     total += value.byteLength;
-    // Why: chunked bodies have no declared length; stop reading the moment the cap is crossed.
+    // Why: chunked bodies have no declared length; stop keeping bytes the moment the cap is crossed.
     if (total > maxBytes) {
+      if (drainRefused) await discardRest(reader);
       await reader.cancel().catch(() => {});
       throw tooLarge(maxBytes);
     }
@@ -63,6 +69,37 @@ async function readCapped(request: Request, maxBytes: number): Promise<Uint8Arra
     offset += chunk.byteLength;
   }
   return bytes;
+}
+
+/** Past the cap, at most this many more bytes are read (and dropped) before the body is cancelled... */
+const DRAIN_MAX_BYTES = 8 * 1024 * 1024;
+/** ...and for at most this long, so a client trickling bytes cannot hold the 413 back. */
+const DRAIN_MAX_MS = 1_000;
+
+/**
+ * Reads the rest of a refused body without keeping it. Why: under `wrangler dev` (4.86.0) a response sent with the
+ * body partly read makes the runtime close that connection, while wrangler's proxy, which already wrote the whole
+ * body, reuses it, so the NEXT request from any client fails with 503 "Your worker restarted mid-request"
+ * (workers-sdk#15709). A body read to its end leaves the connection reusable. Production has no such proxy, so
+ * there the body is cancelled at once. Bounded in bytes and time; past either bound the caller cancels.
+ */
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const expired = new Promise<"expired">((resolve) => {
+    timer = setTimeout(() => resolve("expired"), DRAIN_MAX_MS);
+  });
+  let drained = 0;
+  try {
+    while (drained <= DRAIN_MAX_BYTES) {
+      const next = await Promise.race([reader.read(), expired]);
+      if (next === "expired" || next.done) return;
+      drained += next.value.byteLength;
+    }
+  } catch {
+    // The body failed (the client went away): nothing left to read.
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function tooLarge(maxBytes: number): HttpError {

@@ -120,6 +120,7 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
       maxBytes: config.limits.maxBodyBytes,
       maxDepth: config.limits.maxJsonDepth,
       maxMembers: config.limits.maxJsonMembers,
+      drainRefused: config.mode === "development",
     });
     const headerVersion = readMcpHeader(request, HEADER.protocolVersion, config.limits.maxHeaderValueLength);
     if (isLegacy(body, headerVersion)) {

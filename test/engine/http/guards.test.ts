@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { meta, post, readMessage, send, standardHeaders } from "../../helpers/rpc";
+import { meta, post, readMessage, send, standardHeaders, testServer } from "../../helpers/rpc";
 
 const discover = { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta() } };
 const headers = standardHeaders("server/discover");
@@ -64,19 +64,38 @@ describe("body limits", () => {
     expect(response.status).toBe(413);
   });
 
-  it("stops reading a chunked body once it passes the cap and answers 413", async () => {
+  /** A chunked body of `total` bytes that counts what the server pulled. */
+  function countedBody(total: number) {
     const chunk = new TextEncoder().encode(" ".repeat(64 * 1024));
-    let sent = 0;
+    const counter = { sent: 0 };
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
-        sent += chunk.byteLength;
-        if (sent > 4 * 1024 * 1024) controller.close();
+        counter.sent += chunk.byteLength;
+        if (counter.sent > total) controller.close();
         else controller.enqueue(chunk);
       },
     });
+    return { body, counter };
+  }
+
+  it("stops reading a chunked body once it passes the cap and answers 413 (production)", async () => {
+    const production = testServer({}, { MCP_ENV: "production" });
+    const { body, counter } = countedBody(64 * 1024 * 1024);
+    const response = await production.post(body, headers, { duplex: "half" } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(counter.sent).toBeLessThan(2 * 1024 * 1024);
+  });
+
+  it("in development, reads a bounded rest of a refused chunked body so wrangler dev can reuse the connection", async () => {
+    const { body, counter } = countedBody(64 * 1024 * 1024);
     const response = await post(body, headers, { duplex: "half" } as RequestInit);
     expect(response.status).toBe(413);
-    expect(sent).toBeLessThan(2 * 1024 * 1024);
+    // 1 MiB kept at most, then at most 8 MiB read and dropped, then cancelled.
+    expect(counter.sent).toBeGreaterThan(2 * 1024 * 1024);
+    expect(counter.sent).toBeLessThan(10 * 1024 * 1024);
+    const short = countedBody(3 * 1024 * 1024);
+    expect((await post(short.body, headers, { duplex: "half" } as RequestInit)).status).toBe(413);
+    expect(short.counter.sent).toBeGreaterThan(3 * 1024 * 1024);
   });
 
   it("answers nesting deeper than 64 levels with -32700 instead of crashing", async () => {
