@@ -19,11 +19,14 @@ function snippets(endpoint: string, name: string): [string, string][] {
   return [
     [
       "Claude Desktop (claude_desktop_config.json, through mcp-remote)",
-      json({ mcpServers: { [id]: { command: "npx", args: ["mcp-remote", endpoint] } } }),
+      // mcp-remote refuses plain http unless told: only a local endpoint is served over http.
+      json({
+        mcpServers: { [id]: { command: "npx", args: ["mcp-remote", endpoint, ...(endpoint.startsWith("http:") ? ["--allow-http"] : [])] } },
+      }),
     ],
     ["Cursor (.cursor/mcp.json)", json({ mcpServers: { [id]: { url: endpoint } } })],
     ["VS Code (.vscode/mcp.json)", json({ servers: { [id]: { type: "http", url: endpoint } } })],
-    ["MCP Inspector", `npx @modelcontextprotocol/inspector --cli ${endpoint} --protocol-era modern --method tools/list`],
+    ["MCP Inspector", `npx @modelcontextprotocol/inspector@2.12.0 --cli ${endpoint} --protocol-era modern --method tools/list`],
     [
       "curl (server/discover)",
       `curl -s ${endpoint} -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \\\n  -H 'mcp-protocol-version: 2026-07-28' -H 'mcp-method: server/discover' \\\n  -d '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'`,
@@ -94,6 +97,35 @@ ${snippets(endpoint, name)
       "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; frame-ancestors 'none'; base-uri 'none'`,
       "x-content-type-options": "nosniff",
       "referrer-policy": "no-referrer",
+      "cache-control": "no-store",
+    },
+  });
+}
+
+/**
+ * `GET /` while the configuration is invalid: says which settings are wrong (by name, never by value) and how to
+ * fix them, so `npx wrangler dev` without `npm run dev`'s development mode does not just answer 503 everywhere.
+ */
+export function unavailablePage(problems: string[]): Response {
+  const html = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>MCP server: configuration invalid</title>
+<style>body { font: 16px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; }</style></head>
+<body>
+<h1>This MCP server is not configured yet</h1>
+<p>Every request to <code>/mcp</code> answers 503 until these settings are fixed:</p>
+<ul>${problems.map((problem) => `<li>${escapeHtml(problem)}</li>`).join("")}</ul>
+<p>Locally, run <code>npm run dev</code> (development mode signs with a built-in key), or put
+<code>STATE_KEYS</code> in <code>.dev.vars</code>. Deployed, set it with <code>wrangler secret put STATE_KEYS</code>.
+The README's "Configuration" section lists every setting.</p>
+</body>
+</html>`;
+  return new Response(html, {
+    status: 503,
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+      "x-content-type-options": "nosniff",
       "cache-control": "no-store",
     },
   });

@@ -26,7 +26,7 @@ import { preflight, withCors } from "./cors";
 import type { HttpExchange } from "./exchange";
 import { checkAccept, checkContentType, checkHost, checkOrigin } from "./guards";
 import { readMcpHeader } from "./headers";
-import { landingPage } from "./landing";
+import { landingPage, unavailablePage } from "./landing";
 import { checkRateLimit } from "./rate-limit";
 
 type Handler = (request: IRequest, env: EngineBindings, execution: ExecutionContext) => Promise<Response> | Response;
@@ -45,10 +45,11 @@ export function createRouter(server: McpServer) {
       "*",
       withConfig(async ({ request, config }) => preflight(request, config)),
     )
-    .get(
-      "/",
-      withConfig(async ({ request, config }) => landingPage(request, server, config)),
-    )
+    .get("/", (request, env, execution) => {
+      const loaded = loadConfig(env);
+      if (!loaded.ok) return unavailablePage(loaded.problems);
+      return withConfig(async ({ request, config }) => landingPage(request, server, config))(request, env, execution);
+    })
     .get("/health", health)
     .get("/.well-known/oauth-protected-resource", metadata)
     .get("/.well-known/oauth-protected-resource/mcp", metadata)

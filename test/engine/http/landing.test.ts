@@ -63,3 +63,22 @@ describe("landing page", () => {
     expect(html).not.toContain("issuer.example");
   });
 });
+
+describe("landing page while the configuration is invalid", () => {
+  it("answers 503 naming the settings to fix, never their values, and how to fix them", async () => {
+    const unconfigured = testServer({}, { MCP_ENV: "production", STATE_KEYS: "", ALLOWED_ORIGINS: "not an origin, secret-value-123" });
+    const response = await page(unconfigured);
+    expect(response.status).toBe(503);
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const html = await response.text();
+    expect(html).toContain("STATE_KEYS is not set");
+    expect(html).toContain("npm run dev");
+    expect(html).not.toContain("secret-value-123");
+  });
+
+  it("tells mcp-remote to allow plain http for a local endpoint, and pins the Inspector", async () => {
+    const html = await (await page()).text();
+    expect(html).toContain("--allow-http");
+    expect(html).toContain("@modelcontextprotocol/inspector@2.12.0");
+  });
+});
