@@ -33,6 +33,7 @@ export interface Config {
   state: StateSettings;
   listen: ListenSettings;
   legacy: LegacySettings;
+  rateLimit: RateLimitSettings;
   /** OAuth 2.1 resource server settings; `undefined` means authorization is off (every caller is anonymous). */
   auth?: AuthSettings;
 }
@@ -48,6 +49,14 @@ export interface AuthSettings {
   jwks?: { keys: JsonWebKey[] };
   /** JWS algorithms accepted; asymmetric only. */
   algorithms: string[];
+}
+
+export interface RateLimitSettings {
+  /**
+   * The RATE_LIMITER binding's `simple.period` in wrangler.toml (the binding accepts only 10 or 60), sent as
+   * Retry-After. A setting because the binding does not tell its own period.
+   */
+  periodSeconds: number;
 }
 
 export interface LegacySettings {
@@ -124,6 +133,7 @@ export function parseConfig(vars: Record<string, unknown>): ConfigResult {
       inputTimeoutMs: read.integer("SESSION_INPUT_TIMEOUT_SECONDS", 300, 1, 3_600) * 1000,
       maxBatch: read.integer("MAX_BATCH_MESSAGES", 50, 1, 1_000),
     },
+    rateLimit: { periodSeconds: Number(read.oneOf("RATE_LIMIT_PERIOD_SECONDS", ["10", "60"], "60")) },
     auth: readAuthSettings(read),
   };
   return problems.length ? { ok: false, problems } : { ok: true, config };
