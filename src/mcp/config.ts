@@ -7,6 +7,7 @@
  * silently running with a default the operator did not choose.
  */
 
+import { parseScopeHierarchy, type ScopeHierarchy } from "./auth/scopes";
 import { parseKeySpec } from "./input/state-token";
 import { memoize } from "./memo";
 
@@ -49,6 +50,8 @@ export interface AuthSettings {
   jwks?: { keys: JsonWebKey[] };
   /** JWS algorithms accepted; asymmetric only. */
   algorithms: string[];
+  /** Which granted scopes imply which others (AUTH_SCOPE_HIERARCHY; default: `notes` implies `notes:read`). */
+  scopeHierarchy: ScopeHierarchy;
 }
 
 export interface RateLimitSettings {
@@ -182,6 +185,9 @@ function readAuthSettings(read: VarReader): AuthSettings | undefined {
       read.problems.push('AUTH_JWKS must be a JSON Web Key Set ({"keys": [...]})');
     }
   }
+  const hierarchyRules = read.list("AUTH_SCOPE_HIERARCHY");
+  const { hierarchy, problem } = parseScopeHierarchy(hierarchyRules.length ? hierarchyRules : ["prefix"]);
+  if (problem) read.problems.push(problem);
   return {
     issuer,
     // Usually this server's URL; some issuers (Cloudflare Access) name an application tag instead.
@@ -189,6 +195,7 @@ function readAuthSettings(read: VarReader): AuthSettings | undefined {
     jwksUrl: url("AUTH_JWKS_URL", read.string("AUTH_JWKS_URL")) ?? `${issuer.replace(/\/+$/, "")}/.well-known/jwks.json`,
     ...(jwks && { jwks }),
     algorithms: algorithms.length ? algorithms : ["RS256", "ES256"],
+    scopeHierarchy: hierarchy,
   };
 }
 
