@@ -7,6 +7,7 @@
  * silently running with a default the operator did not choose.
  */
 
+import { parseScopeHierarchy, type ScopeHierarchy } from "./auth/scopes";
 import { parseKeySpec } from "./input/state-token";
 import { memoize } from "./memo";
 
@@ -33,6 +34,7 @@ export interface Config {
   state: StateSettings;
   listen: ListenSettings;
   legacy: LegacySettings;
+  rateLimit: RateLimitSettings;
   /** OAuth 2.1 resource server settings; `undefined` means authorization is off (every caller is anonymous). */
   auth?: AuthSettings;
 }
@@ -48,6 +50,16 @@ export interface AuthSettings {
   jwks?: { keys: JsonWebKey[] };
   /** JWS algorithms accepted; asymmetric only. */
   algorithms: string[];
+  /** Which granted scopes imply which others (AUTH_SCOPE_HIERARCHY; default: `notes` implies `notes:read`). */
+  scopeHierarchy: ScopeHierarchy;
+}
+
+export interface RateLimitSettings {
+  /**
+   * The RATE_LIMITER binding's `simple.period` in wrangler.toml (the binding accepts only 10 or 60), sent as
+   * Retry-After. A setting because the binding does not tell its own period.
+   */
+  periodSeconds: number;
 }
 
 export interface LegacySettings {
@@ -124,6 +136,7 @@ export function parseConfig(vars: Record<string, unknown>): ConfigResult {
       inputTimeoutMs: read.integer("SESSION_INPUT_TIMEOUT_SECONDS", 300, 1, 3_600) * 1000,
       maxBatch: read.integer("MAX_BATCH_MESSAGES", 50, 1, 1_000),
     },
+    rateLimit: { periodSeconds: Number(read.oneOf("RATE_LIMIT_PERIOD_SECONDS", ["10", "60"], "60")) },
     auth: readAuthSettings(read),
   };
   return problems.length ? { ok: false, problems } : { ok: true, config };
@@ -172,6 +185,9 @@ function readAuthSettings(read: VarReader): AuthSettings | undefined {
       read.problems.push('AUTH_JWKS must be a JSON Web Key Set ({"keys": [...]})');
     }
   }
+  const hierarchyRules = read.list("AUTH_SCOPE_HIERARCHY");
+  const { hierarchy, problem } = parseScopeHierarchy(hierarchyRules.length ? hierarchyRules : ["prefix"]);
+  if (problem) read.problems.push(problem);
   return {
     issuer,
     // Usually this server's URL; some issuers (Cloudflare Access) name an application tag instead.
@@ -179,6 +195,7 @@ function readAuthSettings(read: VarReader): AuthSettings | undefined {
     jwksUrl: url("AUTH_JWKS_URL", read.string("AUTH_JWKS_URL")) ?? `${issuer.replace(/\/+$/, "")}/.well-known/jwks.json`,
     ...(jwks && { jwks }),
     algorithms: algorithms.length ? algorithms : ["RS256", "ES256"],
+    scopeHierarchy: hierarchy,
   };
 }
 

@@ -432,9 +432,9 @@ const authed = () => testServer({ tools: [...exampleTools, adminOnly, askingTool
 const bearer = (jwt: string) => ({ authorization: `Bearer ${jwt}` });
 
 describe("authorization", () => {
-  it("row 27: auth on, no token: 401 with WWW-Authenticate: Bearer resource_metadata=.../.well-known/oauth-protected-resource/mcp", async () => {
+  it("row 27: auth on, no token: 401 with WWW-Authenticate: Bearer resource_metadata=.../.well-known/oauth-protected-resource/mcp and the scopes to ask for", async () => {
     const response = await authed().send("tools/list");
-    expect(response.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${METADATA}"`);
+    expect(response.headers.get("www-authenticate")).toBe(`Bearer scope="notes:admin", resource_metadata="${METADATA}"`);
     await expectError(response, 401, -32600, null);
   });
 
@@ -446,7 +446,7 @@ describe("authorization", () => {
     }
   });
 
-  it("row 29: an expired token gets 401; a token in the query string is refused with 401 and never logged", async () => {
+  it("row 29: an expired token gets 401; a token in the query string is refused with 400 and never logged", async () => {
     const expired = await authed().send("tools/list", {}, { headers: bearer(await token({ exp: Math.floor(Date.now() / 1000) - 120 })) });
     expect(expired.headers.get("www-authenticate")).toContain('error="invalid_token"');
     await expectError(expired, 401, -32600, null);
@@ -462,7 +462,7 @@ describe("authorization", () => {
       ),
     );
     expect(response.headers.get("www-authenticate")).toContain('error="invalid_request"');
-    await expectError(response, 401, -32600, null);
+    await expectError(response, 400, -32600, null);
     expect(lines.some((line) => line.includes(jwt))).toBe(false);
   });
 

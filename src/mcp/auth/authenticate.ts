@@ -4,13 +4,14 @@
  * carries `Authorization: Bearer <JWT>`, verified against the issuer's keys for signature, issuer, expiry and
  * audience (RFC 8707: the token must be issued for this server). The verified subject becomes the principal.
  * Clients discover the issuer from the Protected Resource Metadata (RFC 9728) that 401 answers point to.
- * Tokens are never forwarded anywhere.
+ * Tokens are never forwarded anywhere. Scopes are checked per tool, with scope hierarchies (`scopes.ts`).
  */
 import type { JWTVerifyGetKey } from "jose";
 import type { AuthSettings, Config } from "../config";
 import { memoize } from "../memo";
 import { HttpError } from "../protocol/errors";
 import { ANONYMOUS, type Principal } from "./principal";
+import { scopeHolder } from "./scopes";
 
 /**
  * jose, loaded on first use: a server with authorization off never evaluates it, which keeps cold starts cheap.
@@ -38,8 +39,8 @@ const resourceUrl = (request: Request, settings: AuthSettings) => {
 };
 export const metadataUrl = (request: Request) => `${new URL(request.url).origin}/.well-known/oauth-protected-resource/mcp`;
 
-/** A 401 or 403 with the `WWW-Authenticate` challenge that tells the client where to get a token. */
-function challenge(request: Request, status: 401 | 403, message: string, params: Record<string, string> = {}): HttpError {
+/** A 400, 401 or 403 with the `WWW-Authenticate` challenge (RFC 6750 §3) that tells the client where to get a token. */
+function challenge(request: Request, status: 400 | 401 | 403, message: string, params: Record<string, string> = {}): HttpError {
   const fields = { ...params, resource_metadata: metadataUrl(request) };
   const header = `Bearer ${Object.entries(fields)
     .map(([name, value]) => `${name}="${value.replace(/["\\]/g, "")}"`)
@@ -47,19 +48,26 @@ function challenge(request: Request, status: 401 | 403, message: string, params:
   return new HttpError(status, message, { "www-authenticate": header });
 }
 
-/** Verifies the bearer token and returns the principal; anonymous when authorization is off. */
-export async function authenticate(request: Request, config: Config): Promise<Principal> {
+/**
+ * Verifies the bearer token and returns the principal; anonymous when authorization is off.
+ * `scopes` are the scopes a client should ask for (`advertisedScopes`), named in every 401 challenge.
+ */
+export async function authenticate(request: Request, config: Config, scopes: readonly string[]): Promise<Principal> {
   const settings = config.auth;
   if (!settings) return ANONYMOUS;
   // Why: URLs end up in logs, histories and Referer headers; a token there is a leaked token (OAuth 2.1).
+  // Why 400: a token in the URL is a malformed request (RFC 6750 §3.1 invalid_request; the spec's error table).
   const query = new URL(request.url).searchParams;
   if (query.has("access_token") || query.has("token")) {
-    throw challenge(request, 401, "Unauthorized: send the token in the Authorization header, never in the URL", {
+    throw challenge(request, 400, "Bad Request: send the token in the Authorization header, never in the URL", {
       error: "invalid_request",
     });
   }
+  // Why name scopes on a 401 (spec: SHOULD): the client asks for them when it first authorizes, instead of guessing.
+  // The body is not read yet, so the operation is unknown: the scopes are those the metadata lists.
+  const scope: Record<string, string> = scopes.length ? { scope: scopes.join(" ") } : {};
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/.exec(request.headers.get("authorization") ?? "");
-  if (!match) throw challenge(request, 401, "Unauthorized: a bearer token is required");
+  if (!match) throw challenge(request, 401, "Unauthorized: a bearer token is required", scope);
   try {
     const { jwtVerify } = await jose();
     const { payload } = await jwtVerify(match[1]!, await keySet(settings), {
@@ -72,14 +80,14 @@ export async function authenticate(request: Request, config: Config): Promise<Pr
     return { id: String(payload.sub), scopes: scopesOf(payload), authenticated: true };
   } catch {
     // The reason (expired, wrong audience, bad signature) is not echoed: it helps an attacker more than a client.
-    throw challenge(request, 401, "Unauthorized: the token is invalid or expired", { error: "invalid_token" });
+    throw challenge(request, 401, "Unauthorized: the token is invalid or expired", { error: "invalid_token", ...scope });
   }
 }
 
-/** Scopes from `scope` (space-separated, RFC 8693) or `scp` (an array, as some issuers send). */
+/** Scopes from `scope` (space-separated, RFC 8693) or `scp` (an array, as some issuers send); never an empty one. */
 function scopesOf(payload: Record<string, unknown>): string[] {
   if (typeof payload.scope === "string") return payload.scope.split(" ").filter(Boolean);
-  if (Array.isArray(payload.scp)) return payload.scp.filter((scope): scope is string => typeof scope === "string");
+  if (Array.isArray(payload.scp)) return payload.scp.filter((scope): scope is string => typeof scope === "string" && scope !== "");
   return [];
 }
 
@@ -89,14 +97,19 @@ export interface ScopedTool {
   scopes?: readonly string[];
 }
 
-/** Whether the principal may use the tool. With authorization off there are no scopes to check. */
-export function permits(principal: Principal, tool: ScopedTool): boolean {
-  return !principal.authenticated || (tool.scopes ?? []).every((scope) => principal.scopes.includes(scope));
+/**
+ * Whether the principal may use the tool: the one place that decides, for listing and for calling. Each scope the
+ * tool needs must be granted, or implied by a granted one under AUTH_SCOPE_HIERARCHY (`notes` implies `notes:read`
+ * by default). With authorization off there are no scopes to check.
+ */
+export function permits(principal: Principal, tool: ScopedTool, config: Config): boolean {
+  if (!principal.authenticated || !config.auth) return true;
+  return (tool.scopes ?? []).every(scopeHolder(principal.scopes, config.auth.scopeHierarchy));
 }
 
 /** 403 with every scope the tool needs in one challenge, so the client can step up in one go. */
-export function requireToolScopes(request: Request, principal: Principal, tool: ScopedTool | undefined): void {
-  if (!tool || permits(principal, tool)) return;
+export function requireToolScopes(request: Request, config: Config, principal: Principal, tool: ScopedTool | undefined): void {
+  if (!tool || permits(principal, tool, config)) return;
   const scope = (tool.scopes ?? []).join(" ");
   throw challenge(request, 403, `Forbidden: tool ${tool.name} needs the scopes: ${scope}`, {
     error: "insufficient_scope",
@@ -105,10 +118,14 @@ export function requireToolScopes(request: Request, principal: Principal, tool: 
   });
 }
 
+/** The scopes this server advertises, in its metadata and its 401 challenges: every scope a tool declares. */
+export function advertisedScopes(tools: Iterable<ScopedTool>): string[] {
+  return [...new Set([...tools].flatMap((tool) => tool.scopes ?? []))].sort();
+}
+
 /** RFC 9728 Protected Resource Metadata, or `undefined` when authorization is off. */
-export function protectedResourceMetadata(request: Request, config: Config, tools: Iterable<ScopedTool>, name: string) {
+export function protectedResourceMetadata(request: Request, config: Config, scopes: readonly string[], name: string) {
   if (!config.auth) return undefined;
-  const scopes = [...new Set([...tools].flatMap((tool) => tool.scopes ?? []))].sort();
   return {
     resource: resourceUrl(request, config.auth),
     authorization_servers: [config.auth.issuer],

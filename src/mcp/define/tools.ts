@@ -84,7 +84,7 @@ export async function callTool(tools: Registry<Tool>, params: JsonObject, scope:
   if (typeof name !== "string") throw invalidParams('Invalid params: "name" must be a string');
   const tool = tools.get(name);
   if (!tool) throw invalidParams(`Unknown tool: ${truncate(name, 128)}`);
-  requireToolScopes(scope.request, scope.principal, tool);
+  requireToolScopes(scope.request, scope.config, scope.principal, tool);
   const args = params.arguments ?? {};
   if (!isObject(args)) throw invalidParams('Invalid params: "arguments" must be an object');
 

@@ -1,19 +1,31 @@
 /**
  * @module rate-limit
- * Requests per caller per minute, through the Workers rate-limiting binding (RATE_LIMITER in wrangler.toml;
+ * JSON-RPC requests per caller per period, through the Workers rate-limiting binding (RATE_LIMITER in wrangler.toml;
  * without the binding there is no limit). The key is the principal when authorization is on, else the client IP.
  * The binding counts per Cloudflare location and is eventually consistent: it stops floods, not single requests.
+ *
+ * The unit is one JSON-RPC request: every HTTP request costs one before its body is read, and a 2025-03-26 batch
+ * pays for the rest of its requests once it is parsed, before any of them runs (`legacy/serve.ts`).
  */
 import { HttpError } from "../protocol/errors";
 import type { HttpExchange } from "./exchange";
 
-export async function checkRateLimit(exchange: HttpExchange): Promise<void> {
+/**
+ * Charges `units` requests to the caller, or throws 429 when the caller is over its limit.
+ *
+ * Why Retry-After is the whole period (RATE_LIMIT_PERIOD_SECONDS): the binding answers only `{ success }`, never how
+ * long until its window frees up, so the period is the one honest bound the server has.
+ */
+export async function checkRateLimit(exchange: HttpExchange, units = 1): Promise<void> {
   const limiter = exchange.env.RATE_LIMITER;
-  if (!limiter) return;
+  if (!limiter || units < 1) return;
   const principal = exchange.principal;
   const key = principal?.authenticated
     ? `principal:${principal.id}`
     : `ip:${exchange.request.headers.get("cf-connecting-ip") ?? "unknown"}`;
-  const { success } = await limiter.limit({ key });
-  if (!success) throw new HttpError(429, "Too Many Requests: retry in a minute", { "retry-after": "60" });
+  // The binding counts one per call and has no weight parameter, so N units are N calls (in parallel: one round).
+  const outcomes = await Promise.all(Array.from({ length: units }, () => limiter.limit({ key })));
+  if (outcomes.every(({ success }) => success)) return;
+  const seconds = exchange.config.rateLimit.periodSeconds;
+  throw new HttpError(429, `Too Many Requests: retry in ${seconds} seconds`, { "retry-after": String(seconds) });
 }

@@ -9,12 +9,13 @@
  */
 
 import { type IRequest, Router } from "itty-router";
-import { authenticate, protectedResourceMetadata } from "../auth/authenticate";
+import { advertisedScopes, authenticate, protectedResourceMetadata } from "../auth/authenticate";
 import type { EngineBindings } from "../bindings";
 import { loadConfig } from "../config";
 import { serveLegacy } from "../legacy/serve";
 import { endSession, methodNotAllowed, openSessionStream } from "../legacy/stream";
 import { logRequest } from "../log";
+import { memoize } from "../memo";
 import { idOf, isObject, isStatelessRequest, parseMessage, readableId } from "../protocol/envelope";
 import { ErrorCode } from "../protocol/errors";
 import { failureMessage } from "../protocol/messages";
@@ -37,7 +38,7 @@ export function createRouter(server: McpServer) {
     finally: [(response: Response, request: IRequest, env: EngineBindings) => corsFor(response, request as unknown as Request, env)],
   });
   const metadata = withConfig(async ({ request, config }) => {
-    const document = protectedResourceMetadata(request, config, server.tools.values(), server.info.title ?? server.info.name);
+    const document = protectedResourceMetadata(request, config, scopesOf(server), server.info.title ?? server.info.name);
     return document ? Response.json(document) : new Response("Not found", { status: 404 });
   });
   router
@@ -59,16 +60,19 @@ export function createRouter(server: McpServer) {
     )
     .get(
       "/mcp",
-      withConfig((exchange) => guarded(exchange, "GET", () => openSessionStream(server, exchange))),
+      withConfig((exchange) => guarded(server, exchange, "GET", () => openSessionStream(server, exchange))),
     )
     .delete(
       "/mcp",
-      withConfig((exchange) => guarded(exchange, "DELETE", () => endSession(exchange))),
+      withConfig((exchange) => guarded(server, exchange, "DELETE", () => endSession(exchange))),
     )
     .all("/mcp", () => errorResponse(methodNotAllowed(), undefined))
     .all("*", () => new Response("Not found", { status: 404 }));
   return router;
 }
+
+/** The scopes a client should ask for, named in the metadata and in 401 challenges; the tools never change. */
+const scopesOf = memoize((server: McpServer) => advertisedScopes(server.tools.values()));
 
 /** Liveness and configuration health. Touches no storage and no secret values (presence and shape only). */
 const health: Handler = (_request, env) => {
@@ -115,7 +119,7 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
     checkContentType(request);
     checkAccept(request);
     // Why before the body is read: an unauthenticated or throttled caller should cost as little as possible.
-    exchange.principal = await authenticate(request, config);
+    exchange.principal = await authenticate(request, config, scopesOf(server));
     await checkRateLimit(exchange);
     const body = await readJsonBody(request, {
       maxBytes: config.limits.maxBodyBytes,
@@ -139,12 +143,12 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
 }
 
 /** GET and DELETE pass the same Host, Origin, authorization and rate checks as POST. */
-async function guarded(exchange: HttpExchange, verb: string, next: () => Promise<Response>): Promise<Response> {
+async function guarded(server: McpServer, exchange: HttpExchange, verb: string, next: () => Promise<Response>): Promise<Response> {
   exchange.record.method = `${verb} /mcp`;
   try {
     checkHost(exchange.request, exchange.config);
     checkOrigin(exchange.request, exchange.config);
-    exchange.principal = await authenticate(exchange.request, exchange.config);
+    exchange.principal = await authenticate(exchange.request, exchange.config, scopesOf(server));
     await checkRateLimit(exchange);
     const response = await next();
     logRequest(exchange.record, response.status);

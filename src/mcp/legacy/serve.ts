@@ -10,6 +10,7 @@
 import { ANONYMOUS } from "../auth/principal";
 import { type RequestScope, requestScope } from "../define/context";
 import type { HttpExchange } from "../http/exchange";
+import { checkRateLimit } from "../http/rate-limit";
 import { Reply } from "../http/reply";
 import { sessionShard } from "../listen/hub-stream";
 import { sessionHubs } from "../listen/publish";
@@ -106,14 +107,20 @@ async function serveBatch(server: McpServer, exchange: HttpExchange, body: unkno
   if (body.length === 0 || body.length > maxBatch) {
     throw new RpcError(ErrorCode.InvalidRequest, `Invalid Request: a batch holds 1 to ${maxBatch} messages`, undefined, 400);
   }
+  const parsed = body.map((item): Message | { kind: "invalid"; answer: unknown } => {
+    try {
+      return parseMessage(item);
+    } catch (error) {
+      return { kind: "invalid", answer: failureMessage(error, readableId(isObject(item) ? item.id : undefined), exchange).body };
+    }
+  });
+  // Why: the rate limit counts requests, not HTTP requests. The router charged one before reading the body; the
+  // batch pays for the rest of its requests here, all at once and before any runs, so an over-limit batch runs none.
+  const requests = parsed.filter((message) => message.kind === "request").length;
+  await checkRateLimit(exchange, requests - 1);
   const answers = await Promise.all(
-    body.map(async (item): Promise<unknown> => {
-      let message: Message;
-      try {
-        message = parseMessage(item);
-      } catch (error) {
-        return failureMessage(error, readableId(isObject(item) ? item.id : undefined), exchange).body;
-      }
+    parsed.map(async (message): Promise<unknown> => {
+      if (message.kind === "invalid") return message.answer;
       if (message.kind !== "request") return undefined;
       // Why: initialize opens a conversation and must stand alone (2025-03-26); batched requests cannot stream,
       // so they cannot ask the client anything either.

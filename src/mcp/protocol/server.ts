@@ -120,7 +120,7 @@ export class McpServer {
       // A tool the caller may not use is not listed to it (it stays callable only with the scopes it needs).
       methods.set(
         "tools/list",
-        list("tools", this.tools, (scope) => (tool) => permits(scope.principal, tool)),
+        list("tools", this.tools, (scope) => (tool) => permits(scope.principal, tool, scope.config)),
       );
       methods.set("tools/call", (params, scope) => callTool(this.tools, params, scope));
     }

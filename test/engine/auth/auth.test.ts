@@ -3,6 +3,7 @@ import { generateKeyPair } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { defineTool, elicitForm, text } from "../../../src/mcp";
+import { parseConfig } from "../../../src/mcp/config";
 import { createPublisher } from "../../../src/mcp/listen/publish";
 import { prompts } from "../../../src/prompts";
 import { resources } from "../../../src/resources";
@@ -37,9 +38,11 @@ const confirm = defineTool({
     return { content: [text(`ok=${ok.action}`)] };
   },
 });
-const server = () => testServer({ tools: [...exampleTools, adminOnly, confirm], resources, prompts }, issuer.vars);
+const server = (vars: Record<string, string> = {}) =>
+  testServer({ tools: [...exampleTools, adminOnly, confirm], resources, prompts }, { ...issuer.vars, ...vars });
 const as = (jwt: string) => ({ headers: { authorization: `Bearer ${jwt}` } });
 const challengeOf = (response: Response) => response.headers.get("www-authenticate") ?? "";
+const METADATA = "http://localhost:8787/.well-known/oauth-protected-resource/mcp";
 
 describe("authorization off (the default)", () => {
   it("serves anonymous callers and publishes no resource metadata", async () => {
@@ -61,10 +64,18 @@ describe("OAuth resource server", () => {
     }
   });
 
-  it("answers a request without a token with 401 and a challenge pointing at the metadata", async () => {
+  it("answers a request without a token with 401 and a challenge naming the metadata and the scopes to ask for", async () => {
     const response = await server().send("tools/list");
     expect(response.status).toBe(401);
-    expect(challengeOf(response)).toBe('Bearer resource_metadata="http://localhost:8787/.well-known/oauth-protected-resource/mcp"');
+    expect(challengeOf(response)).toBe(`Bearer scope="notes:admin", resource_metadata="${METADATA}"`);
+  });
+
+  it("names the scopes to ask for on an invalid token's 401 too, and none when no tool declares a scope", async () => {
+    const invalid = await server().send("tools/list", {}, as("not.a.jwt"));
+    expect(challengeOf(invalid)).toBe(`Bearer error="invalid_token", scope="notes:admin", resource_metadata="${METADATA}"`);
+    const unscoped = await testServer({ tools: exampleTools }, issuer.vars).send("tools/list");
+    expect(unscoped.status).toBe(401);
+    expect(challengeOf(unscoped)).toBe(`Bearer resource_metadata="${METADATA}"`);
   });
 
   it("accepts a valid token and lists what the caller may use", async () => {
@@ -92,7 +103,7 @@ describe("OAuth resource server", () => {
     });
   }
 
-  it("refuses a token in the query string, even a valid one", async () => {
+  it("refuses a token in the query string, even a valid one, as a malformed request (400 invalid_request)", async () => {
     const jwt = await token();
     const response = await server().fetch(
       new Request(`http://localhost:8787/mcp?access_token=${jwt}`, {
@@ -101,7 +112,7 @@ describe("OAuth resource server", () => {
         body: "{}",
       }),
     );
-    expect(response.status).toBe(401);
+    expect(response.status).toBe(400);
     expect(challengeOf(response)).toContain('error="invalid_request"');
   });
 
@@ -121,6 +132,54 @@ describe("OAuth resource server", () => {
       expect(result?.tools.map((tool: { name: string }) => tool.name)).toContain("admin_report");
       const called = await readMessage(await server().send("tools/call", { name: "admin_report", arguments: {} }, as(jwt)));
       expect(called.result?.content[0].text).toBe("secret report");
+    }
+  });
+});
+
+describe("scope hierarchies (a broader scope implies narrower ones)", () => {
+  const listed = async (jwt: string, vars: Record<string, string> = {}) => {
+    const { result } = await readMessage(await server(vars).send("tools/list", {}, as(jwt)));
+    return result?.tools.map((tool: { name: string }) => tool.name) as string[];
+  };
+  const callAdmin = (jwt: string, vars: Record<string, string> = {}) =>
+    server(vars).send("tools/call", { name: "admin_report", arguments: {} }, as(jwt));
+
+  it("lets a granted scope stand for every scope under it after a colon (default): notes implies notes:admin", async () => {
+    const jwt = await token({ scope: "notes" });
+    expect(await listed(jwt)).toContain("admin_report");
+    const called = await readMessage(await callAdmin(jwt));
+    expect(called.result?.content[0].text).toBe("secret report");
+  });
+
+  it("does not let an unrelated, look-alike or narrower scope stand for it", async () => {
+    for (const scope of ["admin", "note", "notes:adminx", "notes:admin:read", "notes:read", "notesadmin"]) {
+      const jwt = await token({ scope });
+      expect(await listed(jwt), scope).not.toContain("admin_report");
+      expect((await callAdmin(jwt)).status, scope).toBe(403);
+    }
+  });
+
+  it("follows AUTH_SCOPE_HIERARCHY: explicit rules replace the default, chain, and none means exact scopes only", async () => {
+    const explicit = { AUTH_SCOPE_HIERARCHY: "admin>notes:admin" };
+    expect(await listed(await token({ scope: "admin" }), explicit)).toContain("admin_report");
+    expect((await callAdmin(await token({ scope: "admin" }), explicit)).status).toBe(200);
+    expect((await callAdmin(await token({ scope: "notes" }), explicit)).status).toBe(403);
+
+    const chained = { AUTH_SCOPE_HIERARCHY: "prefix, owner>notes" };
+    expect((await callAdmin(await token({ scope: "owner" }), chained)).status).toBe(200);
+
+    const exact = { AUTH_SCOPE_HIERARCHY: "none" };
+    expect(await listed(await token({ scope: "notes" }), exact)).not.toContain("admin_report");
+    expect((await callAdmin(await token({ scope: "notes" }), exact)).status).toBe(403);
+    expect((await callAdmin(await token({ scope: "notes:admin" }), exact)).status).toBe(200);
+  });
+
+  it("refuses a malformed AUTH_SCOPE_HIERARCHY by name", () => {
+    for (const value of ["a>b>c", "a>", ">b", "a b>c", "a>a", "none, prefix", "everything"]) {
+      expect(parseConfig({ MCP_ENV: "development", ...issuer.vars, AUTH_SCOPE_HIERARCHY: value }), value).toEqual({
+        ok: false,
+        problems: [expect.stringMatching(/^AUTH_SCOPE_HIERARCHY /)],
+      });
     }
   });
 });

@@ -135,14 +135,70 @@ describe("header-bound arguments (x-mcp-header)", () => {
 });
 
 describe("rate limiting", () => {
+  /** TIGHT_LIMITER (vitest.config.ts) allows 3 requests per caller per 60 s; each test uses its own client IP. */
+  const tight = (vars: Record<string, string> = {}) =>
+    testServer({ tools: [counted] }, { RATE_LIMITER: (env as unknown as Record<string, string>).TIGHT_LIMITER!, ...vars });
+  let runs = 0;
+  const counted = defineTool({
+    name: "counted",
+    description: "Counts its runs.",
+    input: z.strictObject({}),
+    handler: () => {
+      runs++;
+      return { content: [text("ran")] };
+    },
+  });
+  const batchOf = (size: number) =>
+    Array.from({ length: size }, (_, i) => ({
+      jsonrpc: "2.0",
+      id: i + 1,
+      method: "tools/call",
+      params: { name: "counted", arguments: {} },
+    }));
+  const legacyHeaders = (ip: string) => ({
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "cf-connecting-ip": ip,
+  });
+
   it("answers 429 with Retry-After once a caller passes the limit", async () => {
-    const limited = testServer({}, { RATE_LIMITER: (env as unknown as Record<string, string>).TIGHT_LIMITER! });
+    const limited = tight();
     const statuses = [];
     for (let i = 0; i < 5; i++)
       statuses.push((await limited.send("server/discover", {}, { headers: { "cf-connecting-ip": "203.0.113.9" } })).status);
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
     const other = await limited.send("server/discover", {}, { headers: { "cf-connecting-ip": "203.0.113.10" } });
     expect(other.status).toBe(200);
+  });
+
+  it("counts every request in a 2025-03-26 batch: 5 calls against a limit of 3 are refused with 429 and none runs", async () => {
+    const before = runs;
+    const response = await tight().post(batchOf(5), legacyHeaders("203.0.113.20"));
+    expect(response.status).toBe(429);
+    expect(response.headers.get("retry-after")).toBe("60");
+    expect(runs).toBe(before);
+  });
+
+  it("serves a batch within the limit and charges each of its requests", async () => {
+    const limited = tight();
+    const before = runs;
+    const response = await limited.post(batchOf(3), legacyHeaders("203.0.113.21"));
+    expect(response.status).toBe(200);
+    expect(runs).toBe(before + 3);
+    const next = await limited.send("server/discover", {}, { headers: { "cf-connecting-ip": "203.0.113.21" } });
+    expect(next.status).toBe(429);
+  });
+
+  it("names the configured period in Retry-After (RATE_LIMIT_PERIOD_SECONDS)", async () => {
+    const limited = tight({ RATE_LIMIT_PERIOD_SECONDS: "10" });
+    let response: Response | undefined;
+    for (let i = 0; i < 4; i++) response = await limited.send("server/discover", {}, { headers: { "cf-connecting-ip": "203.0.113.22" } });
+    expect(response?.status).toBe(429);
+    expect(response?.headers.get("retry-after")).toBe("10");
+    expect(parseConfig({ MCP_ENV: "development", RATE_LIMIT_PERIOD_SECONDS: "30" })).toEqual({
+      ok: false,
+      problems: ["RATE_LIMIT_PERIOD_SECONDS must be one of 10, 60"],
+    });
   });
 });
 
