@@ -4,6 +4,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, inject, it } from "vitest";
+import { appBinds } from "./app-bindings";
 
 const open: Client[] = [];
 afterEach(async () => {
@@ -28,7 +29,17 @@ function updatesOf(client: Client): string[] {
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
 
-describe("listen with several clients", () => {
+describe("change notifications", () => {
+  it("are advertised exactly when the app binds SUBSCRIPTIONS", async () => {
+    const client = await connect();
+    const capabilities = client.getServerCapabilities();
+    if (appBinds("SUBSCRIPTIONS")) expect(capabilities).toMatchObject({ tools: { listChanged: true }, resources: { subscribe: true } });
+    else expect(capabilities).toMatchObject({ tools: {}, resources: {} });
+    if (!appBinds("SUBSCRIPTIONS")) expect(capabilities?.tools?.listChanged).toBeUndefined();
+  });
+});
+
+describe.runIf(appBinds("SUBSCRIPTIONS"))("listen with several clients", () => {
   it("delivers a note update to every client subscribed to it, and to no other", async () => {
     const editor = await connect();
     const created: any = await editor.callTool({ name: "create_notebook", arguments: {} });

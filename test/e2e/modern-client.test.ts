@@ -4,6 +4,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, inject, it } from "vitest";
+import { appBinds } from "./app-bindings";
 
 type Answers = { elicit?: (params: any) => any; sample?: (params: any) => string; roots?: () => { uri: string; name?: string }[] };
 
@@ -109,34 +110,49 @@ describe("official client pinned to 2026-07-28", () => {
   });
 });
 
-describe("multi round-trip requests through the client's handlers", () => {
-  it("deletes a note after the user confirms in a form (elicitation)", async () => {
-    const { client, asked } = await connect({ elicitation: {} }, { elicit: () => ({ action: "accept", content: { delete: true } }) });
-    const notebook = await newNotebook(client);
-    const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "Old", body: "x" } });
-    const result = await client.callTool({
-      name: "delete_note",
-      arguments: { notebook_id: notebook, note_id: added.structuredContent.id },
-    });
-    expect(textOf(result)).toContain("Deleted note");
-    expect(asked).toEqual(['elicit:Delete the note "Old"? This cannot be undone.']);
-  });
+/**
+ * A flow that asks a single-use question: it runs as written when the app binds REPLAY_GUARD; without it, the
+ * question is refused with an error that names the missing binding.
+ */
+const singleUse = (flow: () => Promise<void>) => async () => {
+  if (appBinds("REPLAY_GUARD")) return flow();
+  await expect(flow()).rejects.toThrow(/REPLAY_GUARD/);
+};
 
-  it("keeps the note when the user declines the elicitation", async () => {
-    const { client } = await connect({ elicitation: {} }, { elicit: () => ({ action: "decline" }) });
-    const notebook = await newNotebook(client);
-    const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "Keep", body: "x" } });
-    const result = await client.callTool({
-      name: "delete_note",
-      arguments: { notebook_id: notebook, note_id: added.structuredContent.id },
-    });
-    expect(textOf(result)).toContain("did not confirm");
-    const still: any = await client.callTool({
-      name: "get_note",
-      arguments: { notebook_id: notebook, note_id: added.structuredContent.id },
-    });
-    expect(still.isError).toBeFalsy();
-  });
+describe("multi round-trip requests through the client's handlers", () => {
+  it(
+    "deletes a note after the user confirms in a form (elicitation)",
+    singleUse(async () => {
+      const { client, asked } = await connect({ elicitation: {} }, { elicit: () => ({ action: "accept", content: { delete: true } }) });
+      const notebook = await newNotebook(client);
+      const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "Old", body: "x" } });
+      const result = await client.callTool({
+        name: "delete_note",
+        arguments: { notebook_id: notebook, note_id: added.structuredContent.id },
+      });
+      expect(textOf(result)).toContain("Deleted note");
+      expect(asked).toEqual(['elicit:Delete the note "Old"? This cannot be undone.']);
+    }),
+  );
+
+  it(
+    "keeps the note when the user declines the elicitation",
+    singleUse(async () => {
+      const { client } = await connect({ elicitation: {} }, { elicit: () => ({ action: "decline" }) });
+      const notebook = await newNotebook(client);
+      const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "Keep", body: "x" } });
+      const result = await client.callTool({
+        name: "delete_note",
+        arguments: { notebook_id: notebook, note_id: added.structuredContent.id },
+      });
+      expect(textOf(result)).toContain("did not confirm");
+      const still: any = await client.callTool({
+        name: "get_note",
+        arguments: { notebook_id: notebook, note_id: added.structuredContent.id },
+      });
+      expect(still.isError).toBeFalsy();
+    }),
+  );
 
   it("summarizes with the client's model when it offers sampling", async () => {
     const { client, asked } = await connect({ sampling: {} }, { sample: () => "Two notes about work." });
