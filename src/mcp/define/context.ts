@@ -121,6 +121,6 @@ export function handlerContext(scope: RequestScope): HandlerContext {
       reply.notify({ jsonrpc: "2.0", method: "notifications/message", params });
     },
     waitUntil: (promise) => scope.execution.waitUntil(promise),
-    publish: createPublisher(scope.env.SUBSCRIPTIONS, scope.principal.id, scope.config.listen.globalShards),
+    publish: createPublisher(scope.env.SUBSCRIPTIONS, scope.principal.id, scope.config.listen.globalShards, scope),
   };
 }

@@ -13,8 +13,9 @@ import type { HttpExchange } from "../http/exchange";
 import { checkRateLimit } from "../http/rate-limit";
 import { Reply } from "../http/reply";
 import { sessionShard } from "../listen/hub-stream";
+import { assertFilterStorable } from "../listen/listen";
 import { sessionHubs } from "../listen/publish";
-import { logRequest } from "../log";
+import { log, logRequest } from "../log";
 import { isObject, type Message, parseMessage, type RequestMeta, readableId } from "../protocol/envelope";
 import { ErrorCode, invalidParams, methodNotFound, ResourceNotFound, RpcError } from "../protocol/errors";
 import { errorMessage, failureMessage, resultMessage } from "../protocol/messages";
@@ -294,12 +295,15 @@ async function subscribe(context: LegacyContext, add: boolean, params: JsonObjec
   else current.delete(uri);
   if (current.size > 64) throw invalidParams("Invalid params: a session can subscribe to at most 64 resources");
   const subscriptions = [...current];
+  const filter = sessionFilter(server.listenSupport(exchange.env), subscriptions);
+  // Why before saving: the whole set becomes the filter of the session's stream, stored on a hub socket; a set the
+  // hub cannot store must be refused here, with nothing saved (removing a URI never makes it larger).
+  if (add) assertFilterStorable(filter);
   await session.stub.update({ subscriptions });
   session.state.subscriptions = subscriptions;
   // The session's notification stream (if open) picks the new filter up at once, in both of its hubs.
-  const support = server.listenSupport(exchange.env);
-  const filter = sessionFilter(support, subscriptions);
-  await Promise.all(sessionHubs(exchange.env.SUBSCRIPTIONS, session.state).map((hub) => hub.updateSessionFilter(session.state.id, filter)));
+  const updates = sessionHubs(exchange.env.SUBSCRIPTIONS, session.state).map((hub) => hub.updateSessionFilter(session.state.id, filter));
+  if ((await Promise.all(updates)).includes(false)) log(context.scope, "warn", "a hub refused a session's subscription filter");
   return {};
 }
 

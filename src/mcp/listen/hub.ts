@@ -7,12 +7,13 @@
  * listener's filter lives in the socket attachment and survives eviction. Hubs are sharded (see `publish.ts`).
  */
 import { DurableObject } from "cloudflare:workers";
+import { MAX_ATTACHMENT_BYTES, storedSize } from "./stored-size";
 
 export type HubEvent =
   | { type: "tools_list_changed" | "prompts_list_changed" | "resources_list_changed"; principal?: string }
   | { type: "resource_updated"; uri: string; principal?: string };
 
-/** What a listener asked for, as stored on its socket (at most 16 KiB serialized, a platform limit). */
+/** What a listener asked for, as stored on its socket (at most 16 KiB as V8 serialises it, a platform limit). */
 export interface ListenerFilter {
   toolsListChanged?: boolean;
   promptsListChanged?: boolean;
@@ -67,20 +68,72 @@ function decodeSpec(header: string | null): ListenerSpec | undefined {
   }
 }
 
+/** The hub could not store the listener's attachment: refused, and the socket never accepted. */
+const tooLargeToStore = () => new Response("Listener filter too large to store", { status: 413 });
+
+/**
+ * The listener's attachment, or undefined when it cannot be read (never stored, or not of this shape); such a
+ * socket is closed. Why: one unreadable socket must never stop the hub serving everyone else.
+ */
+function readAttachment(socket: WebSocket): Attachment | undefined {
+  let attachment: unknown;
+  try {
+    attachment = socket.deserializeAttachment();
+  } catch {
+    attachment = undefined;
+  }
+  if (isAttachment(attachment)) return attachment;
+  closeQuietly(socket, 1011, "listener state lost");
+  return undefined;
+}
+
+function isAttachment(value: unknown): value is Attachment {
+  if (typeof value !== "object" || value === null) return false;
+  const { filter, principal } = value as Partial<Attachment>;
+  return (
+    typeof principal === "string" &&
+    typeof filter === "object" &&
+    filter !== null &&
+    (filter.resourceSubscriptions === undefined || Array.isArray(filter.resourceSubscriptions))
+  );
+}
+
+function closeQuietly(socket: WebSocket, code: number, reason: string): void {
+  try {
+    socket.close(code, reason);
+  } catch {
+    // already closed
+  }
+}
+
 const principalTag = (principal: string) => `p:${principal}`.slice(0, 256);
 const sessionTag = (session: string) => `s:${session}`;
 
 export class SubscriptionHub extends DurableObject<unknown> {
-  /** Accepts one listener socket, or answers 429 when the hub or the principal is at its cap. */
+  /**
+   * Accepts one listener socket; answers 413 when its attachment could not be stored, and 429 when the hub or
+   * the principal is at its cap. Nothing is accepted until the attachment is stored.
+   */
   async fetch(request: Request): Promise<Response> {
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("Expected a WebSocket upgrade", { status: 426 });
     const spec = decodeSpec(request.headers.get("x-mcp-listener"));
     if (!spec) return new Response("Missing or malformed listener spec", { status: 400 });
+    const attachment: Attachment = { filter: spec.filter, principal: spec.principal };
+    // Why before anything else: a socket accepted without its attachment could never be read again (the Worker
+    // refuses such filters first; this guards the hub itself).
+    if (storedSize(attachment) > MAX_ATTACHMENT_BYTES) return tooLargeToStore();
     // Why: caps keep one hub (and one principal) from holding unbounded sockets and memory.
     if (this.ctx.getWebSockets().length >= spec.maxListeners) return new Response("Hub is full", { status: 429 });
     const tag = principalTag(spec.principal);
     if (spec.maxPerPrincipal > 0 && this.ctx.getWebSockets(tag).length >= spec.maxPerPrincipal) {
       return new Response("Too many listeners for this principal", { status: 429 });
+    }
+    const { 0: client, 1: server } = new WebSocketPair();
+    // Stored before the socket is accepted: if the platform refuses it, the hub never holds the socket.
+    try {
+      server.serializeAttachment(attachment);
+    } catch {
+      return tooLargeToStore();
     }
     const tags = [tag];
     if (spec.session) {
@@ -88,9 +141,7 @@ export class SubscriptionHub extends DurableObject<unknown> {
       this.closeSession(spec.session, "replaced by a newer stream");
       tags.push(sessionTag(spec.session));
     }
-    const { 0: client, 1: server } = new WebSocketPair();
     this.ctx.acceptWebSocket(server, tags);
-    server.serializeAttachment({ filter: spec.filter, principal: spec.principal } satisfies Attachment);
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -99,37 +150,46 @@ export class SubscriptionHub extends DurableObject<unknown> {
     const message = JSON.stringify(event);
     let delivered = 0;
     for (const socket of this.ctx.getWebSockets()) {
-      const { filter, principal } = socket.deserializeAttachment() as Attachment;
+      const attachment = readAttachment(socket);
+      if (!attachment) continue;
       // Why: a private event (one naming a principal) reaches only that principal's listeners.
-      if (event.principal !== undefined && event.principal !== principal) continue;
-      if (!wants(filter, event)) continue;
+      if (event.principal !== undefined && event.principal !== attachment.principal) continue;
+      if (!wants(attachment.filter, event)) continue;
       try {
         socket.send(message);
         delivered++;
       } catch {
-        socket.close(1011, "send failed");
+        closeQuietly(socket, 1011, "send failed");
       }
     }
     return delivered;
   }
 
-  /** Replaces the filter of a legacy session's stream (after resources/subscribe or unsubscribe). */
-  async updateSessionFilter(session: string, filter: ListenerFilter): Promise<void> {
+  /**
+   * Replaces the filter of a legacy session's stream (after resources/subscribe or unsubscribe). Returns false,
+   * storing nothing, when the new filter could not be stored; callers validate first, so that is a bug guard.
+   */
+  async updateSessionFilter(session: string, filter: ListenerFilter): Promise<boolean> {
+    const updates: { socket: WebSocket; attachment: Attachment }[] = [];
     for (const socket of this.ctx.getWebSockets(sessionTag(session))) {
-      const attachment = socket.deserializeAttachment() as Attachment;
-      socket.serializeAttachment({ ...attachment, filter } satisfies Attachment);
+      const current = readAttachment(socket);
+      if (current) updates.push({ socket, attachment: { ...current, filter } });
     }
+    if (updates.some(({ attachment }) => storedSize(attachment) > MAX_ATTACHMENT_BYTES)) return false;
+    for (const { socket, attachment } of updates) {
+      try {
+        socket.serializeAttachment(attachment);
+      } catch {
+        // Unreachable given the measure above; should it happen, the old filter would be stale: end the stream.
+        closeQuietly(socket, 1011, "listener state could not be stored");
+      }
+    }
+    return true;
   }
 
   /** Ends a legacy session's stream (the session was deleted or expired). */
   async closeSession(session: string, reason = "session ended"): Promise<void> {
-    for (const socket of this.ctx.getWebSockets(sessionTag(session))) {
-      try {
-        socket.close(1000, reason);
-      } catch {
-        // already closed
-      }
-    }
+    for (const socket of this.ctx.getWebSockets(sessionTag(session))) closeQuietly(socket, 1000, reason);
   }
 
   /** How many listeners this hub holds (for tests and operators). */
@@ -143,10 +203,6 @@ export class SubscriptionHub extends DurableObject<unknown> {
 
   async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
     // Complete the close handshake (compatibility dates before 2026-04-07 do not auto-reply). 1005/1006 cannot be sent.
-    try {
-      socket.close(code === 1005 || code === 1006 ? 1000 : code, reason);
-    } catch {
-      // already closed
-    }
+    closeQuietly(socket, code === 1005 || code === 1006 ? 1000 : code, reason);
   }
 }

@@ -7,6 +7,7 @@
  * listener. Events about one principal's data go only to that principal's hub, which only that principal's
  * listeners join: a user's private note is never announced to anyone else.
  */
+import { describeError, type LogScope, log } from "../log";
 import type { HubEvent, SubscriptionHub } from "./hub";
 
 /** The SUBSCRIPTIONS namespace, when the Worker has one. */
@@ -25,15 +26,26 @@ export interface Publisher {
 export const globalHubName = (shard: number) => `global:${shard}`;
 export const principalHubName = (principal: string) => `principal:${principal}`;
 
-/** Publishes as `principal`. Does nothing when the Worker has no SUBSCRIPTIONS binding (listen is then off). */
-export function createPublisher(hubs: Hubs, principal: string, globalShards: number): Publisher {
+/**
+ * Publishes as `principal`. Does nothing when the Worker has no SUBSCRIPTIONS binding (listen is then off).
+ *
+ * Best effort: callers publish after their write is committed, so a hub that fails (unreachable, overloaded,
+ * broken) is logged and never turns the call into a failure; a client told "failed" would retry the write and
+ * duplicate it. Each hub is tried on its own: one failing shard does not keep the event from the others.
+ */
+export function createPublisher(hubs: Hubs, principal: string, globalShards: number, logScope?: LogScope): Publisher {
   const send = async (event: HubEvent, audience: Audience) => {
     if (!hubs) return;
-    if (audience === "caller") {
-      await hubs.getByName(principalHubName(principal)).publish({ ...event, principal });
-      return;
+    const deliveries =
+      audience === "caller"
+        ? [{ hub: principalHubName(principal), event: { ...event, principal } }]
+        : Array.from({ length: globalShards }, (_, shard) => ({ hub: globalHubName(shard), event }));
+    const outcomes = await Promise.allSettled(deliveries.map(async ({ hub, event }) => hubs.getByName(hub).publish(event)));
+    for (const outcome of outcomes) {
+      // Never the URI or the principal: log what happened, not whose data it was about.
+      if (outcome.status === "rejected")
+        log(logScope, "error", "publish failed", { event: event.type, audience, ...describeError(outcome.reason) });
     }
-    await Promise.all(Array.from({ length: globalShards }, (_, shard) => hubs.getByName(globalHubName(shard)).publish(event)));
   };
   return {
     toolsListChanged: () => send({ type: "tools_list_changed" }, "everyone"),
