@@ -12,7 +12,7 @@ import type { Principal } from "../auth/principal";
 import type { ListenSettings } from "../config";
 import { SseStream } from "../http/sse";
 import { describeError, type LogScope, log } from "../log";
-import type { HubEvent, ListenerFilter, ListenerSpec, SubscriptionHub } from "./hub";
+import type { HubEvent, HubMessage, ListenerFilter, ListenerSpec, SubscriptionHub } from "./hub";
 import { globalHubName, principalHubName } from "./publish";
 
 export interface HubStreamOptions {
@@ -88,7 +88,12 @@ export function hubStream(options: HubStreamOptions): Response {
     }
     for (const socket of sockets) {
       socket.accept();
-      socket.addEventListener("message", (event) => stream.send(options.toMessage(JSON.parse(String(event.data)) as HubEvent)));
+      socket.addEventListener("message", (event) => {
+        const message = JSON.parse(String(event.data)) as HubMessage;
+        // A full hub asks whether our client is still there: only a write tells (a comment is not a message).
+        if (message.type === "probe") stream.comment("probe");
+        else stream.send(options.toMessage(message));
+      });
       // The hub restarted or dropped us: end the stream, and the client starts a new one.
       socket.addEventListener("close", () => stop("hub closed"));
       socket.addEventListener("error", () => stop("hub error"));

@@ -9,6 +9,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { MAX_ATTACHMENT_BYTES, storedSize } from "./stored-size";
 
+/** What a hub sends on a listener socket: an event, or a probe asking the listener's Worker to write. */
+export type HubMessage = HubEvent | { type: "probe" };
+const PROBE: HubMessage = { type: "probe" };
+
 export type HubEvent =
   | { type: "tools_list_changed" | "prompts_list_changed" | "resources_list_changed"; principal?: string }
   | { type: "resource_updated"; uri: string; principal?: string };
@@ -109,7 +113,14 @@ function closeQuietly(socket: WebSocket, code: number, reason: string): void {
 const principalTag = (principal: string) => `p:${principal}`.slice(0, 256);
 const sessionTag = (session: string) => `s:${session}`;
 
+/** A full hub probes its listeners this many times, this far apart, before it refuses one (a round per proxy hop). */
+const PROBE_ROUNDS = 3;
+const PROBE_GAP_MS = 100;
+
 export class SubscriptionHub extends DurableObject<unknown> {
+  /** The probe round in progress, shared by every listener that found the hub full meanwhile. */
+  private probing: Promise<void> | undefined;
+
   /**
    * Accepts one listener socket; answers 413 when its attachment could not be stored, and 429 when the hub or
    * the principal is at its cap. Nothing is accepted until the attachment is stored.
@@ -122,12 +133,18 @@ export class SubscriptionHub extends DurableObject<unknown> {
     // Why before anything else: a socket accepted without its attachment could never be read again (the Worker
     // refuses such filters first; this guards the hub itself).
     if (storedSize(attachment) > MAX_ATTACHMENT_BYTES) return tooLargeToStore();
-    // Why: caps keep one hub (and one principal) from holding unbounded sockets and memory.
-    if (this.ctx.getWebSockets().length >= spec.maxListeners) return new Response("Hub is full", { status: 429 });
+    // Why: caps keep one hub (and one principal) from holding unbounded sockets and memory. At a cap, listeners
+    // whose clients left unnoticed are probed out first (see probeListeners).
     const tag = principalTag(spec.principal);
-    if (spec.maxPerPrincipal > 0 && this.ctx.getWebSockets(tag).length >= spec.maxPerPrincipal) {
-      return new Response("Too many listeners for this principal", { status: 429 });
+    for (let round = 0; round < PROBE_ROUNDS && this.capReached(spec, tag); round++) {
+      this.probing ??= this.probeListeners().finally(() => {
+        this.probing = undefined;
+      });
+      await this.probing;
     }
+    const cap = this.capReached(spec, tag);
+    if (cap === "hub") return new Response("Hub is full", { status: 429 });
+    if (cap === "principal") return new Response("Too many listeners for this principal", { status: 429 });
     const { 0: client, 1: server } = new WebSocketPair();
     // Stored before the socket is accepted: if the platform refuses it, the hub never holds the socket.
     try {
@@ -146,6 +163,31 @@ export class SubscriptionHub extends DurableObject<unknown> {
   }
 
   /** Sends the event to every matching listener; returns how many received it. A dead socket never stops the rest. */
+  /** The cap a new listener would exceed, if any. */
+  private capReached(spec: ListenerSpec, tag: string): "hub" | "principal" | undefined {
+    if (this.ctx.getWebSockets().length >= spec.maxListeners) return "hub";
+    if (spec.maxPerPrincipal > 0 && this.ctx.getWebSockets(tag).length >= spec.maxPerPrincipal) return "principal";
+    return undefined;
+  }
+
+  /**
+   * One probe round: asks every listener's Worker to write to its client, then gives them time to react. Why: the
+   * runtime notices a client that hung up only when a write to it fails (and each proxy hop in front needs one more
+   * write), so a listener whose client is gone would hold its slot until its next keep-alive, 20 s or more later.
+   * The write makes its Worker see the disconnect and close the socket, which frees the slot.
+   */
+  private async probeListeners(): Promise<void> {
+    const probe = JSON.stringify(PROBE);
+    for (const socket of this.ctx.getWebSockets()) {
+      try {
+        socket.send(probe);
+      } catch {
+        // closing already: it stops counting by itself
+      }
+    }
+    await scheduler.wait(PROBE_GAP_MS);
+  }
+
   async publish(event: HubEvent): Promise<number> {
     const message = JSON.stringify(event);
     let delivered = 0;

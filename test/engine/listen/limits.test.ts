@@ -31,4 +31,24 @@ describe("listener caps", () => {
     expect(await next.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
     await Promise.all([...open, next].map((reader) => reader.cancel()));
   });
+
+  it("frees the slot of a client that hung up unnoticed as soon as a new listener needs it", async () => {
+    // A keep-alive far away: only the hub's probe can reveal the hang-up within this test.
+    const capped = testServer({ tools: [trigger] }, { LISTEN_MAX_PER_HUB: "2", LISTEN_GLOBAL_SHARDS: "1", LISTEN_KEEPALIVE_MS: "60000" });
+    const hub = env.SUBSCRIPTIONS.getByName(principalHubName("anonymous"));
+    const deadline = Date.now() + 2_000;
+    while ((await hub.count()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const live = sseReader(await capped.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "live" }));
+    expect(await live.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+    const gone = sseReader(await capped.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "gone" }));
+    expect(await gone.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+
+    // The client hangs up without the Worker being told: as in workerd, it finds out only when it next writes.
+    const noticed = gone.frame(10_000).then(() => gone.cancel());
+    const next = sseReader(await capped.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "next" }));
+    expect(await next.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+    // The live listener was probed too, and is still subscribed.
+    expect(await live.frame()).toEqual({ comment: "probe" });
+    await Promise.all([live.cancel(), next.cancel(), noticed]);
+  });
 });
