@@ -3,6 +3,11 @@
  * The example domain's storage: each notebook is a Durable Object with its own SQLite database. A notebook is
  * addressed by `<principal>:<notebook_id>`, so a handle only opens the caller's own notebooks: possession of a
  * handle is never enough to read someone else's notes.
+ *
+ * Listing: when callers are told apart (authorization on), each principal also has a shelf, the ids of the
+ * notebooks it created, so `resources/list` can list its notes. The shelf is a Notebook object named
+ * `<principal>:shelf` that only uses its `shelf` table: no extra binding or migration. That name never meets a
+ * notebook's, whose last part is always a notebook id (`nb_...`, no colon).
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Principal } from "./mcp";
@@ -33,6 +38,49 @@ export function notebookFor(env: Env, principal: Principal, notebookId: string) 
   return env.NOTEBOOKS.getByName(`${principal.id}:${notebookId}`);
 }
 
+/**
+ * Whether the caller's notes are listed (and list changes announced) to it. With authorization off every caller is
+ * the same anonymous principal, so a list "for the caller" would be a list for everyone: notes then stay unlisted
+ * handles, known only to whoever created them.
+ */
+export const listsNotes = (principal: Principal): boolean => principal.authenticated;
+
+/** The ids of the notebooks the caller created; kept only while `listsNotes`. */
+export function shelfFor(env: Env, principal: Principal) {
+  return env.NOTEBOOKS.getByName(`${principal.id}:shelf`);
+}
+
+/** A page of `resources/list` visits at most this many notebooks (one Durable Object call each) and lists at most this many notes. */
+const LIST_PAGE = { notebooks: 10, notes: 50 } as const;
+
+export interface ListedNote {
+  notebookId: string;
+  id: string;
+  title: string;
+}
+
+/**
+ * One page of the caller's notes: notebooks in the order they were created, notes by id. The cursor is `<seq>`
+ * (start at the notebook with that shelf position or a later one) or `<seq>/<note id>` (within that notebook,
+ * after that note). The engine hands back only cursors this function issued to this caller, unaltered.
+ */
+export async function listNotes(env: Env, principal: Principal, cursor?: string): Promise<{ notes: ListedNote[]; nextCursor?: string }> {
+  const [from = "0", after] = cursor?.split("/") ?? [];
+  const notebooks = await shelfFor(env, principal).shelved(Number(from), LIST_PAGE.notebooks);
+  const notes: ListedNote[] = [];
+  for (const [index, { seq, notebookId }] of notebooks.entries()) {
+    const room = LIST_PAGE.notes - notes.length;
+    if (room === 0) return { notes, nextCursor: String(seq) };
+    // One more than there is room for says whether this notebook has more.
+    const page = await notebookFor(env, principal, notebookId).listed(index === 0 ? after : undefined, room + 1);
+    notes.push(...page.slice(0, room).map((note) => ({ notebookId, ...note })));
+    if (page.length > room) return { notes, nextCursor: `${seq}/${page[room - 1]!.id}` };
+  }
+  // A full batch of notebooks may have more after it.
+  const last = notebooks.at(-1);
+  return last && notebooks.length === LIST_PAGE.notebooks ? { notes, nextCursor: String(last.seq + 1) } : { notes };
+}
+
 interface NoteRow extends Record<string, SqlStorageValue> {
   id: string;
   title: string;
@@ -59,12 +107,28 @@ export class Notebook extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    // Every object gets every table (IF NOT EXISTS costs next to nothing): a notebook uses `notebook` and `notes`,
+    // a principal's shelf only `shelf`.
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS notebook (title TEXT NOT NULL, created_at TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS notes (
         id TEXT PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL, tags TEXT NOT NULL,
         created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
-      CREATE INDEX IF NOT EXISTS notes_by_update ON notes (updated_at DESC);`);
+      CREATE INDEX IF NOT EXISTS notes_by_update ON notes (updated_at DESC);
+      CREATE TABLE IF NOT EXISTS shelf (seq INTEGER PRIMARY KEY, notebook_id TEXT NOT NULL UNIQUE);`);
+  }
+
+  /** Shelf only: records a notebook the principal created; a second call is a no-op. */
+  shelve(notebookId: string): void {
+    this.sql.exec("INSERT OR IGNORE INTO shelf (notebook_id) VALUES (?)", notebookId);
+  }
+
+  /** Shelf only: the notebooks from shelf position `from` on, in the order they were created. */
+  shelved(from: number, limit: number): { seq: number; notebookId: string }[] {
+    return this.sql
+      .exec<{ seq: number; notebook_id: string }>("SELECT seq, notebook_id FROM shelf WHERE seq >= ? ORDER BY seq LIMIT ?", from, limit)
+      .toArray()
+      .map((row) => ({ seq: row.seq, notebookId: row.notebook_id }));
   }
 
   /** Creates the notebook; a second call is a no-op. */
@@ -124,6 +188,13 @@ export class Notebook extends DurableObject<Env> {
       .exec<NoteRow>(`SELECT * FROM notes WHERE ${clause} ORDER BY updated_at DESC LIMIT ?`, ...words, limit)
       .toArray()
       .map((row) => toSummary(toNote(row)));
+  }
+
+  /** Notes by id, after `afterId` when given: a stable order for paging, whatever is added or deleted meanwhile. */
+  listed(afterId: string | undefined, limit: number): { id: string; title: string }[] {
+    return this.sql
+      .exec<{ id: string; title: string }>("SELECT id, title FROM notes WHERE id > ? ORDER BY id LIMIT ?", afterId ?? "", limit)
+      .toArray();
   }
 
   /** Note ids starting with `prefix`, for completion. */

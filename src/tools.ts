@@ -10,7 +10,7 @@
 import * as z from "zod/mini";
 import type { ToolContext } from "./mcp";
 import { defineTool, elicitForm, listRoots, resourceLink, sample, samplingText, text, toolError } from "./mcp";
-import { NOTE_ID, NOTE_LIMITS, NOTEBOOK_ID, type Note, newNotebookId, notebookFor } from "./notes";
+import { listsNotes, NOTE_ID, NOTE_LIMITS, NOTEBOOK_ID, type Note, newNotebookId, notebookFor, shelfFor } from "./notes";
 
 const notebookId = z.string().check(z.regex(NOTEBOOK_ID), z.describe("Notebook handle returned by create_notebook"));
 const noteId = z.string().check(z.regex(NOTE_ID), z.describe("Note id, as returned by add_note or search_notes"));
@@ -42,6 +42,14 @@ async function openNotebook(ctx: ToolContext, id: string) {
   const notebook = notebookFor(ctx.env, ctx.principal, id);
   return (await notebook.exists()) ? notebook : undefined;
 }
+/**
+ * Tells the caller's listeners (only) that its list of note resources changed. Only when notes are listed to the
+ * caller: with authorization off nothing is listed, so there is no change to announce, and every anonymous
+ * listener would hear about every anonymous caller's writes.
+ */
+async function noteListChanged(ctx: ToolContext) {
+  if (listsNotes(ctx.principal)) await ctx.publish.resourcesListChanged();
+}
 const unknownNotebook = (id: string) => toolError(`Unknown notebook_id ${id}. Create one with create_notebook and pass its notebook_id.`);
 const unknownNote = (id: string) => toolError(`No note ${id} in this notebook. Use search_notes to find note ids.`);
 
@@ -50,12 +58,14 @@ export const tools = [
     name: "create_notebook",
     title: "Create a notebook",
     description:
-      "Create a new, empty notebook and return its notebook_id. Pass that notebook_id to every other notes tool; keep it, since notebooks are not listed anywhere.",
+      "Create a new, empty notebook and return its notebook_id. Pass that notebook_id to every other notes tool; keep it, since notebooks themselves are not listed anywhere.",
     input: z.strictObject({ title: z.optional(title) }),
     output: z.object({ notebook_id: z.string(), title: z.string(), createdAt: z.string() }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async handler(args, ctx) {
       const id = newNotebookId();
+      // Shelved first: if creating then fails, the shelf names an empty notebook (nothing listed), never the reverse.
+      if (listsNotes(ctx.principal)) await shelfFor(ctx.env, ctx.principal).shelve(id);
       const created = await notebookFor(ctx.env, ctx.principal, id).create(args.title ?? "Notes");
       return { structuredContent: { notebook_id: id, ...created } };
     },
@@ -73,8 +83,7 @@ export const tools = [
       if (!notebook) return unknownNotebook(args.notebook_id);
       const added = await notebook.add(args.title, args.body, args.tags ?? []);
       if ("error" in added) return toolError(added.error);
-      // Listeners of this caller (only) hear that the set of note resources changed.
-      await ctx.publish.resourcesListChanged();
+      await noteListChanged(ctx);
       return { structuredContent: added, content: [text(`Added note ${added.id}.`), linkTo(args.notebook_id, added)] };
     },
   }),
@@ -132,7 +141,8 @@ export const tools = [
       if (!notebook) return unknownNotebook(notebook_id);
       const note = await notebook.update(note_id, changes);
       if (!note) return unknownNote(note_id);
-      await ctx.publish.resourceUpdated(noteUri(notebook_id, note_id));
+      // A new title renames the note's entry in resources/list.
+      await Promise.all([ctx.publish.resourceUpdated(noteUri(notebook_id, note_id)), changes.title !== undefined && noteListChanged(ctx)]);
       return { structuredContent: note };
     },
   }),
@@ -157,7 +167,7 @@ export const tools = [
         return { content: [text(`Kept note ${note.id}: the user did not confirm the deletion.`)] };
       }
       await notebook.delete(note.id);
-      await Promise.all([ctx.publish.resourceUpdated(noteUri(args.notebook_id, note.id)), ctx.publish.resourcesListChanged()]);
+      await Promise.all([ctx.publish.resourceUpdated(noteUri(args.notebook_id, note.id)), noteListChanged(ctx)]);
       return { content: [text(`Deleted note ${note.id} ("${note.title}").`)] };
     },
   }),
@@ -261,7 +271,7 @@ export const tools = [
       if (save.action !== "accept" || !save.content.save) return { content: [text("The draft was not saved.")] };
       const added = await notebook.add(save.content.title, draft, ["draft"]);
       if ("error" in added) return toolError(added.error);
-      await ctx.publish.resourcesListChanged();
+      await noteListChanged(ctx);
       return { content: [text(`Saved the draft as note ${added.id}.`), linkTo(args.notebook_id, added)] };
     },
   }),

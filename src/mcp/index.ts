@@ -10,7 +10,15 @@ export type { EngineBindings } from "./bindings";
 export { audio, embeddedResource, image, resourceLink, text, toBase64 } from "./define/content";
 export type { HandlerContext } from "./define/context";
 export { definePrompt, type Prompt, type PromptContext } from "./define/prompts";
-export { type Completer, defineResource, defineResourceTemplate, type Resource, type ResourceContext } from "./define/resources";
+export {
+  type Completer,
+  defineResource,
+  defineResourceTemplate,
+  type ListedResource,
+  type Resource,
+  type ResourceContext,
+  type ResourceListPage,
+} from "./define/resources";
 export { titledEnum } from "./define/schema";
 export { defineTool, type Tool, type ToolContext, type ToolResult, toolError } from "./define/tools";
 export { elicitForm, elicitUrl, type InputApi, listRoots, sample, samplingText } from "./input/ask";

@@ -1,5 +1,10 @@
-import { describe, expect, it } from "vitest";
-import { call, readMessage, readSse, send } from "../helpers/rpc";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { prompts } from "../../src/prompts";
+import { resources } from "../../src/resources";
+import { tools } from "../../src/tools";
+import { localIssuer } from "../helpers/issuer";
+import { call, readMessage, readSse, type rpc, send, testServer } from "../helpers/rpc";
+import { sseReader } from "../helpers/sse";
 
 type ToolResult = { content: { type: string; text?: string; uri?: string }[]; structuredContent?: any; isError?: boolean };
 
@@ -179,5 +184,119 @@ describe("notes example: resources, prompt and completion", () => {
       context: { arguments: { notebook_id: notebook } },
     });
     expect(topics.completion.values).toEqual(["launch"]);
+  });
+});
+
+describe("notes example: resources/list", () => {
+  let issuer: Awaited<ReturnType<typeof localIssuer>>;
+  let server: ReturnType<typeof rpc>;
+  beforeAll(async () => {
+    issuer = await localIssuer();
+    server = testServer({ tools, resources, prompts }, issuer.vars);
+  });
+  const readers: ReturnType<typeof sseReader>[] = [];
+  afterEach(async () => {
+    await Promise.all(readers.splice(0).map((reader) => reader.cancel()));
+  });
+
+  /** A signed-in user with a fresh subject, so no other test's notebooks or listeners share it. */
+  async function signedIn(name: string) {
+    const headers = { authorization: `Bearer ${await issuer.token({ sub: `${name}-${crypto.randomUUID()}` })}` };
+    const as = { headers };
+    const tool = async (toolName: string, args: Record<string, unknown>, capabilities = {}) =>
+      (await readMessage(await server.send("tools/call", { name: toolName, arguments: args }, { ...as, capabilities }))).result as any;
+    const notebook = async () => (await tool("create_notebook", {})).structuredContent.notebook_id as string;
+    const add = async (notebookId: string, title: string) =>
+      (await tool("add_note", { notebook_id: notebookId, title, body: "x" })).structuredContent.id as string;
+    /** Every entry of resources/list, following nextCursor; every page must be private and uncached. */
+    const list = async () => {
+      const entries: { uri: string; name: string; mimeType?: string }[] = [];
+      let cursor: string | undefined;
+      for (let pages = 0; pages < 20; pages++) {
+        const { result, error } = await readMessage(await server.send("resources/list", cursor === undefined ? {} : { cursor }, as));
+        expect(error).toBeUndefined();
+        expect(result).toMatchObject({ ttlMs: 0, cacheScope: "private" });
+        entries.push(...result!.resources);
+        cursor = result!.nextCursor;
+        if (cursor === undefined) break;
+      }
+      return entries;
+    };
+    const listen = async () => {
+      const reader = sseReader(await server.send("subscriptions/listen", { notifications: { resourcesListChanged: true } }, as));
+      readers.push(reader);
+      expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+      return reader;
+    };
+    return { tool, notebook, add, list, listen, as };
+  }
+  const noteUris = (entries: { uri: string }[]) => entries.map((entry) => entry.uri).filter((uri) => uri.startsWith("note://"));
+
+  it("lists a signed-in caller's notes to that caller, and to no one else", async () => {
+    const alice = await signedIn("alice");
+    const bob = await signedIn("bob");
+    const notebook = await alice.notebook();
+    const note = await alice.add(notebook, "Private plan");
+    const listed = await alice.list();
+    expect(listed[0]).toMatchObject({ uri: "notes://guide" });
+    expect(listed).toContainEqual({ uri: `note://${notebook}/${note}`, name: "Private plan", mimeType: "text/markdown" });
+    expect(noteUris(await bob.list())).toEqual([]);
+  });
+
+  it("tells the caller's listener that the list changed, and a fresh list shows the change", async () => {
+    const alice = await signedIn("alice");
+    const notebook = await alice.notebook();
+    const listener = await alice.listen();
+
+    const note = await alice.add(notebook, "Fresh");
+    expect(await listener.message()).toMatchObject({ method: "notifications/resources/list_changed" });
+    expect(noteUris(await alice.list())).toEqual([`note://${notebook}/${note}`]);
+
+    await alice.tool("update_note", { notebook_id: notebook, note_id: note, title: "Renamed" });
+    expect(await listener.message()).toMatchObject({ method: "notifications/resources/list_changed" });
+    expect((await alice.list()).find((entry) => entry.uri === `note://${notebook}/${note}`)?.name).toBe("Renamed");
+
+    const args = { notebook_id: notebook, note_id: note };
+    const asked = await alice.tool("delete_note", args, { elicitation: {} });
+    const retry = {
+      name: "delete_note",
+      arguments: args,
+      requestState: asked.requestState,
+      inputResponses: { confirm: { action: "accept", content: { delete: true } } },
+    };
+    await server.send("tools/call", retry, { ...alice.as, capabilities: { elicitation: {} } });
+    expect(await listener.message()).toMatchObject({ method: "notifications/resources/list_changed" });
+    expect(noteUris(await alice.list())).toEqual([]);
+  });
+
+  it("pages through the notes of every notebook the caller owns", async () => {
+    const carol = await signedIn("carol");
+    const first = await carol.notebook();
+    const expected = [await carol.add(first, "one"), await carol.add(first, "two")].map((id) => `note://${first}/${id}`);
+    // Empty notebooks in between: one page visits a bounded number of notebooks, the next page goes on.
+    for (let n = 0; n < 11; n++) await carol.notebook();
+    const last = await carol.notebook();
+    expected.push(`note://${last}/${await carol.add(last, "three")}`);
+    expect(noteUris(await carol.list()).sort()).toEqual(expected.sort());
+  });
+});
+
+describe("notes example: resources/list with authorization off", () => {
+  it("lists no notes and announces no list change: every anonymous caller is the same principal", async () => {
+    const { notebook } = await notebookWithNotes();
+    const reader = sseReader(
+      await send("subscriptions/listen", { notifications: { resourcesListChanged: true, resourceSubscriptions: [`note://${notebook}`] } }),
+    );
+    try {
+      expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+      const added = await tool("add_note", { notebook_id: notebook, title: "Unlisted", body: "x" });
+      await tool("update_note", { notebook_id: notebook, note_id: added.structuredContent.id, body: "y" });
+      // Events of one principal reach its listeners in order: a list change would arrive before this update.
+      expect(await reader.message()).toMatchObject({ method: "notifications/resources/updated" });
+      const listed = await call<{ resources: { uri: string }[] }>("resources/list");
+      expect(listed.resources.map((resource) => resource.uri)).toEqual(["notes://guide"]);
+    } finally {
+      await reader.cancel();
+    }
   });
 });

@@ -69,18 +69,25 @@ describe.runIf(appBinds("SUBSCRIPTIONS"))("listen with several clients", () => {
     expect(await subscriptions[0].closed).toBe("local");
   });
 
-  it("tells listeners that the note list changed when a note is added", async () => {
+  it("announces no note list change with authorization off: notes are unlisted handles, the same for every caller", async () => {
     const editor = await connect();
     const listener = await connect();
-    let changes = 0;
-    listener.setNotificationHandler("notifications/resources/list_changed", () => {
-      changes++;
-    });
-    const subscription = await listener.listen({ resourcesListChanged: true, toolsListChanged: true });
-    expect(subscription.honoredFilter).toEqual({ resourcesListChanged: true, toolsListChanged: true });
     const created: any = await editor.callTool({ name: "create_notebook", arguments: {} });
-    await editor.callTool({ name: "add_note", arguments: { notebook_id: created.structuredContent.notebook_id, title: "new", body: "x" } });
-    await settle();
-    expect(changes).toBe(1);
+    const notebook = created.structuredContent.notebook_id;
+    let listChanges = 0;
+    listener.setNotificationHandler("notifications/resources/list_changed", () => {
+      listChanges++;
+    });
+    const updates = updatesOf(listener);
+    const subscription = await listener.listen({ resourcesListChanged: true, resourceSubscriptions: [`note://${notebook}`] });
+    expect(subscription.honoredFilter).toEqual({ resourcesListChanged: true, resourceSubscriptions: [`note://${notebook}`] });
+    const added: any = await editor.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "new", body: "x" } });
+    await editor.callTool({ name: "update_note", arguments: { notebook_id: notebook, note_id: added.structuredContent.id, body: "y" } });
+    // One principal's events arrive in order: once the update is here, a list change published before it would be too.
+    for (let waited = 0; updates.length === 0 && waited < 50; waited++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(updates).toEqual([`note://${notebook}/${added.structuredContent.id}`]);
+    expect(listChanges).toBe(0);
+    const listed = await listener.listResources();
+    expect(listed.resources.map((resource) => resource.uri)).toEqual(["notes://guide"]);
   });
 });

@@ -38,11 +38,21 @@ export class Registry<T> {
     return this.entries.values();
   }
 
+  /** Every list entry, in declaration order. */
+  descriptions(): JsonObject[] {
+    return this.described().map(({ description }) => description);
+  }
+
   /** One page of list entries; `visible` hides items from a caller (tools it lacks the scopes for). */
   page(cursor: unknown, visible?: (item: T) => boolean): { page: JsonObject[]; nextCursor?: string } {
-    this.listing ??= [...this.entries.values()].map((item) => ({ item, description: this.describe(item) }));
-    const shown = visible ? this.listing.filter(({ item }) => visible(item)) : this.listing;
+    const listing = this.described();
+    const shown = visible ? listing.filter(({ item }) => visible(item)) : listing;
     const { page, nextCursor } = paginate(shown, cursor);
     return { page: page.map(({ description }) => description), ...(nextCursor && { nextCursor }) };
+  }
+
+  private described(): { item: T; description: JsonObject }[] {
+    this.listing ??= [...this.entries.values()].map((item) => ({ item, description: this.describe(item) }));
+    return this.listing;
   }
 }

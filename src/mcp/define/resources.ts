@@ -1,7 +1,8 @@
 /**
  * @module resources
- * `defineResource` (a fixed URI) and `defineResourceTemplate` (an RFC 6570 URI template), and the
- * `resources/list`, `resources/templates/list` and `resources/read` methods.
+ * `defineResource` (a fixed URI) and `defineResourceTemplate` (an RFC 6570 URI template, optionally listing the
+ * caller's concrete resources), and the `resources/templates/list` and `resources/read` methods
+ * (`resources/list` of listing templates is in resource-list.ts).
  */
 
 import type { InputApi } from "../input/ask";
@@ -37,6 +38,25 @@ export interface ResourceDefinition extends ResourceCommon {
   read: (ctx: ResourceContext) => Promise<ResourceContents[]> | ResourceContents[];
 }
 
+/** One concrete resource as `resources/list` shows it. */
+export interface ListedResource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  icons?: Icon[];
+  annotations?: Annotations;
+  _meta?: JsonObject;
+}
+
+/** One page of a template's listing; `nextCursor` (a string of your choosing) asks to be called again with it. */
+export interface ResourceListPage {
+  resources: ListedResource[];
+  nextCursor?: string;
+}
+
 export interface ResourceTemplateDefinition extends ResourceCommon {
   /** RFC 6570 level 1 template, e.g. `note://{notebook_id}/{note_id}`. */
   uriTemplate: string;
@@ -48,6 +68,14 @@ export interface ResourceTemplateDefinition extends ResourceCommon {
   ) => Promise<ResourceContents[] | undefined> | ResourceContents[] | undefined;
   /** Completion for template variables, by variable name. */
   complete?: Record<string, Completer>;
+  /**
+   * The concrete resources of this template that the caller may see, listed in `resources/list` after the fixed
+   * resources. Called with `undefined` for the first page, then with the `nextCursor` it returned. The engine seals
+   * that cursor and binds it to the caller, so it comes back unaltered and only from the caller it was issued to.
+   * A template that lists makes `resources/list` private and uncached (`ttlMs: 0`): it depends on the caller.
+   * With authorization off every caller is the same principal: list nothing that belongs to one caller then.
+   */
+  list?: (ctx: HandlerContext, cursor: string | undefined) => Promise<ResourceListPage> | ResourceListPage;
 }
 
 export type Resource = ResourceDefinition | ResourceTemplateDefinition;
@@ -57,7 +85,7 @@ export const defineResourceTemplate = (definition: ResourceTemplateDefinition): 
 
 export const isTemplate = (resource: Resource): resource is ResourceTemplateDefinition => "uriTemplate" in resource;
 
-const NOT_CACHED: CacheHint = { ttlMs: 0, cacheScope: "private" };
+export const NOT_CACHED: CacheHint = { ttlMs: 0, cacheScope: "private" };
 
 export function describeResource(resource: ResourceDefinition): JsonObject {
   const { read: _read, cache: _cache, ...listing } = resource;
@@ -65,7 +93,7 @@ export function describeResource(resource: ResourceDefinition): JsonObject {
 }
 
 export function describeTemplate(template: ResourceTemplateDefinition): JsonObject {
-  const { read: _read, cache: _cache, complete: _complete, ...listing } = template;
+  const { read: _read, cache: _cache, complete: _complete, list: _list, ...listing } = template;
   return listing as unknown as JsonObject;
 }
 
@@ -73,6 +101,8 @@ export function describeTemplate(template: ResourceTemplateDefinition): JsonObje
 export class ResourceIndex {
   readonly fixed: Registry<ResourceDefinition>;
   readonly templates: Registry<ResourceTemplateDefinition>;
+  /** The templates that list concrete resources (`list`), in declaration order. */
+  readonly listing: readonly ResourceTemplateDefinition[];
   private readonly matchers: { definition: ResourceTemplateDefinition; template: UriTemplate }[];
 
   constructor(resources: readonly Resource[]) {
@@ -84,6 +114,7 @@ export class ResourceIndex {
       describeResource,
     );
     this.templates = new Registry("Resource template", templates, (template) => template.uriTemplate, describeTemplate);
+    this.listing = templates.filter((template) => template.list !== undefined);
     this.matchers = templates.map((definition) => ({ definition, template: compileUriTemplate(definition.uriTemplate) }));
   }
 

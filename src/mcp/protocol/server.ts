@@ -9,6 +9,7 @@ import type { EngineBindings } from "../bindings";
 import type { RequestScope } from "../define/context";
 import { describePrompt, getPrompt, type Prompt } from "../define/prompts";
 import { Registry } from "../define/registry";
+import { listResources } from "../define/resource-list";
 import { type Resource, ResourceIndex } from "../define/resources";
 import { callTool, checkToolNames, describeTool, type Tool } from "../define/tools";
 import { type HeaderBinding, headerBindings } from "../http/param-headers";
@@ -125,7 +126,13 @@ export class McpServer {
       methods.set("tools/call", (params, scope) => callTool(this.tools, params, scope));
     }
     if (this.resources.size > 0) {
-      methods.set("resources/list", list("resources", this.resources.fixed));
+      // Templates that list resources for the caller make the list per caller; otherwise it is one shared list.
+      methods.set(
+        "resources/list",
+        this.resources.listing.length > 0
+          ? (params, scope) => listResources(this.resources, params, scope)
+          : list("resources", this.resources.fixed),
+      );
       methods.set("resources/templates/list", list("resourceTemplates", this.resources.templates));
       methods.set("resources/read", (params, scope) => this.resources.read(params, scope));
     }

@@ -1,7 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { definePrompt, defineResource, defineResourceTemplate, image, text } from "../../../src/mcp";
 import { compileUriTemplate } from "../../../src/mcp/define/uri-template";
+import { localIssuer } from "../../helpers/issuer";
 import { readMessage, testServer } from "../../helpers/rpc";
 
 const server = testServer({
@@ -72,6 +73,135 @@ describe("resources", () => {
 
   it("answers a missing uri with -32602", async () => {
     expect((await readMessage(await server.send("resources/read", {}))).error?.code).toBe(-32602);
+  });
+});
+
+describe("resources a template lists for the caller", () => {
+  /** How many items each caller owns; the template lists them three per page, with its own cursor (an offset). */
+  const owned: Record<string, number> = { alice: 7, bob: 2 };
+  const cursorsReceived: (string | undefined)[] = [];
+  const FIXED = 51; // one more than a page, so the second page starts with a fixed resource and goes on with listed ones
+  const fixed = Array.from({ length: FIXED }, (_, n) =>
+    defineResource({ uri: `test://fixed/${n}`, name: `fixed-${n}`, read: () => [{ uri: `test://fixed/${n}`, text: "f" }] }),
+  );
+  const items = defineResourceTemplate({
+    uriTemplate: "test://owned/{owner}/{n}",
+    name: "owned item",
+    read: (uri) => [{ uri, text: "x" }],
+    list(ctx, cursor) {
+      cursorsReceived.push(cursor);
+      const start = cursor === undefined ? 0 : Number(cursor);
+      const total = owned[ctx.principal.id] ?? 0;
+      const end = Math.min(start + 3, total);
+      const resources = Array.from({ length: end - start }, (_, i) => ({
+        uri: `test://owned/${ctx.principal.id}/${start + i}`,
+        name: `item ${start + i}`,
+        title: `Item ${start + i}`,
+      }));
+      return end < total ? { resources, nextCursor: String(end) } : { resources };
+    },
+  });
+  let issuer: Awaited<ReturnType<typeof localIssuer>>;
+  let listing: ReturnType<typeof testServer>;
+  beforeAll(async () => {
+    issuer = await localIssuer();
+    listing = testServer({ resources: [...fixed, items] }, issuer.vars);
+  });
+  const as = async (sub: string) => ({ headers: { authorization: `Bearer ${await issuer.token({ sub })}` } });
+
+  /** Every page of resources/list for a caller, following nextCursor. */
+  async function allPages(sub: string) {
+    const pages: Record<string, any>[] = [];
+    let cursor: string | undefined;
+    do {
+      const { result, error } = await readMessage(
+        await listing.send("resources/list", cursor === undefined ? {} : { cursor }, await as(sub)),
+      );
+      expect(error).toBeUndefined();
+      pages.push(result!);
+      cursor = result!.nextCursor;
+    } while (cursor !== undefined && pages.length < 20);
+    return pages;
+  }
+
+  it("lists the fixed resources first, then the caller's listed ones, paged across both", async () => {
+    const pages = await allPages("alice");
+    expect(pages.map((page) => page.resources.length)).toEqual([50, 4, 3, 1]);
+    const uris = pages.flatMap((page) => page.resources.map((resource: { uri: string }) => resource.uri));
+    expect(uris).toEqual([...fixed.map((_, n) => `test://fixed/${n}`), ...Array.from({ length: 7 }, (_, n) => `test://owned/alice/${n}`)]);
+    expect(pages[1]!.resources[1]).toEqual({ uri: "test://owned/alice/0", name: "item 0", title: "Item 0" });
+    // The template got back exactly the cursors it issued.
+    expect(cursorsReceived.slice(-3)).toEqual([undefined, "3", "6"]);
+  });
+
+  it("starts the listed resources on a new page when the fixed ones fill a page exactly", async () => {
+    const exact = testServer({ resources: [...fixed.slice(0, 50), items] }, issuer.vars);
+    const first = await readMessage(await exact.send("resources/list", {}, await as("bob")));
+    expect(first.result?.resources).toHaveLength(50);
+    const second = await readMessage(await exact.send("resources/list", { cursor: first.result!.nextCursor }, await as("bob")));
+    expect(second.result?.resources.map((resource: { uri: string }) => resource.uri)).toEqual(["test://owned/bob/0", "test://owned/bob/1"]);
+    expect(second.result).not.toHaveProperty("nextCursor");
+  });
+
+  it("lists only the caller's own resources", async () => {
+    const listed = (await allPages("bob")).flatMap((page) => page.resources.map((resource: { uri: string }) => resource.uri));
+    expect(listed.filter((uri: string) => uri.startsWith("test://owned/"))).toEqual(["test://owned/bob/0", "test://owned/bob/1"]);
+    const carol = (await allPages("carol")).flatMap((page) => page.resources);
+    expect(carol).toHaveLength(FIXED);
+  });
+
+  it("marks every page private and not cached, since the list depends on the caller", async () => {
+    for (const page of await allPages("alice")) expect(page).toMatchObject({ ttlMs: 0, cacheScope: "private", resultType: "complete" });
+  });
+
+  it("refuses a tampered cursor, another caller's cursor and a cursor it did not issue with -32602", async () => {
+    const first = await readMessage(await listing.send("resources/list", {}, await as("alice")));
+    const second = await readMessage(await listing.send("resources/list", { cursor: first.result!.nextCursor }, await as("alice")));
+    const cursor = second.result!.nextCursor as string;
+    const flipped = (at: number) => `${cursor.slice(0, at)}${cursor[at] === "A" ? "B" : "A"}${cursor.slice(at + 1)}`;
+    const payloadAt = cursor.indexOf(".", 3) + 5;
+    for (const [bad, who] of [
+      [flipped(payloadAt), "alice"],
+      [flipped(cursor.length - 2), "alice"],
+      [cursor, "bob"],
+      ["bzUw", "alice"],
+      ["", "alice"],
+      ["x".repeat(5_000), "alice"],
+    ] as const) {
+      const message = await readMessage(await listing.send("resources/list", { cursor: bad }, await as(who)));
+      expect(message.error).toEqual({ code: -32602, message: "Invalid cursor" });
+    }
+    const wrongType = await readMessage(await listing.send("resources/list", { cursor: 42 }, await as("alice")));
+    expect(wrongType.error?.code).toBe(-32602);
+  });
+
+  it("keeps the template's list out of resources/templates/list", async () => {
+    const { result } = await readMessage(await listing.send("resources/templates/list", {}, await as("alice")));
+    expect(result?.resourceTemplates).toEqual([{ uriTemplate: "test://owned/{owner}/{n}", name: "owned item" }]);
+  });
+
+  it("serves the same pages to a 2025 client, without ttlMs or cacheScope", async () => {
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-06-18",
+      ...(await as("alice")).headers,
+    };
+    const first = await readMessage(await listing.post({ jsonrpc: "2.0", id: 1, method: "resources/list", params: {} }, headers));
+    const second = await readMessage(
+      await listing.post({ jsonrpc: "2.0", id: 2, method: "resources/list", params: { cursor: first.result!.nextCursor } }, headers),
+    );
+    expect(second.result?.resources.map((resource: { uri: string }) => resource.uri)).toEqual([
+      "test://fixed/50",
+      "test://owned/alice/0",
+      "test://owned/alice/1",
+      "test://owned/alice/2",
+    ]);
+    for (const { result } of [first, second]) {
+      expect(result).not.toHaveProperty("ttlMs");
+      expect(result).not.toHaveProperty("cacheScope");
+      expect(result).not.toHaveProperty("resultType");
+    }
   });
 });
 
