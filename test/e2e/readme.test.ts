@@ -37,7 +37,10 @@ describe("README", () => {
   it("has a quick-start curl command that gets a server/discover answer", () => {
     const curl = blocks.find((block) => block.body.startsWith("curl"))!.body.replaceAll("http://127.0.0.1:8787/mcp", inject("mcpUrl"));
     const answer = JSON.parse(execFileSync("sh", ["-c", curl], { encoding: "utf8" }));
-    expect(answer.result).toMatchObject({ resultType: "complete", supportedVersions: ["2026-07-28"] });
+    expect(answer.result).toMatchObject({
+      resultType: "complete",
+      supportedVersions: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"],
+    });
   });
 
   it("has a key generator whose output is a valid STATE_KEYS value", () => {
