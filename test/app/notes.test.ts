@@ -40,6 +40,8 @@ describe("notes example: plain tools", () => {
     const { notebook } = await notebookWithNotes();
     const added = await tool("add_note", { notebook_id: notebook, title: "Linked", body: "x" });
     expect(added.content[1]).toMatchObject({ type: "resource_link", uri: `note://${notebook}/${added.structuredContent.id}` });
+    // The note itself follows as JSON text, for clients that ignore structuredContent.
+    expect(JSON.parse(added.content[2]!.text!)).toEqual(added.structuredContent);
   });
 
   it("reports an unknown notebook or note as a tool error the model can act on", async () => {

@@ -58,6 +58,24 @@ const lies = defineTool({
   handler: () => ({ structuredContent: { count: "many" } as unknown as { count: number } }),
 });
 
+const explains = defineTool({
+  name: "explains",
+  description: "Returns structured content with its own content; `mirror` adds the JSON text itself.",
+  input: z.strictObject({ mirror: z.boolean() }),
+  output: z.object({ total: z.number() }),
+  handler: ({ mirror }) => ({
+    structuredContent: { total: 3 },
+    content: [text("Three in total."), ...(mirror ? [text('{"total":3}')] : [])],
+  }),
+});
+
+const untyped = defineTool({
+  name: "untyped",
+  description: "Returns structured content without declaring an output schema.",
+  input: z.strictObject({}),
+  handler: () => ({ structuredContent: { ok: true }, content: [text("ok")] }),
+});
+
 const many = Array.from({ length: 120 }, (_, index) =>
   defineTool({
     name: `tool_${String(index).padStart(3, "0")}`,
@@ -138,6 +156,23 @@ describe("tools/call", () => {
     const { result } = await readMessage(await call("echo", { text: "ab", times: 2 }));
     expect(result).toMatchObject({ resultType: "complete", structuredContent: { echoed: "abab" } });
     expect(result!.content).toEqual([{ type: "text", text: '{"echoed":"abab"}' }]);
+  });
+
+  it("appends the serialised JSON to a tool's own content, once, for clients that ignore structuredContent", async () => {
+    const structured = testServer({ tools: [explains, untyped] });
+    const call = (name: string, args: unknown) => structured.send("tools/call", { name, arguments: args });
+    const own = await readMessage(await call("explains", { mirror: false }));
+    expect(own.result?.content).toEqual([
+      { type: "text", text: "Three in total." },
+      { type: "text", text: '{"total":3}' },
+    ]);
+    const mirrored = await readMessage(await call("explains", { mirror: true }));
+    expect(mirrored.result?.content).toEqual(own.result?.content);
+    const withoutSchema = await readMessage(await call("untyped", {}));
+    expect(withoutSchema.result?.content).toEqual([
+      { type: "text", text: "ok" },
+      { type: "text", text: '{"ok":true}' },
+    ]);
   });
 
   it("answers an unknown tool with -32602 (a protocol error)", async () => {
