@@ -69,13 +69,6 @@ const explains = defineTool({
   }),
 });
 
-const untyped = defineTool({
-  name: "untyped",
-  description: "Returns structured content without declaring an output schema.",
-  input: z.strictObject({}),
-  handler: () => ({ structuredContent: { ok: true }, content: [text("ok")] }),
-});
-
 const many = Array.from({ length: 120 }, (_, index) =>
   defineTool({
     name: `tool_${String(index).padStart(3, "0")}`,
@@ -159,7 +152,7 @@ describe("tools/call", () => {
   });
 
   it("appends the serialised JSON to a tool's own content, once, for clients that ignore structuredContent", async () => {
-    const structured = testServer({ tools: [explains, untyped] });
+    const structured = testServer({ tools: [explains] });
     const call = (name: string, args: unknown) => structured.send("tools/call", { name, arguments: args });
     const own = await readMessage(await call("explains", { mirror: false }));
     expect(own.result?.content).toEqual([
@@ -168,11 +161,6 @@ describe("tools/call", () => {
     ]);
     const mirrored = await readMessage(await call("explains", { mirror: true }));
     expect(mirrored.result?.content).toEqual(own.result?.content);
-    const withoutSchema = await readMessage(await call("untyped", {}));
-    expect(withoutSchema.result?.content).toEqual([
-      { type: "text", text: "ok" },
-      { type: "text", text: '{"ok":true}' },
-    ]);
   });
 
   it("answers an unknown tool with -32602 (a protocol error)", async () => {
