@@ -261,13 +261,17 @@ export const tools = [
       // Kept in the signed state so the suggested title stays the same in the next round.
       ctx.state.suggestedTitle ??= args.topic.slice(0, NOTE_LIMITS.title);
 
-      // Round 3: confirm (and optionally retitle) before anything is written.
-      const { save } = await ctx.ask({
-        save: elicitForm(
-          `Save this draft?\n\n${draft.slice(0, 1_000)}`,
-          z.object({ title: z._default(title, String(ctx.state.suggestedTitle)), save: z.boolean() }),
-        ),
-      });
+      // Round 3: confirm (and optionally retitle) before anything is written. Single use: the signed confirmation
+      // saves one note, never a second one when the same retry is replayed.
+      const { save } = await ctx.ask(
+        {
+          save: elicitForm(
+            `Save this draft?\n\n${draft.slice(0, 1_000)}`,
+            z.object({ title: z._default(title, String(ctx.state.suggestedTitle)), save: z.boolean() }),
+          ),
+        },
+        { singleUse: true },
+      );
       if (save.action !== "accept" || !save.content.save) return { content: [text("The draft was not saved.")] };
       const added = await notebook.add(save.content.title, draft, ["draft"]);
       if ("error" in added) return toolError(added.error);

@@ -45,6 +45,8 @@ describe("notes example: plain tools", () => {
     const { notebook } = await notebookWithNotes();
     const added = await tool("add_note", { notebook_id: notebook, title: "Linked", body: "x" });
     expect(added.content[1]).toMatchObject({ type: "resource_link", uri: `note://${notebook}/${added.structuredContent.id}` });
+    // The note itself follows as JSON text, for clients that ignore structuredContent.
+    expect(JSON.parse(added.content[2]!.text!)).toEqual(added.structuredContent);
   });
 
   it("reports an unknown notebook or note as a tool error the model can act on", async () => {
@@ -123,6 +125,28 @@ describe("notes example: delete_note confirms through elicitation", () => {
       message: "Missing required client capability: elicitation.form",
       data: { requiredCapabilities: { elicitation: { form: {} } } },
     });
+  });
+});
+
+describe("notes example: draft_note saves once per confirmation", () => {
+  it("refuses to replay the confirmed saving round: one confirmation, one note", async () => {
+    const { notebook } = await notebookWithNotes();
+    const args = { notebook_id: notebook, topic: "Launch plan" };
+    const capabilities = { elicitation: {} };
+    const retry = async (state: string, inputResponses: Record<string, unknown>) =>
+      readMessage(await send("tools/call", { name: "draft_note", arguments: args, requestState: state, inputResponses }, { capabilities }));
+    const first = await tool("draft_note", args, capabilities);
+    const second = await retry(first.requestState, { details: { action: "accept", content: { audience: "team", length: "short" } } });
+    const third = await retry(second.result?.requestState, { written: { action: "accept", content: { body: "Ship on Monday." } } });
+    expect(Object.keys(third.result?.inputRequests)).toEqual(["save"]);
+
+    const confirm = { save: { action: "accept", content: { save: true } } };
+    const saved = await retry(third.result?.requestState, confirm);
+    expect(saved.result?.content[0].text).toMatch(/^Saved the draft as note /);
+    const replay = await retry(third.result?.requestState, confirm);
+    expect(replay.error).toEqual({ code: -32602, message: "Invalid requestState" });
+    const notes = await tool("search_notes", { notebook_id: notebook, query: "" });
+    expect(notes.structuredContent.notes).toHaveLength(1);
   });
 });
 

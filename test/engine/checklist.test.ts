@@ -17,7 +17,7 @@ import { digestJson, importKeyRing, open, parseKeySpec, seal } from "../../src/m
 import { createPublisher, globalHubName, principalHubName } from "../../src/mcp/listen/publish";
 import { tools as exampleTools } from "../../src/tools";
 import { localIssuer } from "../helpers/issuer";
-import { type Json, MODERN, meta, post, readMessage, send, standardHeaders, testServer, URL_MCP } from "../helpers/rpc";
+import { type Json, MODERN, meta, post, readMessage, SERVED_VERSIONS, send, standardHeaders, testServer, URL_MCP } from "../helpers/rpc";
 import { sseReader } from "../helpers/sse";
 import { expectError, prototypeSnapshot, withLogs } from "../helpers/wire";
 
@@ -133,7 +133,7 @@ describe("transport and envelope", () => {
     }
     const accepted = await post(discover, HEADERS);
     expect(accepted.status).toBe(200);
-    expect((await readMessage(accepted)).result?.supportedVersions).toEqual([MODERN]);
+    expect((await readMessage(accepted)).result?.supportedVersions).toEqual(SERVED_VERSIONS);
   });
 
   it("row 4: a foreign Host (DNS rebinding against wrangler dev) gets 403", async () => {
@@ -272,12 +272,12 @@ describe("transport and envelope", () => {
         headers: { "mcp-protocol-version": "v999" },
       },
     );
-    expect((await expectError(unsupported, 400, -32022, 152)).error?.data).toEqual({ supported: [MODERN], requested: "v999" });
+    expect((await expectError(unsupported, 400, -32022, 152)).error?.data).toEqual({ supported: SERVED_VERSIONS, requested: "v999" });
 
     // With legacy support off, the reference behaviour: a request without a version is refused with -32022.
     const statelessOnly = testServer(definition, { LEGACY_CLIENTS: "off" });
     const refused = await statelessOnly.post({ jsonrpc: "2.0", id: 153, method: "tools/list" }, legacyHeaders);
-    expect((await expectError(refused, 400, -32022, 153)).error?.data).toMatchObject({ supported: [MODERN] });
+    expect((await expectError(refused, 400, -32022, 153)).error?.data).toEqual({ supported: [MODERN], requested: "2025-03-26" });
   });
 
   it("row 16: MCP-Protocol-Version != _meta version, Mcp-Method != method, Mcp-Name != params.name get 400 and -32020", async () => {

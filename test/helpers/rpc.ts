@@ -8,6 +8,8 @@ import worker from "../../src";
 import { createMcpWorker, type ServerDefinition } from "../../src/mcp";
 
 export const MODERN = "2026-07-28";
+/** Every revision the server serves with LEGACY_CLIENTS on (the default): 2026-07-28 first, then 2025 newest first. */
+export const SERVED_VERSIONS = [MODERN, "2025-11-25", "2025-06-18", "2025-03-26"];
 export const URL_MCP = "http://localhost:8787/mcp";
 
 export type Json = Record<string, unknown>;

@@ -33,7 +33,10 @@ export interface HandlerContext {
   traceId: string;
   /** Reports progress when the client asked for it (`_meta.progressToken`); otherwise does nothing. */
   progress(progress: number, total?: number, message?: string): void;
-  /** Sends a log message when the client asked for logs at this level or below; otherwise does nothing. */
+  /**
+   * Sends a log message to a 2025 client that asked for logs at this level or below; otherwise does nothing.
+   * 2026-07-28 clients get none: logging is deprecated there and this server does not declare it.
+   */
   log(level: LogLevel, data: unknown, logger?: string): void;
   /** Keeps the Worker alive for background work that must finish after the response. */
   waitUntil(promise: Promise<unknown>): void;
@@ -114,7 +117,9 @@ export function handlerContext(scope: RequestScope): HandlerContext {
       reply.notify({ jsonrpc: "2.0", method: "notifications/progress", params });
     },
     log(level, data, logger) {
-      // Why: without `_meta.logLevel` the server MUST NOT send notifications/message for this request.
+      // Why: a server that sends notifications/message MUST declare `logging`, and on 2026-07-28 it is not declared
+      // (deprecated: new implementations SHOULD NOT adopt it). Without a level the server MUST NOT send them either.
+      if (scope.era === "stateless") return;
       if (meta.logLevel === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(meta.logLevel)) return;
       const params: Record<string, unknown> = { level, data };
       if (logger !== undefined) params.logger = logger;

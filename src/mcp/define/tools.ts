@@ -122,8 +122,14 @@ function checkedResult(tool: Tool, result: ToolResult, scope: RequestScope): Jso
       throw new RpcError(ErrorCode.InternalError, INTERNAL_ERROR_MESSAGE, undefined, 500);
     }
     out.structuredContent = parsed.data;
-    // Clients that ignore structuredContent still get the data as text.
-    if (!result.content) out.content = [text(JSON.stringify(parsed.data))];
   }
+  // Clients that ignore structuredContent still get the data, as a text block of its JSON (spec: SHOULD).
+  if (out.structuredContent !== undefined) out.content = withJsonText(out.content as ContentBlock[], out.structuredContent);
   return out;
+}
+
+/** `content` with the serialised JSON of `structured` appended, unless a text block already holds exactly that JSON. */
+function withJsonText(content: ContentBlock[], structured: unknown): ContentBlock[] {
+  const json = JSON.stringify(structured);
+  return content.some((block) => block.type === "text" && block.text === json) ? content : [...content, text(json)];
 }

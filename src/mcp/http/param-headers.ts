@@ -82,8 +82,12 @@ export function checkParamHeaders(request: Request, bindings: HeaderBinding[], a
   }
 }
 
+/** A decimal number: optional minus, digits, optional fraction and exponent (no hex, no `Infinity`, no spaces). */
+const DECIMAL = /^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+
 function matches(type: HeaderBinding["type"], header: string, value: unknown): boolean {
-  if (type === "integer") return /^-?[0-9]+$/.test(header) && Number(header) === value;
+  // Why numerically: the spec asks integer values to be compared as numbers, so `42.0` and `42` are the same value.
+  if (type === "integer") return DECIMAL.test(header) && Number(header) === value;
   if (type === "boolean") return header === String(value) && typeof value === "boolean";
   return header === value;
 }

@@ -109,7 +109,7 @@ export interface InputApi {
   /** The handler's own values, carried (signed, not encrypted) from round to round. Must be JSON. */
   state: JsonObject;
   /** Whether this request's client declared what `kind` needs; branch on it to degrade gracefully. */
-  supports(kind: InputKind, options?: { samplingTools?: boolean }): boolean;
+  supports(kind: InputKind, options?: SamplingNeeds): boolean;
 }
 
 export interface RoundTarget {
@@ -133,21 +133,37 @@ export type InputRunner = <T>(
   handler: (input: InputApi) => Promise<T>,
 ) => Promise<RoundOutcome<T>>;
 
+/** What a sampling question needs beyond `sampling` itself (spec 2026-07-28, ClientCapabilities.sampling). */
+export interface SamplingNeeds {
+  /** Asking with `tools` needs `sampling.tools`. */
+  samplingTools?: boolean;
+  /** Asking with `includeContext` other than "none" needs `sampling.context`. */
+  samplingContext?: boolean;
+}
+
+/** What one sampling request needs, read from its parameters. */
+export function samplingNeeds(params: SamplingParams): SamplingNeeds {
+  return {
+    samplingTools: params.tools !== undefined,
+    samplingContext: params.includeContext !== undefined && params.includeContext !== "none",
+  };
+}
+
 /** What the client must have declared for each kind, as `requiredCapabilities` reports it. */
-export function requiredCapability(kind: InputKind, samplingTools = false): ClientCapabilities {
+export function requiredCapability(kind: InputKind, needs: SamplingNeeds = {}): ClientCapabilities {
   switch (kind) {
     case "form":
       return { elicitation: { form: {} } };
     case "url":
       return { elicitation: { url: {} } };
     case "sampling":
-      return samplingTools ? { sampling: { tools: {} } } : { sampling: {} };
+      return { sampling: { ...(needs.samplingTools && { tools: {} }), ...(needs.samplingContext && { context: {} }) } };
     case "roots":
       return { roots: {} };
   }
 }
 
-export function clientSupports(capabilities: ClientCapabilities, kind: InputKind, samplingTools = false): boolean {
+export function clientSupports(capabilities: ClientCapabilities, kind: InputKind, needs: SamplingNeeds = {}): boolean {
   // Why isObject: capabilities are client input; `{"elicitation": null}` declares nothing.
   const { elicitation, sampling, roots } = capabilities as Record<string, unknown>;
   switch (kind) {
@@ -157,7 +173,9 @@ export function clientSupports(capabilities: ClientCapabilities, kind: InputKind
     case "url":
       return isObject(elicitation) && isObject(elicitation.url);
     case "sampling":
-      return isObject(sampling) && (!samplingTools || isObject(sampling.tools));
+      return (
+        isObject(sampling) && (!needs.samplingTools || isObject(sampling.tools)) && (!needs.samplingContext || isObject(sampling.context))
+      );
     case "roots":
       return isObject(roots);
   }
@@ -165,14 +183,21 @@ export function clientSupports(capabilities: ClientCapabilities, kind: InputKind
 
 /** Throws -32021 unless the client declared what this question needs (the server MUST NOT ask otherwise). */
 export function requireSupport(capabilities: ClientCapabilities, request: InputRequest): void {
-  const samplingTools = request.kind === "sampling" && request.params.tools !== undefined;
-  if (!clientSupports(capabilities, request.kind, samplingTools)) throw missingCapability(request.kind, samplingTools);
+  const needs = request.kind === "sampling" ? samplingNeeds(request.params) : {};
+  if (!clientSupports(capabilities, request.kind, needs)) throw missingCapability(request.kind, needs);
 }
 
-export function missingCapability(kind: InputKind, samplingTools = false): RpcError {
-  const label = kind === "form" || kind === "url" ? `elicitation.${kind}` : samplingTools ? "sampling.tools" : kind;
+export function missingCapability(kind: InputKind, needs: SamplingNeeds = {}): RpcError {
+  const required = requiredCapability(kind, needs);
+  // The label names the innermost capabilities required: `elicitation.url`, `sampling.context`, `roots`, ...
+  const label = Object.entries(required)
+    .flatMap(([name, sub]) => {
+      const parts = Object.keys(sub as JsonObject);
+      return parts.length ? parts.map((part) => `${name}.${part}`) : [name];
+    })
+    .join(", ");
   return new RpcError(ErrorCode.MissingRequiredClientCapability, `Missing required client capability: ${label}`, {
-    requiredCapabilities: requiredCapability(kind, samplingTools),
+    requiredCapabilities: required,
   });
 }
 

@@ -13,6 +13,7 @@ import { ErrorCode, invalidParams, RpcError } from "../protocol/errors";
 import type { JsonObject } from "../protocol/wire";
 import {
   clientSupports,
+  type FormRequest,
   type InputApi,
   type InputKind,
   type InputRequest,
@@ -83,13 +84,13 @@ export async function runRound<T>(
     if (!Object.hasOwn(fresh, key) || (mustHaveBeenAsked && !Object.hasOwn(previous.asked, key))) return undefined;
     const parsed = responseSchemas()[request.kind].safeParse(fresh[key]);
     if (!parsed.success) throw invalidParams(`Invalid inputResponses: ${describeIssues(parsed.error, key)}`);
-    answers[key] = parsed.data;
-    return parsed.data;
+    answers[key] = storedAnswer(key, request, parsed.data as JsonObject);
+    return answers[key];
   };
 
   const input: InputApi = {
     state: Object.keys(previous.state).length ? structuredClone(previous.state) : {},
-    supports: (kind, options) => clientSupports(scope.meta.clientCapabilities, kind, options?.samplingTools),
+    supports: (kind, options) => clientSupports(scope.meta.clientCapabilities, kind, options),
     async ask(requests, options) {
       const once = options?.singleUse === true;
       // Fail before asking: a single-use round that nothing can consume would be replayable.
@@ -119,7 +120,10 @@ export async function runRound<T>(
   }
   // A handler that swallowed the InputRequired signal still ends the round with the questions it asked.
   if (pending)
-    return { kind: "input_required", result: await inputRequired(scope, await bindOf(), answers, input.state, pending, singleUse) };
+    return {
+      kind: "input_required",
+      result: await inputRequired(scope, await bindOf(), { answers, carried: previous.answers }, input.state, pending, singleUse),
+    };
   return { kind: "complete", value: value!, retried: typeof params.requestState === "string" };
 }
 
@@ -167,20 +171,54 @@ function readResponses(params: JsonObject): JsonObject {
   return responses;
 }
 
+/**
+ * The part of a fresh answer that the next round's state carries: only what the question defines. A form keeps its
+ * action and, when accepted, the values of its own fields, once its schema accepts them (so a bad answer is refused
+ * in the round it arrives); a URL answer keeps its action; sampling and roots answers keep the spec's fields.
+ * Why: the state travels back and forth, and fields nobody reads would let a client grow it past STATE_MAX_BYTES.
+ * Form values are kept as sent, not as parsed: `typedAnswer` parses them again in the round that returns them.
+ */
+function storedAnswer(key: string, request: InputRequest, answer: JsonObject): JsonObject {
+  switch (request.kind) {
+    case "form": {
+      if (answer.action !== "accept") return { action: answer.action };
+      const content = (answer.content ?? {}) as JsonObject;
+      formContent(key, request, content);
+      return { action: "accept", content: pick(content, Object.keys(request.schema.shape)) };
+    }
+    case "url":
+      return { action: answer.action };
+    case "sampling":
+      return pick(answer, ["role", "content", "model", "stopReason"]);
+    case "roots":
+      return { roots: (answer.roots as JsonObject[]).map((root) => pick(root, ["uri", "name"])) };
+  }
+}
+
+function pick(object: JsonObject, names: readonly string[]): JsonObject {
+  return Object.fromEntries(names.filter((name) => object[name] !== undefined).map((name) => [name, object[name]]));
+}
+
 /** Shapes a stored answer for the handler; accepted form content is checked against the form's own schema. */
 export function typedAnswer(key: string, request: InputRequest, answer: unknown): unknown {
   if (request.kind !== "form") return answer;
   const { action, content } = answer as { action: string; content?: unknown };
   if (action !== "accept") return { action };
-  const parsed = request.schema.safeParse(content ?? {});
+  return { action, content: formContent(key, request, content ?? {}) };
+}
+
+/** Accepted form content parsed by the form's own schema; content it refuses is -32602. */
+function formContent(key: string, request: FormRequest, content: unknown): unknown {
+  const parsed = request.schema.safeParse(content);
   if (!parsed.success) throw invalidParams(`Invalid inputResponses: ${describeIssues(parsed.error as z.core.$ZodError, `${key}.content`)}`);
-  return { action, content: parsed.data };
+  return parsed.data;
 }
 
 async function inputRequired(
   scope: RequestScope,
   bind: Record<string, string>,
-  answers: JsonObject,
+  /** Every answer so far, and those of them that came in verified state (the rest came with this request). */
+  { answers, carried }: { answers: JsonObject; carried: JsonObject },
   handlerState: JsonObject,
   pending: Record<string, InputRequest>,
   singleUse: boolean,
@@ -192,8 +230,17 @@ async function inputRequired(
   };
   if (singleUse) body.nonce = crypto.randomUUID();
   const ring = await keyRing(scope.config);
-  const requestState = await seal(ring, { purpose: PURPOSE, bind, ttlMs: scope.config.state.ttlMs, body });
-  if (requestState.length > scope.config.state.maxLength) {
+  const sealBody = (body: StateBody) => seal(ring, { purpose: PURPOSE, bind, ttlMs: scope.config.state.ttlMs, body });
+  const { maxLength } = scope.config.state;
+  const requestState = await sealBody(body);
+  if (requestState.length > maxLength) {
+    // Whose fault: the answers this request brought (a client error), or what the handler keeps (a server bug)?
+    // Sealing once more without the new answers tells; this costs an HMAC, and only on this failure path.
+    if ((await sealBody({ ...body, answers: carried })).length <= maxLength) {
+      throw invalidParams(
+        `Invalid inputResponses: the answers are too large to carry to the next round (requestState would be ${requestState.length} bytes, over STATE_MAX_BYTES ${maxLength}); send shorter answers`,
+      );
+    }
     throw new Error(`requestState is ${requestState.length} bytes, over STATE_MAX_BYTES; keep ctx.state and answers small`);
   }
   const inputRequests = Object.fromEntries(Object.entries(pending).map(([key, request]) => [key, toWire(request)]));

@@ -23,7 +23,7 @@ export function liveInputRunner(scope: RequestScope, session: LiveSession | unde
     const capabilities = session?.state.capabilities ?? {};
     const input: InputApi = {
       state: {},
-      supports: (kind, options) => clientSupports(capabilities, kind, options?.samplingTools),
+      supports: (kind, options) => clientSupports(capabilities, kind, options),
       async ask(requests) {
         // Without a session there is no one to ask: `capabilities` is then empty, and every question is refused.
         for (const request of Object.values(requests)) requireSupport(capabilities, request);

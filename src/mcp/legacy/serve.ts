@@ -244,7 +244,7 @@ async function initialize(context: LegacyContext, params: JsonObject): Promise<J
   const { name, version: serverVersion } = server.info;
   return {
     protocolVersion: version,
-    capabilities: legacyCapabilities(server.capabilities(exchange.env), session),
+    capabilities: legacyCapabilities(server.capabilities(exchange.env, "legacy"), session),
     serverInfo: version === "2025-03-26" ? { name, version: serverVersion } : server.info,
     ...(server.instructions && { instructions: server.instructions }),
   };

@@ -73,13 +73,19 @@ export function idOf(error: unknown): RequestId | undefined {
 /**
  * Era detection (spec 2026-07-28 "Backward Compatibility"): a request that claims the 2026-07-28 revision in `_meta`
  * or in its `MCP-Protocol-Version` header is stateless (2026-07-28); a legacy header with no claim, or no header and no claim
- * (2025-03-26 clients send none), is legacy.
+ * (2025-03-26 clients send none), is legacy. A header naming an unknown revision is not legacy either: the stateless
+ * path answers it (-32022 without a claim in `_meta`).
  */
 export function isStatelessRequest(params: JsonObject, headerVersion: string | undefined): boolean {
-  const meta = params._meta;
-  if (isObject(meta) && (META.protocolVersion in meta || META.clientCapabilities in meta)) return true;
+  if (claimsStateless(params)) return true;
   if (headerVersion === undefined) return false;
   return !isLegacyVersion(headerVersion);
+}
+
+/** Whether `params._meta` claims the 2026-07-28 wire: it has the version or the capabilities key, well formed or not. */
+export function claimsStateless(params: JsonObject): boolean {
+  const meta = params._meta;
+  return isObject(meta) && (META.protocolVersion in meta || META.clientCapabilities in meta);
 }
 
 const metaError = (message: string) => new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`, undefined, 400);

@@ -79,6 +79,9 @@ export class ResourceNotFound extends RpcError {
 export const invalidParams = (message: string, data?: unknown) => new RpcError(ErrorCode.InvalidParams, message, data);
 export const methodNotFound = (method: string) => new RpcError(ErrorCode.MethodNotFound, `Method not found: ${truncate(method, 100)}`);
 export const headerMismatch = (message: string) => new RpcError(ErrorCode.HeaderMismatch, message);
+/** -32022 (HTTP 400): `requested` is not served here; `data.supported` names every revision that is. */
+export const unsupportedVersion = (requested: string, supported: string[], message = "Unsupported protocol version") =>
+  new RpcError(ErrorCode.UnsupportedProtocolVersion, message, { supported, requested });
 
 /** Keeps client-supplied text short when it is echoed back in an error message. */
 export function truncate(value: string, max: number): string {

@@ -3,6 +3,8 @@
  * Serves one 2026-07-28 message: checks the headers against the body in the order the conformance suite
  * expects, then runs the method and answers as JSON or SSE. Nothing here reads, mints or echoes a session id.
  */
+
+import type { Config } from "../config";
 import { requestScope } from "../define/context";
 import type { HttpExchange } from "../http/exchange";
 import { expectHeader, mcpNameOf, readMcpHeader } from "../http/headers";
@@ -11,11 +13,11 @@ import { Reply } from "../http/reply";
 import { runRound } from "../input/rounds";
 import { serveListen } from "../listen/listen";
 import { logRequest } from "../log";
-import { type Message, parseRequestMeta } from "./envelope";
-import { ErrorCode, headerMismatch, RpcError, truncate } from "./errors";
+import { claimsStateless, type Message, parseRequestMeta } from "./envelope";
+import { ErrorCode, headerMismatch, RpcError, truncate, unsupportedVersion } from "./errors";
 import { failureMessage, resultMessage } from "./messages";
 import type { McpServer } from "./server";
-import { HEADER, STATELESS_VERSION } from "./wire";
+import { HEADER, isLegacyVersion, STATELESS_VERSION, servedVersions } from "./wire";
 
 export interface Served {
   response: Promise<Response>;
@@ -39,18 +41,17 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
   const maxLength = config.limits.maxHeaderValueLength;
   const headerVersion = readMcpHeader(request, HEADER.protocolVersion, maxLength);
   if (headerVersion === undefined) throw headerMismatch("Header mismatch: missing required MCP-Protocol-Version header");
+  // Why: with no 2026-07-28 claim in `_meta`, the header is the client's only word on its revision, and that revision
+  // is unknown here (served 2025 revisions go to the legacy path). Which revisions are served is then the useful
+  // answer, not what a 2026-07-28 request would lack.
+  if (headerVersion !== STATELESS_VERSION && !claimsStateless(message.params)) throw unsupported(headerVersion, config);
   const meta = parseRequestMeta(message.params);
   if (headerVersion !== meta.protocolVersion) {
     throw headerMismatch(
       `Header mismatch: MCP-Protocol-Version header value '${truncate(headerVersion, 40)}' does not match body value '${truncate(meta.protocolVersion, 40)}'`,
     );
   }
-  if (meta.protocolVersion !== STATELESS_VERSION) {
-    throw new RpcError(ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version", {
-      supported: [STATELESS_VERSION],
-      requested: meta.protocolVersion,
-    });
-  }
+  if (meta.protocolVersion !== STATELESS_VERSION) throw unsupported(meta.protocolVersion, config);
   expectHeader(request, HEADER.method, message.method, maxLength);
   const name = mcpNameOf(message.method, message.params);
   if (name !== undefined) expectHeader(request, HEADER.name, name, maxLength);
@@ -85,6 +86,20 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
     },
   );
   return { response: reply.response, done };
+}
+
+/** -32022 for a request on the 2026-07-28 path that asks for another revision. */
+function unsupported(requested: string, config: Config): RpcError {
+  const supported = servedVersions(config.legacy.enabled);
+  // A served 2025 revision asked for the 2026-07-28 way (per-request `_meta`): say how that revision is reached.
+  if (isLegacyVersion(requested) && supported.includes(requested)) {
+    return unsupportedVersion(
+      requested,
+      supported,
+      `Unsupported protocol version: ${requested} is served through initialize, without the 2026-07-28 _meta`,
+    );
+  }
+  return unsupportedVersion(requested, supported);
 }
 
 /** The server's identity merged into whatever `_meta` the handler returned. */

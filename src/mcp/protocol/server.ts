@@ -17,7 +17,7 @@ import type { ListenSupport } from "../listen/listen";
 import { memoize } from "../memo";
 import { complete } from "./completion";
 import { methodNotFound } from "./errors";
-import { type Icon, type Implementation, type JsonObject, META, STATELESS_VERSION } from "./wire";
+import { type Icon, type Implementation, type JsonObject, META, servedVersions } from "./wire";
 
 export interface ServerDefinition {
   name: string;
@@ -74,10 +74,12 @@ export class McpServer {
   /**
    * What this server offers, derived from what is registered: a capability is advertised only if it works.
    * Change notifications (`listChanged`, `subscribe`) work exactly when the Worker has the SUBSCRIPTIONS hub.
+   * `logging` is offered to 2025 clients only: 2026-07-28 deprecates it (new implementations SHOULD NOT adopt it),
+   * and a server that does not declare it sends no `notifications/message` (see `handlerContext`).
    */
-  capabilities(env: EngineBindings): JsonObject {
+  capabilities(env: EngineBindings, era: "stateless" | "legacy"): JsonObject {
     const live = this.listenSupport(env);
-    const capabilities: JsonObject = { logging: {} };
+    const capabilities: JsonObject = era === "legacy" ? { logging: {} } : {};
     if (this.tools.size > 0) capabilities.tools = live.tools ? { listChanged: true } : {};
     if (this.resources.size > 0) capabilities.resources = live.resources ? { subscribe: true, listChanged: true } : {};
     if (this.prompts.size > 0) capabilities.prompts = live.prompts ? { listChanged: true } : {};
@@ -111,8 +113,8 @@ export class McpServer {
   private methodTable(): Map<string, MethodHandler> {
     const methods = new Map<string, MethodHandler>();
     methods.set("server/discover", async (_params, scope) => ({
-      supportedVersions: [STATELESS_VERSION],
-      capabilities: this.capabilities(scope.env),
+      supportedVersions: servedVersions(scope.config.legacy.enabled),
+      capabilities: this.capabilities(scope.env, "stateless"),
       ...(this.instructions && { instructions: this.instructions }),
       ttlMs: scope.config.listTtlMs,
       cacheScope: "public",

@@ -9,6 +9,12 @@ export const STATELESS_VERSION = "2026-07-28";
 export const LEGACY_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"] as const;
 export type LegacyVersion = (typeof LEGACY_VERSIONS)[number];
 export const isLegacyVersion = (value: unknown): value is LegacyVersion => (LEGACY_VERSIONS as readonly unknown[]).includes(value);
+/**
+ * Every revision this server serves, as discover's `supportedVersions` and -32022's `data.supported` list them:
+ * 2026-07-28 first, then the 2025 revisions (served through `initialize`) while LEGACY_CLIENTS is on.
+ */
+export const servedVersions = (legacyClients: boolean): string[] =>
+  legacyClients ? [STATELESS_VERSION, ...LEGACY_VERSIONS] : [STATELESS_VERSION];
 
 export const META = {
   protocolVersion: "io.modelcontextprotocol/protocolVersion",

@@ -277,7 +277,7 @@ describe("capabilities follow what is registered", () => {
   it("advertises only tools for a tools-only server and answers other families with 404/-32601", async () => {
     const toolsOnly = testServer({});
     const { result } = await readMessage(await toolsOnly.send("server/discover"));
-    expect(result?.capabilities).toEqual({ logging: {} });
+    expect(result?.capabilities).toEqual({});
     for (const method of ["tools/list", "resources/list", "prompts/list", "completion/complete"]) {
       const response = await toolsOnly.send(method);
       expect(response.status).toBe(404);

@@ -58,6 +58,17 @@ const lies = defineTool({
   handler: () => ({ structuredContent: { count: "many" } as unknown as { count: number } }),
 });
 
+const explains = defineTool({
+  name: "explains",
+  description: "Returns structured content with its own content; `mirror` adds the JSON text itself.",
+  input: z.strictObject({ mirror: z.boolean() }),
+  output: z.object({ total: z.number() }),
+  handler: ({ mirror }) => ({
+    structuredContent: { total: 3 },
+    content: [text("Three in total."), ...(mirror ? [text('{"total":3}')] : [])],
+  }),
+});
+
 const many = Array.from({ length: 120 }, (_, index) =>
   defineTool({
     name: `tool_${String(index).padStart(3, "0")}`,
@@ -138,6 +149,18 @@ describe("tools/call", () => {
     const { result } = await readMessage(await call("echo", { text: "ab", times: 2 }));
     expect(result).toMatchObject({ resultType: "complete", structuredContent: { echoed: "abab" } });
     expect(result!.content).toEqual([{ type: "text", text: '{"echoed":"abab"}' }]);
+  });
+
+  it("appends the serialised JSON to a tool's own content, once, for clients that ignore structuredContent", async () => {
+    const structured = testServer({ tools: [explains] });
+    const call = (name: string, args: unknown) => structured.send("tools/call", { name, arguments: args });
+    const own = await readMessage(await call("explains", { mirror: false }));
+    expect(own.result?.content).toEqual([
+      { type: "text", text: "Three in total." },
+      { type: "text", text: '{"total":3}' },
+    ]);
+    const mirrored = await readMessage(await call("explains", { mirror: true }));
+    expect(mirrored.result?.content).toEqual(own.result?.content);
   });
 
   it("answers an unknown tool with -32602 (a protocol error)", async () => {

@@ -20,7 +20,7 @@ import { definePrompt, defineResource, defineResourceTemplate, defineTool, elici
 import { prompts } from "../../../src/prompts";
 import { resources } from "../../../src/resources";
 import { tools } from "../../../src/tools";
-import { type Json, MODERN, meta, readMessage, rpc, testServer } from "../../helpers/rpc";
+import { type Json, MODERN, meta, readMessage, rpc, SERVED_VERSIONS, testServer } from "../../helpers/rpc";
 import { seedFor } from "../../helpers/seed";
 import { assertUnpolluted, type Inspected, inspect, prototypeSnapshot } from "../../helpers/wire";
 import {
@@ -430,7 +430,7 @@ describe("fuzzing the Worker over raw HTTP", () => {
         } else {
           expect([inspected.status, answer.error?.code]).toEqual(expected);
         }
-        if (expected[1] === -32022) expect(answer.error?.data).toMatchObject({ supported: [MODERN] });
+        if (expected[1] === -32022) expect(answer.error?.data).toMatchObject({ supported: SERVED_VERSIONS });
       }),
       { seed, numRuns },
     );

@@ -112,6 +112,18 @@ describe("header-bound arguments (x-mcp-header)", () => {
     }
   });
 
+  it("compares integer headers numerically: 42.0, 4.2e1 and 042 equal 42, 42.5 and 0x2A do not", async () => {
+    for (const header of ["42", "42.0", "4.2e1", "042", "-0"]) {
+      const shard = header === "-0" ? 0 : 42;
+      const response = await callWith({ region: "x", shard }, { "mcp-param-region": "x", "mcp-param-shard": header });
+      expect([header, response.status]).toEqual([header, 200]);
+    }
+    for (const header of ["42.5", "0x2A", "42abc", "", "Infinity", "4 2"]) {
+      const response = await callWith({ region: "x", shard: 42 }, { "mcp-param-region": "x", "mcp-param-shard": header });
+      expect([header, response.status, (await readMessage(response)).error?.code]).toEqual([header, 400, -32020]);
+    }
+  });
+
   it("expects no header for an absent argument", async () => {
     expect((await callWith({ region: "x" }, { "mcp-param-region": "x" })).status).toBe(200);
   });

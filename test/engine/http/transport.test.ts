@@ -127,11 +127,28 @@ describe("streaming", () => {
     expect(events.some((event) => event.method === "notifications/message")).toBe(false);
   });
 
-  it("sends log messages only at or above the requested level", async () => {
+  it("sends no log messages on 2026-07-28, even when the request sets a logLevel (logging is not declared there)", async () => {
     const response = await server.send(
       "tools/call",
       { name: "slow", arguments: {} },
-      { metaExtra: { "io.modelcontextprotocol/logLevel": "info" } },
+      { metaExtra: { "io.modelcontextprotocol/logLevel": "debug", progressToken: "p" } },
+    );
+    const events = await readSse(response);
+    expect(events.filter((event) => event.method === "notifications/progress")).toHaveLength(5);
+    expect(events.filter((event) => event.method === "notifications/message")).toEqual([]);
+  });
+
+  it("sends a 2025 session's log messages only at or above the level it set", async () => {
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+    };
+    const setLevel = await server.post({ jsonrpc: "2.0", id: 1, method: "logging/setLevel", params: { level: "info" } }, headers);
+    const session = setLevel.headers.get("mcp-session-id")!;
+    const response = await server.post(
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "slow", arguments: {} } },
+      { ...headers, "mcp-session-id": session },
     );
     const logs = (await readSse(response)).filter((event) => event.method === "notifications/message");
     expect(logs).toHaveLength(5);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { definePrompt, defineResource, defineTool, elicitForm, elicitUrl, listRoots, sample, samplingText, text } from "../../../src/mcp";
 import { type Json, readMessage, testServer } from "../../helpers/rpc";
+import { withLogs } from "../../helpers/wire";
 
 const ALL = { elicitation: { form: {}, url: {} }, sampling: { tools: {} }, roots: {} };
 let runs = 0;
@@ -68,6 +69,15 @@ const hoarder = defineTool({
     return { content: [] };
   },
 });
+const contextual = defineTool({
+  name: "contextual",
+  description: "Sampling that includes the server's context needs sampling.context.",
+  input: z.strictObject({ include: z.enum(["none", "thisServer", "allServers"]) }),
+  async handler({ include }, ctx) {
+    const { s } = await ctx.ask({ s: sample({ messages: [], maxTokens: 1, includeContext: include }) });
+    return { content: [text(samplingText(s))] };
+  },
+});
 const plain = defineTool({
   name: "plain",
   description: "Asks nothing.",
@@ -76,7 +86,7 @@ const plain = defineTool({
 });
 
 const server = testServer({
-  tools: [wizard, linkOut, toolSampling, swallower, hoarder, plain],
+  tools: [wizard, linkOut, toolSampling, contextual, swallower, hoarder, plain],
   prompts: [
     definePrompt({
       name: "asking_prompt",
@@ -244,5 +254,121 @@ describe("multi round-trip requests", () => {
     const before = runs;
     await callTool("wizard", { topic: "t" });
     expect(runs).toBe(before + 1);
+  });
+  it("carries only the fields a question defines: padding in an answer never reaches the next round's state", async () => {
+    const r1 = await callTool("wizard", { topic: "t" });
+    const padding = "x".repeat(20_000);
+    const { value: r2, entries } = await withLogs(() =>
+      callTool(
+        "wizard",
+        { topic: "t" },
+        {
+          requestState: r1.result?.requestState,
+          inputResponses: { name: { action: "accept", content: { name: "Ada", extra: padding }, padding } },
+        },
+      ),
+    );
+    expect(r2.result).toMatchObject({ resultType: "input_required", inputRequests: { color: {}, roots: {} } });
+    expect(r2.result?.requestState.length).toBeLessThan(2_000);
+    expect(entries.filter((entry) => entry.level === "error")).toEqual([]);
+
+    const r3 = await callTool(
+      "wizard",
+      { topic: "t" },
+      {
+        requestState: r2.result?.requestState,
+        inputResponses: {
+          color: { action: "accept", content: { color: "red" }, padding },
+          roots: { roots: [{ uri: "file:///w", name: "w", padding }], padding },
+        },
+      },
+    );
+    expect(r3.result?.requestState.length).toBeLessThan(2_000);
+    const done = await callTool(
+      "wizard",
+      { topic: "t" },
+      {
+        requestState: r3.result?.requestState,
+        inputResponses: { poem: { role: "assistant", content: { type: "text", text: "ok" }, model: "m", padding } },
+      },
+    );
+    expect(done.result?.content[0].text).toBe("t: Ada likes red, 1 root(s), ok");
+  });
+
+  it("carries only the action of a declined form or a URL answer", async () => {
+    const r1 = await callTool("wizard", { topic: "t" });
+    const r2 = await callTool(
+      "wizard",
+      { topic: "t" },
+      { requestState: r1.result?.requestState, inputResponses: { name: { action: "decline", content: { name: "x".repeat(20_000) } } } },
+    );
+    expect(r2.result?.resultType).toBe("input_required");
+    expect(r2.result?.requestState.length).toBeLessThan(2_000);
+  });
+
+  it("answers -32602, not an internal fault, when the client's answers alone would push the state over STATE_MAX_BYTES", async () => {
+    const r1 = await callTool("wizard", { topic: "t" });
+    const { value: message, entries } = await withLogs(() =>
+      callTool(
+        "wizard",
+        { topic: "t" },
+        { requestState: r1.result?.requestState, inputResponses: { name: { action: "accept", content: { name: "x".repeat(20_000) } } } },
+      ),
+    );
+    expect(message.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid inputResponses: .*STATE_MAX_BYTES/) });
+    expect(entries.filter((entry) => entry.level === "error")).toEqual([]);
+  });
+
+  it("refuses an invalid form answer in the round it arrives, even while other questions are still open", async () => {
+    const r1 = await callTool("wizard", { topic: "t" });
+    const r2 = await callTool(
+      "wizard",
+      { topic: "t" },
+      { requestState: r1.result?.requestState, inputResponses: { name: { action: "accept", content: { name: "Ada" } } } },
+    );
+    const message = await callTool(
+      "wizard",
+      { topic: "t" },
+      { requestState: r2.result?.requestState, inputResponses: { color: { action: "accept", content: { color: "green" } } } },
+    );
+    expect(message.error).toMatchObject({ code: -32602, message: expect.stringContaining("color.content.color") });
+  });
+
+  it("needs sampling.context to ask for sampling that includes context (2026-07-28)", async () => {
+    for (const include of ["thisServer", "allServers"]) {
+      const response = await server.send("tools/call", { name: "contextual", arguments: { include } }, { capabilities: { sampling: {} } });
+      expect(response.status).toBe(400);
+      expect((await readMessage(response)).error).toEqual({
+        code: -32021,
+        message: "Missing required client capability: sampling.context",
+        data: { requiredCapabilities: { sampling: { context: {} } } },
+      });
+      const asked = await callTool("contextual", { include }, {}, { sampling: { context: {} } });
+      expect(asked.result?.inputRequests.s.params.includeContext).toBe(include);
+    }
+    expect((await callTool("contextual", { include: "none" }, {}, { sampling: {} })).result?.resultType).toBe("input_required");
+  });
+
+  it("needs sampling.context on the 2025 path too: the tool reports the missing capability", async () => {
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const init = await server.post(
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: { sampling: {} }, clientInfo: { name: "c", version: "1" } },
+      },
+      headers,
+    );
+    const session = init.headers.get("mcp-session-id")!;
+    expect(session).toBeTruthy();
+    const call = await server.post(
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "contextual", arguments: { include: "thisServer" } } },
+      { ...headers, "mcp-protocol-version": "2025-11-25", "mcp-session-id": session },
+    );
+    expect((await readMessage(call)).result).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining("Missing required client capability: sampling.context") }],
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MODERN, meta, post, readMessage, send, standardHeaders } from "../../helpers/rpc";
+import { MODERN, meta, post, readMessage, SERVED_VERSIONS, send, standardHeaders, testServer } from "../../helpers/rpc";
 import { expectError } from "../../helpers/wire";
 
 describe("JSON-RPC envelope", () => {
@@ -87,7 +87,7 @@ describe("per-request _meta", () => {
     const params = { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} } };
     const response = await send("server/discover", params, { rawParams: true });
     expect(response.status).toBe(200);
-    expect((await readMessage(response)).result?.supportedVersions).toEqual([MODERN]);
+    expect((await readMessage(response)).result?.supportedVersions).toEqual(SERVED_VERSIONS);
   });
 
   it("answers an unknown logLevel with -32602", async () => {
@@ -112,7 +112,32 @@ describe("protocol version", () => {
       },
     );
     const message = await expectError(response, 400, -32022, 301);
-    expect(message.error?.data).toEqual({ supported: [MODERN], requested: "v999.0.0" });
+    expect(message.error?.data).toEqual({ supported: SERVED_VERSIONS, requested: "v999.0.0" });
+  });
+
+  it("answers a request without a 2026-07-28 claim and with an unknown MCP-Protocol-Version header with -32022, not a missing _meta", async () => {
+    for (const version of ["1999-01-01", "banana"]) {
+      for (const body of [
+        { jsonrpc: "2.0", id: 303, method: "tools/list" },
+        { jsonrpc: "2.0", id: 303, method: "tools/list", params: { _meta: { progressToken: "p" } } },
+        { jsonrpc: "2.0", id: 303, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {} } },
+      ]) {
+        const response = await post(body, { ...standardHeaders(body.method), "mcp-protocol-version": version });
+        const message = await expectError(response, 400, -32022, 303);
+        expect(message.error?.data).toEqual({ supported: SERVED_VERSIONS, requested: version });
+      }
+    }
+  });
+
+  it("lists only 2026-07-28 as supported when LEGACY_CLIENTS is off", async () => {
+    const statelessOnly = testServer({}, { LEGACY_CLIENTS: "off" });
+    expect((await statelessOnly.call("server/discover")).supportedVersions).toEqual([MODERN]);
+    const response = await statelessOnly.send(
+      "server/discover",
+      {},
+      { metaExtra: { "io.modelcontextprotocol/protocolVersion": "v999" }, headers: { "mcp-protocol-version": "v999" } },
+    );
+    expect((await expectError(response, 400, -32022)).error?.data).toEqual({ supported: [MODERN], requested: "v999" });
   });
 
   it("answers a header version that differs from _meta with -32020 and HTTP 400", async () => {
@@ -133,7 +158,9 @@ describe("protocol version", () => {
         headers: { "mcp-protocol-version": "2025-11-25" },
       },
     );
-    await expectError(response, 400, -32022);
+    const message = await expectError(response, 400, -32022);
+    // 2025-11-25 is served, but through initialize: the message says how.
+    expect(message.error?.message).toContain("initialize");
   });
 });
 
@@ -148,13 +175,20 @@ describe("methods", () => {
     const message = await readMessage(await send("server/discover"));
     expect(message.result).toMatchObject({
       resultType: "complete",
-      supportedVersions: [MODERN],
-      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} },
+      supportedVersions: SERVED_VERSIONS,
+      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} },
       cacheScope: "public",
       _meta: { "io.modelcontextprotocol/serverInfo": { name: "mcp-notes-server", version: "0.1.0" } },
     });
     expect(Number.isInteger(message.result?.ttlMs)).toBe(true);
     expect(typeof message.result?.instructions).toBe("string");
+  });
+
+  it("advertises logging (deprecated in 2026-07-28) only to 2025 clients: in initialize, not in server/discover", async () => {
+    expect((await readMessage(await send("server/discover"))).result?.capabilities).not.toHaveProperty("logging");
+    const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {} } };
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    expect((await readMessage(await post(initialize, headers))).result?.capabilities).toMatchObject({ logging: {} });
   });
 
   it("does not assume request ids are unique: the same id twice gets two answers", async () => {
