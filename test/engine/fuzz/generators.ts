@@ -18,11 +18,37 @@ export function objectOf(entries: [string, unknown][]): Json {
   for (const [key, value] of entries) Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
   return object;
 }
+/**
+ * Characters from every storage class that matters: ASCII, Latin-1 (one byte each in V8's serialisation), the rest
+ * of the BMP (two bytes each; this is what once let one listen filter break the shared hub) and astral characters
+ * (surrogate pairs: two UTF-16 units, four UTF-8 bytes).
+ */
+export const wideChar = fc
+  .oneof(
+    fc.integer({ min: 0x20, max: 0x7e }),
+    fc.integer({ min: 0xa0, max: 0xff }),
+    fc.integer({ min: 0x100, max: 0xd7ff }),
+    fc.integer({ min: 0x10000, max: 0x10ffff }),
+  )
+  .map((code) => String.fromCodePoint(code));
+/** A string of characters from every storage class, short or near the 2,048-unit URI limit. */
+export const wideString = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ unit: wideChar, maxLength: 40 }) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.integer({ min: 1_000, max: 2_040 }), wideChar)
+      .map(([length, last]) => `${"x".repeat(length - last.length)}${last}`),
+  },
+);
+/** URIs that cost the most as stored: a scheme, then characters above U+00FF or U+FFFF, up to 2,048 units. */
+export const wideUri = wideString.map((rest) => `note://${rest}`.slice(0, 2_048));
 export const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 40 });
 export const anyString = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: "grapheme", maxLength: 20 }),
   fc.string({ unit: "binary", maxLength: 20 }),
+  fc.string({ unit: wideChar, maxLength: 20 }),
 );
 export const HOSTILE_KEYS = [
   "__proto__",
@@ -198,7 +224,7 @@ export const metaValue = fc.oneof(
   { weight: 1, arbitrary: value },
 );
 
-export const uri = fc.oneof(
+export const uri: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
     "notes://guide",
     "test://text",
@@ -230,7 +256,7 @@ export const params = fc.oneof(
           fc.record({
             toolsListChanged: maybe(fc.boolean()),
             promptsListChanged: maybe(fc.boolean()),
-            resourceSubscriptions: maybe(fc.array(anyString, { maxLength: 3 })),
+            resourceSubscriptions: maybe(fc.array(fc.oneof(anyString, wideUri), { maxLength: 8 })),
           }),
           value,
         ),
@@ -270,6 +296,7 @@ export const plausible: fc.Arbitrary<{ method: string; params: Json; notificatio
           hostileObject,
           fc.record({ text: anyString }),
           fc.record({ notebook_id: notebookId, query: anyString }),
+          fc.record({ notebook_id: notebookId, title: wideString, body: wideString, tags: maybe(fc.array(wideString, { maxLength: 10 })) }),
           fc.constant({ title: "t" }),
         ),
         6,
@@ -304,7 +331,7 @@ export const plausible: fc.Arbitrary<{ method: string; params: Json; notificatio
       notifications: fc.record({
         toolsListChanged: maybe(fc.boolean()),
         resourcesListChanged: maybe(fc.boolean()),
-        resourceSubscriptions: maybe(fc.array(anyString, { maxLength: 3 })),
+        resourceSubscriptions: maybe(fc.array(fc.oneof(anyString, wideUri), { maxLength: 8 })),
       }),
     })
     .map((p) => ({
@@ -315,11 +342,11 @@ export const plausible: fc.Arbitrary<{ method: string; params: Json; notificatio
     .record({
       protocolVersion: fc.constantFrom("2025-11-25", "2025-06-18", "2025-03-26", "2099-01-01"),
       capabilities: capabilities,
-      clientInfo: maybe(fc.constant({ name: "fuzz", version: "1" })),
+      clientInfo: maybe(fc.record({ name: wideString, version: wideString })),
     })
     .map((p) => ({ method: "initialize", params: compact(p) })),
   fc.record({ level: fc.constantFrom("debug", "error", "loud") }).map((p) => ({ method: "logging/setLevel", params: p })),
-  uri.map((u) => ({ method: "resources/subscribe", params: { uri: u } })),
+  fc.oneof(uri, wideUri).map((u) => ({ method: "resources/subscribe", params: { uri: u } })),
   fc
     .constantFrom("notifications/initialized", "notifications/cancelled", "notifications/progress", "notifications/whatever")
     .map((name) => ({ method: name, params: { requestId: 1 }, notification: true })),
