@@ -14,6 +14,7 @@ import type { RequestMeta } from "../protocol/envelope";
 import {
   type ClientCapabilities,
   type Implementation,
+  type JsonObject,
   type LegacyVersion,
   LOG_LEVELS,
   type LogLevel,
@@ -57,6 +58,11 @@ export interface RequestScope {
   runWithInput: InputRunner;
   /** Which wire the request came on; result shapes and error statuses differ between them. */
   era: Era;
+  /**
+   * Takes log messages when `meta.logLevel` is not known up front: a 2025 session's level may have been set since
+   * initialize and is read only when a handler first logs (legacy/held-logs.ts). Never set on the 2026-07-28 path.
+   */
+  heldLog?: (level: LogLevel, message: JsonObject) => void;
 }
 
 /** "stateless" is the 2026-07-28 wire (per-request `_meta`); a legacy era is the 2025 revision in use. */
@@ -71,6 +77,7 @@ export interface RequestInfo {
   reply: Reply;
   /** How this era asks the client for input, given the finished scope. */
   inputRunner: (scope: RequestScope) => InputRunner;
+  heldLog?: RequestScope["heldLog"];
 }
 
 /** The one way a request scope is built, for both eras. */
@@ -88,6 +95,7 @@ export function requestScope(exchange: HttpExchange, info: RequestInfo): Request
     reply: info.reply,
     era: info.era,
     runWithInput: (target, params, handler) => runner(target, params, handler),
+    ...(info.heldLog && { heldLog: info.heldLog }),
   };
   const runner = info.inputRunner(scope);
   return scope;
@@ -114,13 +122,20 @@ export function handlerContext(scope: RequestScope): HandlerContext {
       reply.notify({ jsonrpc: "2.0", method: "notifications/progress", params });
     },
     log(level, data, logger) {
-      // Why: without `_meta.logLevel` the server MUST NOT send notifications/message for this request.
-      if (meta.logLevel === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(meta.logLevel)) return;
-      const params: Record<string, unknown> = { level, data };
+      const params: JsonObject = { level, data };
       if (logger !== undefined) params.logger = logger;
-      reply.notify({ jsonrpc: "2.0", method: "notifications/message", params });
+      const message = { jsonrpc: "2.0", method: "notifications/message", params };
+      // Why: without `_meta.logLevel` the server MUST NOT send notifications/message for this request (2026-07-28);
+      // a 2025 session whose level is stored decides later, in `heldLog`.
+      if (meta.logLevel === undefined) return scope.heldLog?.(level, message);
+      if (reachesLevel(level, meta.logLevel)) reply.notify(message);
     },
     waitUntil: (promise) => scope.execution.waitUntil(promise),
     publish: createPublisher(scope.env.SUBSCRIPTIONS, scope.principal.id, scope.config.listen.globalShards),
   };
+}
+
+/** Whether a message at `level` is at or above the `minimum` the client asked for. */
+export function reachesLevel(level: LogLevel, minimum: LogLevel): boolean {
+  return LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(minimum);
 }
