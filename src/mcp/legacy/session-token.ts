@@ -30,7 +30,7 @@ export interface SessionClaims {
 
 /** Why a purpose of its own: a `requestState` token must never pass as a session id, nor the other way round. */
 const PURPOSE = "mcp.legacySession";
-/** A real token is about 250 characters; anything longer is refused before any crypto. */
+/** A real token is about 300 characters (320 with a 16-character key id); anything longer is refused before any crypto. */
 const MAX_LENGTH = 512;
 
 /** A new session for `principal`; the token is its `Mcp-Session-Id`, sent on the InitializeResult only. */
