@@ -65,8 +65,10 @@ export interface RateLimitSettings {
 export interface LegacySettings {
   /** Serve 2025-era clients (the initialize handshake) besides 2026-07-28 ones. */
   enabled: boolean;
-  /** A legacy session that sees no request for this long ends. */
+  /** A legacy session that sees no request for this long ends (sessions stored at initialize). */
   sessionIdleMs: number;
+  /** Every legacy session ends this long after initialize: its id is a signed token with this expiry. */
+  sessionLifetimeMs: number;
   /** How long a tool in a legacy session waits for the client to answer a server-to-client request. */
   inputTimeoutMs: number;
   /** Most messages in one 2025-03-26 batch. */
@@ -133,6 +135,7 @@ export function parseConfig(vars: Record<string, unknown>): ConfigResult {
     legacy: {
       enabled: read.oneOf("LEGACY_CLIENTS", ["on", "off"], "on") === "on",
       sessionIdleMs: read.integer("SESSION_IDLE_SECONDS", 1_800, 10, 86_400) * 1000,
+      sessionLifetimeMs: read.integer("SESSION_LIFETIME_SECONDS", 86_400, 60, 2_592_000) * 1000,
       inputTimeoutMs: read.integer("SESSION_INPUT_TIMEOUT_SECONDS", 300, 1, 3_600) * 1000,
       maxBatch: read.integer("MAX_BATCH_MESSAGES", 50, 1, 1_000),
     },

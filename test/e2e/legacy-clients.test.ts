@@ -5,7 +5,12 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CreateMessageRequestSchema, ElicitRequestSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, inject, it } from "vitest";
 
 const closers: (() => Promise<void>)[] = [];
@@ -16,8 +21,10 @@ afterEach(async () => {
 const url = () => new URL(inject("mcpUrl"));
 const textOf = (result: any) => result.content.map((block: any) => block.text ?? "").join("\n");
 const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
+/** A 2025 session id: a signed token (`v1.<kid>.<payload>.<mac>`). */
+const SESSION_TOKEN = /^v1\.[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/;
 
-/** The v1 client, declaring elicitation and sampling so the server keeps a session for it. */
+/** The v1 client; declaring elicitation and sampling makes the server store its session at initialize. */
 async function connectV1(interactive = true) {
   const client = new ClientV1({ name: "sdk-v1", version: "1.0.0" }, { capabilities: interactive ? { elicitation: {}, sampling: {} } : {} });
   const transport = new TransportV1(url());
@@ -30,17 +37,28 @@ async function connectV1(interactive = true) {
 }
 
 describe("@modelcontextprotocol/sdk 1.32.2 client (2025-11-25)", () => {
-  it("negotiates 2025-11-25 and gets a session because it declared elicitation", async () => {
-    const { client, transport } = await connectV1();
-    expect(transport.protocolVersion).toBe("2025-11-25");
-    expect(transport.sessionId).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, resources: { subscribe: true } });
+  it("negotiates 2025-11-25 and gets a session id on initialize, interactive or not", async () => {
+    for (const interactive of [true, false]) {
+      const { client, transport } = await connectV1(interactive);
+      expect(transport.protocolVersion).toBe("2025-11-25");
+      expect(transport.sessionId).toMatch(SESSION_TOKEN);
+      expect(client.getServerCapabilities()).toMatchObject({ logging: {}, tools: { listChanged: true }, resources: { subscribe: true } });
+      expect((await client.listTools()).tools).toHaveLength(8);
+    }
   });
 
-  it("is served statelessly when it needs nothing interactive", async () => {
-    const { transport, client } = await connectV1(false);
-    expect(transport.sessionId).toBeUndefined();
-    expect((await client.listTools()).tools).toHaveLength(8);
+  it("receives log messages at the level it set, without declaring anything interactive", async () => {
+    const { client } = await connectV1(false);
+    const logs: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      logs.push(notification.params);
+    });
+    await client.setLoggingLevel("debug");
+    const created: any = await client.callTool({ name: "create_notebook", arguments: {} });
+    const notebook = created.structuredContent.notebook_id;
+    await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "Logged", body: "x" } });
+    await client.callTool({ name: "summarize_notes", arguments: { notebook_id: notebook } });
+    expect(logs).toEqual([{ level: "debug", logger: "summarize_notes", data: { read: 1, query: "" } }]);
   });
 
   it("lists and calls every plain tool, reads a resource, gets a prompt and completes a note id", async () => {
@@ -101,8 +119,14 @@ describe("@modelcontextprotocol/sdk 1.32.2 client (2025-11-25)", () => {
     expect(textOf(deleted)).toContain("Deleted note");
   });
 
-  it("subscribes to a note and receives its update on the session's stream", async () => {
-    const { client } = await connectV1();
+  it("subscribes to a note and receives its update on the session's stream, interactive or not", async () => {
+    for (const interactive of [true, false]) {
+      await subscribeAndWatch(interactive);
+    }
+  });
+
+  async function subscribeAndWatch(interactive: boolean) {
+    const { client } = await connectV1(interactive);
     const updates: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       updates.push(notification.params.uri);
@@ -116,9 +140,16 @@ describe("@modelcontextprotocol/sdk 1.32.2 client (2025-11-25)", () => {
     await client.callTool({ name: "update_note", arguments: { notebook_id: notebook, note_id: added.structuredContent.id, body: "2" } });
     await settle();
     expect(updates).toEqual([uri]);
+  }
+
+  it("closes a session that stored nothing without error: its DELETE is 405, which the client accepts", async () => {
+    const { transport } = await connectV1(false);
+    expect(transport.sessionId).toMatch(SESSION_TOKEN);
+    await transport.terminateSession();
+    expect(transport.sessionId).toBeUndefined();
   });
 
-  it("ends its session on close (DELETE); the session id is then unknown", async () => {
+  it("ends its session on close (DELETE); the session id is then unknown (a session stored at initialize)", async () => {
     const { transport } = await connectV1();
     const id = transport.sessionId!;
     await transport.terminateSession();

@@ -14,6 +14,7 @@ import type { RequestMeta } from "../protocol/envelope";
 import {
   type ClientCapabilities,
   type Implementation,
+  type JsonObject,
   type LegacyVersion,
   LOG_LEVELS,
   type LogLevel,
@@ -60,6 +61,11 @@ export interface RequestScope {
   runWithInput: InputRunner;
   /** Which wire the request came on; result shapes and error statuses differ between them. */
   era: Era;
+  /**
+   * Takes log messages when `meta.logLevel` is not known up front: a 2025 session's level may have been set since
+   * initialize and is read only when a handler first logs (legacy/held-logs.ts). Never set on the 2026-07-28 path.
+   */
+  heldLog?: (level: LogLevel, message: JsonObject) => void;
 }
 
 /** "stateless" is the 2026-07-28 wire (per-request `_meta`); a legacy era is the 2025 revision in use. */
@@ -74,6 +80,7 @@ export interface RequestInfo {
   reply: Reply;
   /** How this era asks the client for input, given the finished scope. */
   inputRunner: (scope: RequestScope) => InputRunner;
+  heldLog?: RequestScope["heldLog"];
 }
 
 /** The one way a request scope is built, for both eras. */
@@ -91,6 +98,7 @@ export function requestScope(exchange: HttpExchange, info: RequestInfo): Request
     reply: info.reply,
     era: info.era,
     runWithInput: (target, params, handler) => runner(target, params, handler),
+    ...(info.heldLog && { heldLog: info.heldLog }),
   };
   const runner = info.inputRunner(scope);
   return scope;
@@ -118,14 +126,22 @@ export function handlerContext(scope: RequestScope): HandlerContext {
     },
     log(level, data, logger) {
       // Why: a server that sends notifications/message MUST declare `logging`, and on 2026-07-28 it is not declared
-      // (deprecated: new implementations SHOULD NOT adopt it). Without a level the server MUST NOT send them either.
+      // (deprecated: new implementations SHOULD NOT adopt it).
       if (scope.era === "stateless") return;
-      if (meta.logLevel === undefined || LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(meta.logLevel)) return;
-      const params: Record<string, unknown> = { level, data };
+      const params: JsonObject = { level, data };
       if (logger !== undefined) params.logger = logger;
-      reply.notify({ jsonrpc: "2.0", method: "notifications/message", params });
+      const message = { jsonrpc: "2.0", method: "notifications/message", params };
+      // Why: without a level the client asked for, no log message may be sent; a 2025 session whose level is
+      // stored (not yet read for this request) decides later, in `heldLog`.
+      if (meta.logLevel === undefined) return scope.heldLog?.(level, message);
+      if (reachesLevel(level, meta.logLevel)) reply.notify(message);
     },
     waitUntil: (promise) => scope.execution.waitUntil(promise),
     publish: createPublisher(scope.env.SUBSCRIPTIONS, scope.principal.id, scope.config.listen.globalShards, scope),
   };
+}
+
+/** Whether a message at `level` is at or above the `minimum` the client asked for. */
+export function reachesLevel(level: LogLevel, minimum: LogLevel): boolean {
+  return LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(minimum);
 }

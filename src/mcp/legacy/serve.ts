@@ -4,8 +4,11 @@
  * `logging/setLevel`, `resources/subscribe`, 2025-03-26 batches, and every tool, resource and prompt through the
  * same handlers as the 2026-07-28 path, with each revision's result shapes.
  *
- * Stateless by default: a client that needs nothing interactive gets no `Mcp-Session-Id` and is served per
- * request. A session (see `session.ts`) is minted only where the legacy protocol needs one.
+ * Sessions: with the LEGACY_SESSIONS binding every client gets an `Mcp-Session-Id` on its InitializeResult, and
+ * only there (2025-11-25). The id is a signed token (`session-token.ts`); its state is stored (`session.ts`) at
+ * initialize only for a client that can be asked things, else on first use of `logging/setLevel` or
+ * `resources/subscribe`. Requests of a session that stored nothing touch no Durable Object. Without the binding
+ * every client is served per request, and what needs a session is neither offered nor served.
  */
 import { ANONYMOUS } from "../auth/principal";
 import { type RequestScope, requestScope } from "../define/context";
@@ -30,24 +33,46 @@ import {
   type LogLevel,
   STATELESS_VERSION,
 } from "../protocol/wire";
+import { heldLogs } from "./held-logs";
 import { type LiveSession, liveInputRunner } from "./live-input";
-import { newSessionId, SESSION_ID, type SessionState } from "./session";
+import type { LegacySession, SessionState } from "./session";
+import { newSession, readSession, type SessionClaims } from "./session-token";
 import { legacyResult } from "./shapes";
 
 /** Methods that exist only on the 2026-07-28 wire. */
 const STATELESS_ONLY = new Set(["server/discover", "subscriptions/listen"]);
 
-/** The session named by `Mcp-Session-Id`, or a 404 error (unknown, expired, or another principal's). */
-export async function loadSession(exchange: HttpExchange): Promise<LiveSession | undefined> {
-  const id = exchange.request.headers.get(HEADER.sessionId);
-  if (id === null) return undefined;
+/** A 2025 session, as named by a valid `Mcp-Session-Id`. */
+export interface SessionHandle {
+  claims: SessionClaims;
+  /** The session's Durable Object; only called when a feature needs stored state. */
+  stub: DurableObjectStub<LegacySession>;
+  /** Its stored state, read at the start of the request: only sessions stored at initialize (`claims.stored`). */
+  live?: LiveSession;
+}
+
+/** Stored state as the stub returns it: its RPC type cannot express `unknown` JSON (capabilities), so it is restored. */
+export const asSessionState = (state: unknown) => state as SessionState | null;
+
+const sessionNotFound = () => new RpcError(ErrorCode.InvalidRequest, "Session not found: initialize a new session", undefined, 404);
+
+/**
+ * The session named by `Mcp-Session-Id`, or a 404 error (unknown, forged, expired, ended, or another principal's).
+ * The token is checked first, so only a session this server issued, to this principal, ever reaches storage.
+ */
+export async function loadSession(exchange: HttpExchange): Promise<SessionHandle | undefined> {
+  const token = exchange.request.headers.get(HEADER.sessionId);
+  if (token === null) return undefined;
   const sessions = exchange.env.LEGACY_SESSIONS;
   const principal = (exchange.principal ?? ANONYMOUS).id;
-  const stub = sessions && SESSION_ID.test(id) ? sessions.getByName(id) : undefined;
-  const state = stub ? await stub.load(principal) : null;
-  // Why 404 for all three: the client then starts a new session, and nobody learns whether an id exists.
-  if (!stub || !state) throw new RpcError(ErrorCode.InvalidRequest, "Session not found: initialize a new session", undefined, 404);
-  return { state: state as SessionState, stub, timeoutMs: exchange.config.legacy.inputTimeoutMs };
+  const claims = sessions ? await readSession(exchange.config, principal, token) : undefined;
+  // Why 404 for all of them: the client then starts a new session, and nobody learns whether an id exists.
+  if (!sessions || !claims) throw sessionNotFound();
+  const stub = sessions.getByName(claims.id);
+  if (!claims.stored) return { claims, stub };
+  const state = asSessionState(await stub.load(principal));
+  if (!state) throw sessionNotFound();
+  return { claims, stub, live: { state, stub, timeoutMs: exchange.config.legacy.inputTimeoutMs } };
 }
 
 export async function serveLegacy(
@@ -71,20 +96,23 @@ export async function serveLegacy(
       : "(response)";
   const session = await loadSession(exchange);
   // The negotiated version wins; without a session, the header says it, and no header means 2025-03-26.
-  const version = session?.state.version ?? (isLegacyVersion(headerVersion) ? headerVersion : "2025-03-26");
+  const version = session?.claims.version ?? (isLegacyVersion(headerVersion) ? headerVersion : "2025-03-26");
   record.era = version;
   if (Array.isArray(body)) return serveBatch(server, exchange, body, version, session);
 
   const message = parseMessage(body);
   if (message.kind === "response") {
-    if (!session) throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: a response needs the session that asked", undefined, 400);
+    // Only a session stored at initialize is ever asked anything (see live-input.ts).
+    if (!session?.live)
+      throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: a response needs the session that asked", undefined, 400);
     await session.stub.deliver(message as unknown as JsonObject);
     logRequest(record, 202);
     return new Response(null, { status: 202 });
   }
   if (message.kind === "notification") {
     const requestId = readableId(message.params.requestId);
-    if (message.method === "notifications/cancelled" && session && requestId !== undefined) await session.stub.cancel(requestId);
+    // Only a session stored at initialize can have a tool waiting for the client (see live-input.ts).
+    if (message.method === "notifications/cancelled" && session?.live && requestId !== undefined) await session.stub.cancel(requestId);
     logRequest(record, 202);
     return new Response(null, { status: 202 });
   }
@@ -101,7 +129,7 @@ export async function serveLegacy(
 }
 
 /** 2025-03-26 only: an array of messages, answered with an array of responses (202 if it held none). */
-async function serveBatch(server: McpServer, exchange: HttpExchange, body: unknown[], version: LegacyVersion, session?: LiveSession) {
+async function serveBatch(server: McpServer, exchange: HttpExchange, body: unknown[], version: LegacyVersion, session?: SessionHandle) {
   const { maxBatch } = exchange.config.legacy;
   if (version !== "2025-03-26")
     throw new RpcError(ErrorCode.InvalidRequest, `Invalid Request: batches are not part of ${version}`, undefined, 400);
@@ -145,31 +173,44 @@ async function answer(
   exchange: HttpExchange,
   message: Extract<Message, { kind: "request" }>,
   version: LegacyVersion,
-  session: LiveSession | undefined,
+  session: SessionHandle | undefined,
   reply: Reply,
   /** Whether handlers may send the client requests (not inside a batch, whose answers cannot stream). */
   canAskClient: boolean,
 ): Promise<void> {
+  const live = session?.live;
   const meta: RequestMeta = {
     protocolVersion: version,
-    clientCapabilities: session?.state.capabilities ?? {},
-    ...(session?.state.clientInfo && { clientInfo: session.state.clientInfo }),
-    ...(session?.state.logLevel && { logLevel: session.state.logLevel }),
+    clientCapabilities: live?.state.capabilities ?? {},
+    ...(live?.state.clientInfo && { clientInfo: live.state.clientInfo }),
+    ...(live?.state.logLevel && { logLevel: live.state.logLevel }),
     ...progressTokenOf(message.params),
   };
+  // A session that stored nothing at initialize may have a level set since: read only if a handler logs.
+  const principal = (exchange.principal ?? ANONYMOUS).id;
+  const held =
+    session && !live && canAskClient
+      ? heldLogs(reply, async () => asSessionState(await session.stub.load(principal))?.logLevel, {
+          traceId: exchange.traceId,
+          requestId: message.id,
+        })
+      : undefined;
   const scope = requestScope(exchange, {
     id: message.id,
     method: message.method,
     meta,
     era: version,
     reply,
-    inputRunner: (scope) => liveInputRunner(scope, canAskClient ? session : undefined),
+    inputRunner: (scope) => liveInputRunner(scope, canAskClient ? live : undefined),
+    ...(held && { heldLog: held.log }),
   });
   const context = { server, exchange, version, session, reply, scope };
   try {
     const result = await legacyMethod(context, message.method, message.params);
+    await held?.settled();
     reply.finish(resultMessage(message.id, result), 200);
   } catch (error) {
+    await held?.settled();
     const missing = error instanceof RpcError && error.code === ErrorCode.MissingRequiredClientCapability;
     if (missing && message.method === "tools/call") {
       // 2025 revisions have no -32021: the model reads why the tool could not run instead.
@@ -188,7 +229,7 @@ interface LegacyContext {
   server: McpServer;
   exchange: HttpExchange;
   version: LegacyVersion;
-  session: LiveSession | undefined;
+  session: SessionHandle | undefined;
   reply: Reply;
   scope: RequestScope;
 }
@@ -204,7 +245,7 @@ async function legacyMethod(context: LegacyContext, method: string, params: Json
       const level = params.level;
       if (!(LOG_LEVELS as readonly unknown[]).includes(level))
         throw invalidParams(`Invalid params: level must be one of ${LOG_LEVELS.join(", ")}`);
-      const session = await ensureSession(context);
+      const session = await storedSession(context, method);
       await session.stub.update({ logLevel: level as LogLevel });
       return {};
     }
@@ -225,62 +266,78 @@ async function initialize(context: LegacyContext, params: JsonObject): Promise<J
   const version = isLegacyVersion(params.protocolVersion) ? params.protocolVersion : LEGACY_VERSIONS[0];
   exchange.record.era = version;
   const capabilities = params.capabilities;
-  // A client that can be asked things needs a session: the questions go out on its stream, the answers come back
-  // as separate POSTs, and the session is where they meet.
-  const acceptsServerRequests = ["elicitation", "sampling", "roots"].some((name) => isObject(capabilities[name]));
-  let session = false;
-  if (acceptsServerRequests && exchange.env.LEGACY_SESSIONS) {
-    const clientInfo = isObject(params.clientInfo) ? params.clientInfo : undefined;
-    await mintSession(
-      { ...context, version },
-      {
-        capabilities,
-        ...(clientInfo &&
-          typeof clientInfo.name === "string" && { clientInfo: { name: clientInfo.name, version: String(clientInfo.version ?? "") } }),
-      },
-    );
-    session = true;
+  const sessions = exchange.env.LEGACY_SESSIONS;
+  if (sessions) {
+    // A client that can be asked things has its state stored now and read on every request: the questions go out
+    // on its stream, the answers come back as separate POSTs, and its Durable Object is where they meet.
+    const stored = ["elicitation", "sampling", "roots"].some((name) => isObject(capabilities[name]));
+    const principal = (exchange.principal ?? ANONYMOUS).id;
+    const { token, claims } = await newSession(exchange.config, principal, version, stored);
+    if (stored) {
+      const clientInfo = isObject(params.clientInfo) ? params.clientInfo : undefined;
+      await sessions.getByName(claims.id).open(
+        initialState(exchange, claims, {
+          capabilities,
+          ...(clientInfo &&
+            typeof clientInfo.name === "string" && { clientInfo: { name: clientInfo.name, version: String(clientInfo.version ?? "") } }),
+        }),
+      );
+    }
+    // 2025-11-25: the session id is assigned on the InitializeResult, and nowhere else.
+    context.reply.setHeader(HEADER.sessionId, token);
   }
   const { name, version: serverVersion } = server.info;
   return {
     protocolVersion: version,
-    capabilities: legacyCapabilities(server.capabilities(exchange.env, "legacy"), session),
+    capabilities: legacyCapabilities(server.capabilities(exchange.env, "legacy"), sessions !== undefined),
     serverInfo: version === "2025-03-26" ? { name, version: serverVersion } : server.info,
     ...(server.instructions && { instructions: server.instructions }),
   };
 }
 
-/** Without a session nothing can be pushed to the client, so change notifications are not offered. */
-function legacyCapabilities(capabilities: JsonObject, session: boolean): JsonObject {
-  if (session) return capabilities;
-  const { tools, resources, prompts, ...rest } = capabilities;
+/**
+ * What a 2025 client is offered: exactly what it can use. Without sessions there is no log level to set, nothing
+ * to subscribe with, and no stream to push change notifications on, so none of them is offered.
+ */
+function legacyCapabilities(capabilities: JsonObject, sessions: boolean): JsonObject {
+  if (sessions) return capabilities;
+  const { tools, resources, prompts, logging: _logging, ...rest } = capabilities;
   return { ...rest, ...(tools ? { tools: {} } : {}), ...(resources ? { resources: {} } : {}), ...(prompts ? { prompts: {} } : {}) };
 }
 
-async function ensureSession(context: LegacyContext): Promise<LiveSession> {
-  return context.session ?? mintSession(context, { capabilities: {} });
-}
-
-async function mintSession(context: LegacyContext, start: Pick<SessionState, "capabilities" | "clientInfo">): Promise<LiveSession> {
-  const { exchange, version, reply } = context;
-  const sessions = exchange.env.LEGACY_SESSIONS;
-  if (!sessions) throw new RpcError(ErrorCode.InvalidRequest, "This server keeps no sessions");
-  const id = newSessionId();
-  const state: SessionState = {
-    id,
-    version,
+/** A session's state as first stored: at initialize, or on first use of a feature that needs it. */
+function initialState(
+  exchange: HttpExchange,
+  claims: SessionClaims,
+  start: Pick<SessionState, "capabilities" | "clientInfo">,
+): Omit<SessionState, "lastSeen"> {
+  return {
+    id: claims.id,
+    version: claims.version,
     ...start,
     principal: (exchange.principal ?? ANONYMOUS).id,
     subscriptions: [],
-    shard: sessionShard(id, exchange.config.listen.globalShards),
-    idleMs: exchange.config.legacy.sessionIdleMs,
-    lastSeen: Date.now(),
+    shard: sessionShard(claims.id, exchange.config.listen.globalShards),
+    // Stored at initialize: ends when idle, as the client stops asking. Stored later: nothing touches it on
+    // ordinary requests, so it lasts as long as its id does.
+    idleMs: claims.stored ? exchange.config.legacy.sessionIdleMs : exchange.config.legacy.sessionLifetimeMs,
+    expiresAt: claims.expiresAt,
   };
-  const stub = sessions.getByName(id);
-  await stub.open(state);
-  reply.setHeader(HEADER.sessionId, id);
-  context.session = { state, stub, timeoutMs: exchange.config.legacy.inputTimeoutMs };
-  return context.session;
+}
+
+/**
+ * The stored state of the request's session, stored now if this is its first use of a feature that needs it.
+ * Never a new session: an id is assigned at initialize only, so a request without one is refused.
+ */
+async function storedSession(context: LegacyContext, method: string): Promise<LiveSession> {
+  const { exchange, session } = context;
+  if (!exchange.env.LEGACY_SESSIONS) throw methodNotFound(method);
+  if (!session) throw new RpcError(ErrorCode.InvalidRequest, `${method} needs the session from initialize: send its Mcp-Session-Id`);
+  if (session.live) return session.live;
+  const initial = initialState(exchange, session.claims, { capabilities: {} });
+  const state = asSessionState(await session.stub.loadOrOpen((exchange.principal ?? ANONYMOUS).id, initial));
+  if (!state) throw sessionNotFound();
+  return { state, stub: session.stub, timeoutMs: exchange.config.legacy.inputTimeoutMs };
 }
 
 async function subscribe(context: LegacyContext, add: boolean, params: JsonObject): Promise<JsonObject> {
@@ -289,7 +346,7 @@ async function subscribe(context: LegacyContext, add: boolean, params: JsonObjec
   const uri = params.uri;
   if (typeof uri !== "string" || uri.length === 0 || uri.length > 2_048)
     throw invalidParams("Invalid params: uri must be a string of 1 to 2048 characters");
-  const session = await ensureSession(context);
+  const session = await storedSession(context, add ? "resources/subscribe" : "resources/unsubscribe");
   const current = new Set(session.state.subscriptions);
   if (add) current.add(uri);
   else current.delete(uri);

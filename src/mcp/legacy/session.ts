@@ -1,12 +1,15 @@
 /**
  * @module session
- * Sessions for 2025-era clients, only where the legacy protocol needs one: a client that declared elicitation,
- * sampling or roots (the server must send it requests), or that uses resources/subscribe or logging/setLevel.
+ * The stored state of 2025-era sessions, only where a session needs some: stored at initialize for a client that
+ * declared elicitation, sampling or roots (the server must send it requests), or on first use of
+ * `resources/subscribe` or `logging/setLevel` by any other session. The session id itself is a signed token
+ * (`session-token.ts`); a session that never needs stored state never touches this object.
  *
  * One Durable Object per session holds its state (version, capabilities, principal, log level, subscriptions)
  * and is the meeting point for server-to-client requests: the Worker running a tool sends the request on its
  * SSE stream and waits here; the client's answer arrives as a separate POST, in any isolate, and is delivered
- * here to the waiting tool. Idle sessions expire by alarm. Nothing here is ever read by the 2026-07-28 path.
+ * here to the waiting tool. State ends by alarm: when idle, and at the token's expiry. Nothing here is ever read
+ * by the 2026-07-28 path.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { SubscriptionHub } from "../listen/hub";
@@ -26,6 +29,8 @@ export interface SessionState {
   shard: number;
   idleMs: number;
   lastSeen: number;
+  /** The session token's expiry: the state never outlives the id that names it. */
+  expiresAt: number;
 }
 
 /** A session id: 32 random bytes, base64url (43 visible ASCII characters). */
@@ -44,13 +49,19 @@ interface Waiter {
 /** Touching a session writes storage; within this window a request does not write again. */
 const TOUCH_INTERVAL_MS = 60_000;
 
+/**
+ * When a session's state ends: after `idleMs` without a request, and at its token's expiry at the latest. State
+ * stored before sessions had an expiry ends at once (no token can name it any more).
+ */
+const endOf = (session: SessionState) => Math.min(session.lastSeen + session.idleMs, session.expiresAt ?? 0);
+
 export class LegacySession extends DurableObject<{ SUBSCRIPTIONS?: DurableObjectNamespace<SubscriptionHub> }> {
   private readonly waiters = new Map<string, Waiter>();
 
   async open(state: Omit<SessionState, "lastSeen">): Promise<void> {
     const session: SessionState = { ...state, lastSeen: Date.now() };
     await this.ctx.storage.put("session", session);
-    await this.ctx.storage.setAlarm(session.lastSeen + session.idleMs);
+    await this.ctx.storage.setAlarm(endOf(session));
   }
 
   /** The session's state for `principal`, or null when it does not exist, has expired, or is not theirs. */
@@ -58,16 +69,25 @@ export class LegacySession extends DurableObject<{ SUBSCRIPTIONS?: DurableObject
     const session = await this.ctx.storage.get<SessionState>("session");
     if (!session || session.principal !== principal) return null;
     const now = Date.now();
-    if (now - session.lastSeen >= session.idleMs) {
+    if (now >= endOf(session)) {
       await this.end();
       return null;
     }
     if (now - session.lastSeen > TOUCH_INTERVAL_MS) {
       session.lastSeen = now;
       await this.ctx.storage.put("session", session);
-      await this.ctx.storage.setAlarm(now + session.idleMs);
+      await this.ctx.storage.setAlarm(endOf(session));
     }
     return session;
+  }
+
+  /**
+   * The session's state for `principal`, stored first as `initial` when the session has none yet (its first use
+   * of a feature that needs stored state). Null when the state there is another principal's or has ended.
+   */
+  async loadOrOpen(principal: string, initial: Omit<SessionState, "lastSeen">): Promise<SessionState | null> {
+    if (!(await this.ctx.storage.get("session"))) await this.open(initial);
+    return this.load(principal);
   }
 
   async update(changes: Partial<Pick<SessionState, "logLevel" | "subscriptions">>): Promise<SessionState | null> {
@@ -118,8 +138,8 @@ export class LegacySession extends DurableObject<{ SUBSCRIPTIONS?: DurableObject
   async alarm(): Promise<void> {
     const session = await this.ctx.storage.get<SessionState>("session");
     if (!session) return;
-    if (Date.now() - session.lastSeen >= session.idleMs) await this.end();
-    else await this.ctx.storage.setAlarm(session.lastSeen + session.idleMs);
+    if (Date.now() >= endOf(session)) await this.end();
+    else await this.ctx.storage.setAlarm(endOf(session));
   }
 
   /** Hands the waiting tool the client's response, or (given a reason) an error response in its place. */

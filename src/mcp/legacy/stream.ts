@@ -1,18 +1,18 @@
 /**
  * @module legacy-stream
  * The two HTTP verbs a 2025 session adds: GET opens the session's notification stream (list changes and
- * updates of subscribed resources, fed by the hubs), and DELETE ends the session. Without a session both are 405,
- * exactly as on the 2026-07-28 path.
+ * updates of subscribed resources, fed by the hubs), and DELETE ends a session stored at initialize. Without a
+ * session both are 405, exactly as on the 2026-07-28 path; so is DELETE of a session that stored nothing then.
  */
 
 import { ANONYMOUS } from "../auth/principal";
 import type { HttpExchange } from "../http/exchange";
-import { hubStream } from "../listen/hub-stream";
+import { hubStream, sessionShard } from "../listen/hub-stream";
 import { NOTIFICATION_METHODS } from "../listen/listen";
 import { HttpError } from "../protocol/errors";
 import type { McpServer } from "../protocol/server";
 import { HEADER } from "../protocol/wire";
-import { loadSession, sessionFilter } from "./serve";
+import { asSessionState, loadSession, sessionFilter } from "./serve";
 
 export const methodNotAllowed = () => new HttpError(405, "Method Not Allowed: send JSON-RPC messages with POST", { allow: "POST" });
 
@@ -26,14 +26,18 @@ export async function openSessionStream(server: McpServer, exchange: HttpExchang
   const hubs = exchange.env.SUBSCRIPTIONS;
   const session = await loadSession(exchange);
   if (!hubs || !session) throw methodNotAllowed();
+  const principal = exchange.principal ?? ANONYMOUS;
+  // A session that stored nothing at initialize may have subscribed since; if it never did, it has no state.
+  const state = session.live?.state ?? asSessionState(await session.stub.load(principal.id));
   return hubStream({
     hubs,
     settings: exchange.config.listen,
-    principal: exchange.principal ?? ANONYMOUS,
+    principal,
     log: exchange,
-    filter: sessionFilter(support, session.state.subscriptions),
-    globalShard: session.state.shard,
-    session: session.state.id,
+    filter: sessionFilter(support, state?.subscriptions ?? []),
+    // The shard its state names, so that resources/subscribe finds this stream; a session without state has none yet.
+    globalShard: state?.shard ?? sessionShard(session.claims.id, exchange.config.listen.globalShards),
+    session: session.claims.id,
     signal: exchange.request.signal,
     headers: { [HEADER.requestId]: exchange.traceId },
     toMessage: (event) => ({
@@ -47,6 +51,10 @@ export async function openSessionStream(server: McpServer, exchange: HttpExchang
 export async function endSession(exchange: HttpExchange): Promise<Response> {
   if (!exchange.request.headers.has(HEADER.sessionId) || !exchange.config.legacy.enabled) throw methodNotAllowed();
   const session = (await loadSession(exchange))!;
+  // Why 405: a session that stored nothing at initialize is never looked up on ordinary requests, so ending it
+  // could not make its id answer 404 as 2025-11-25 requires after a DELETE. It ends at its expiry instead.
+  if (!session.live)
+    throw new HttpError(405, "Method Not Allowed: this session cannot be ended early; it expires by itself", { allow: "POST" });
   await session.stub.end();
   return new Response(null, { status: 204 });
 }

@@ -254,28 +254,25 @@ describe("the principal flows everywhere", () => {
     await Promise.all([alice.cancel(), bob.cancel()]);
   });
 
-  it("binds a 2025 session to its principal: another user gets 404", async () => {
-    const init = {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: { elicitation: {} } },
-    };
-    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-    const created = await server().post(init, { ...headers, authorization: `Bearer ${await token({ sub: "alice" })}` });
-    const session = created.headers.get("mcp-session-id")!;
-    const ping = { jsonrpc: "2.0", id: 2, method: "ping" };
-    const asBob = await server().post(ping, {
-      ...headers,
-      "mcp-session-id": session,
-      authorization: `Bearer ${await token({ sub: "bob" })}`,
-    });
-    expect(asBob.status).toBe(404);
-    const asAlice = await server().post(ping, {
-      ...headers,
-      "mcp-session-id": session,
-      authorization: `Bearer ${await token({ sub: "alice" })}`,
-    });
-    expect(asAlice.status).toBe(200);
+  it("binds a 2025 session to its principal, stored or not: another user gets 404", async () => {
+    for (const capabilities of [{ elicitation: {} }, {}]) {
+      const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities } };
+      const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+      const created = await server().post(init, { ...headers, authorization: `Bearer ${await token({ sub: "alice" })}` });
+      const session = created.headers.get("mcp-session-id");
+      const ping = { jsonrpc: "2.0", id: 2, method: "ping" };
+      const asBob = await server().post(ping, {
+        ...headers,
+        "mcp-session-id": session,
+        authorization: `Bearer ${await token({ sub: "bob" })}`,
+      });
+      expect(asBob.status).toBe(404);
+      const asAlice = await server().post(ping, {
+        ...headers,
+        "mcp-session-id": session,
+        authorization: `Bearer ${await token({ sub: "alice" })}`,
+      });
+      expect(asAlice.status).toBe(200);
+    }
   });
 });

@@ -1,11 +1,73 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { meta, post, readMessage, send, testServer } from "../../helpers/rpc";
+import * as z from "zod/mini";
+import { defineResource, defineTool, text } from "../../../src/mcp";
+import { type Config, loadConfig } from "../../../src/mcp/config";
+import { keyRing } from "../../../src/mcp/input/keys";
+import { seal } from "../../../src/mcp/input/state-token";
+import { newSession } from "../../../src/mcp/legacy/session-token";
+import { meta, post, readMessage, readSse, send, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
 
 type Json = Record<string, any>;
 const BASE = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+/** A 2025 session id: a signed token (`v1.<kid>.<payload>.<mac>`), visible ASCII. */
+const SESSION_TOKEN = /^v1\.[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/;
+
+/** The session's own id inside its token (the payload is signed, not encrypted): its Durable Object's name. */
+function sessionName(token: string): string {
+  const payload = Uint8Array.fromBase64(token.split(".")[2]!, { alphabet: "base64url" });
+  return JSON.parse(new TextDecoder().decode(payload)).x.id;
+}
+
+/**
+ * A LEGACY_SESSIONS namespace that records every call made on a session's Durable Object, so tests can say when
+ * storage is touched without timing anything.
+ */
+function recordingSessions() {
+  const calls: string[] = [];
+  const namespace = {
+    getByName(name: string) {
+      const stub = env.LEGACY_SESSIONS.getByName(name) as unknown as Record<string, (...args: unknown[]) => unknown>;
+      return new Proxy(
+        {},
+        {
+          get: (_target, method) =>
+            method === "then"
+              ? undefined
+              : (...args: unknown[]) => {
+                  calls.push(String(method));
+                  return stub[String(method)]!(...args);
+                },
+        },
+      );
+    },
+  };
+  return { calls, namespace: namespace as unknown as string };
+}
+
+/** A small server: one tool that logs at debug and info, one that writes no log, one resource to subscribe to. */
+const chatty = defineTool({
+  name: "chatty",
+  description: "Logs one debug and one info message, then answers.",
+  input: z.strictObject({}),
+  handler(_args, ctx) {
+    ctx.log("debug", "detail", "chatty");
+    ctx.log("info", "progress", "chatty");
+    return { content: [text("done")] };
+  },
+});
+const quiet = defineTool({
+  name: "quiet",
+  description: "Answers without logging.",
+  input: z.strictObject({}),
+  handler: () => ({ content: [text("done")] }),
+});
+const smallServer = {
+  tools: [chatty, quiet],
+  resources: [defineResource({ uri: "test://r", name: "r", read: () => [{ uri: "test://r", text: "r" }] })],
+};
 
 /** A 2025-era POST: no _meta, the version header only when given (2025-03-26 clients send none). */
 function legacy(body: unknown, version?: string, session?: string, extra: Record<string, string> = {}) {
@@ -33,7 +95,7 @@ describe("era detection", () => {
       const { message, session } = await initialize({}, version);
       expect(message.result).toMatchObject({ protocolVersion: version, serverInfo: { name: "mcp-notes-server" } });
       expect(message.result).not.toHaveProperty("resultType");
-      expect(session).toBeUndefined();
+      expect(session).toMatch(SESSION_TOKEN);
     }
   });
 
@@ -41,10 +103,32 @@ describe("era detection", () => {
     expect((await initialize({}, "2099-01-01")).message.result?.protocolVersion).toBe("2025-11-25");
   });
 
-  it("keeps a stateless client stateless: no Mcp-Session-Id, no change notifications offered", async () => {
+  it("gives every client a session id on the initialize response when the Worker has LEGACY_SESSIONS, and offers it everything", async () => {
     const { message, session } = await initialize({});
-    expect(session).toBeUndefined();
-    expect(message.result?.capabilities).toEqual({ logging: {}, tools: {}, resources: {}, prompts: {}, completions: {} });
+    expect(session).toMatch(SESSION_TOKEN);
+    expect(message.result?.capabilities).toEqual({
+      logging: {},
+      tools: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      prompts: { listChanged: true },
+      completions: {},
+    });
+  });
+
+  it("without LEGACY_SESSIONS: no session id, neither logging nor subscriptions nor change notifications offered, and their methods are -32601", async () => {
+    const sessionless = testServer(smallServer, { LEGACY_SESSIONS: undefined as unknown as string });
+    const init = rpc("initialize", { protocolVersion: "2025-11-25", capabilities: { elicitation: {} } });
+    const response = await sessionless.post(init, BASE);
+    expect(response.headers.get("mcp-session-id")).toBeNull();
+    expect((await readMessage(response)).result?.capabilities).toEqual({ tools: {}, resources: {} });
+    for (const [method, params] of [
+      ["logging/setLevel", { level: "debug" }],
+      ["resources/subscribe", { uri: "test://r" }],
+    ] as const) {
+      const answer = await sessionless.post(rpc(method, params), { ...BASE, "mcp-protocol-version": "2025-11-25" });
+      expect(answer.headers.get("mcp-session-id")).toBeNull();
+      expect((await readMessage(answer)).error?.code).toBe(-32601);
+    }
   });
 
   it("answers notifications/initialized with 202", async () => {
@@ -140,10 +224,10 @@ describe("2025-03-26 batches", () => {
 });
 
 describe("legacy sessions", () => {
-  it("mints a visible-ASCII session id when the client declares elicitation, sampling or roots", async () => {
+  it("gives a client that declares elicitation, sampling or roots a visible-ASCII session id", async () => {
     for (const capabilities of [{ elicitation: {} }, { sampling: {} }, { roots: { listChanged: true } }]) {
       const { session, message } = await initialize(capabilities);
-      expect(session).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(session).toMatch(SESSION_TOKEN);
       expect(message.result?.capabilities).toMatchObject({
         tools: { listChanged: true },
         resources: { subscribe: true, listChanged: true },
@@ -151,19 +235,59 @@ describe("legacy sessions", () => {
     }
   });
 
-  it("mints a session on demand for logging/setLevel and resources/subscribe", async () => {
-    const setLevel = await legacy(rpc("logging/setLevel", { level: "debug" }), "2025-11-25");
-    expect(setLevel.headers.get("mcp-session-id")).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect((await readMessage(setLevel)).result).toEqual({});
-    const subscribe = await legacy(rpc("resources/subscribe", { uri: "note://x" }), "2025-11-25");
-    expect(subscribe.headers.get("mcp-session-id")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  it("assigns a session id on the initialize response only: logging/setLevel and resources/subscribe without one are refused, not given one", async () => {
+    for (const body of [rpc("logging/setLevel", { level: "debug" }), rpc("resources/subscribe", { uri: "note://x" })]) {
+      const response = await legacy(body, "2025-11-25");
+      expect(response.headers.get("mcp-session-id")).toBeNull();
+      expect((await readMessage(response)).error).toMatchObject({ code: -32600, message: expect.stringContaining("Mcp-Session-Id") });
+    }
   });
 
-  it("answers an unknown or malformed session id with 404", async () => {
-    for (const id of ["A".repeat(43), "not-a-session", "x"]) {
-      const response = await legacy(rpc("tools/list"), "2025-11-25", id);
+  it("answers an unknown, forged or malformed session id with 404 without touching storage", async () => {
+    const { calls, namespace } = recordingSessions();
+    const recorded = testServer(smallServer, { LEGACY_SESSIONS: namespace });
+    const { session } = await initialize({});
+    const [version, kid, payload, mac] = session!.split(".");
+    const forged = [version, kid, payload, `${mac!.slice(0, 42)}${mac!.endsWith("A") ? "Q" : "A"}`].join(".");
+    for (const id of ["A".repeat(43), "not-a-session", "x", forged]) {
+      const response = await recorded.post(rpc("tools/list"), { ...BASE, "mcp-protocol-version": "2025-11-25", "mcp-session-id": id });
       expect(response.status).toBe(404);
     }
+    expect(calls).toEqual([]);
+  });
+
+  it("answers an expired session id, or a token signed for another purpose, with 404", async () => {
+    const config = (loadConfig(env) as { config: Config }).config;
+    const lifetime = config.legacy.sessionLifetimeMs;
+    const expired = await newSession(config, "anonymous", "2025-11-25", false, Date.now() - lifetime - 1);
+    const live = await newSession(config, "anonymous", "2025-11-25", false);
+    const otherPurpose = await seal(await keyRing(config), {
+      purpose: "mcp.requestState",
+      bind: { principal: "anonymous" },
+      ttlMs: 60_000,
+      body: live.claims,
+    });
+    for (const id of [expired.token, otherPurpose]) expect((await legacy(rpc("ping"), "2025-11-25", id)).status).toBe(404);
+    expect((await legacy(rpc("ping"), "2025-11-25", live.token)).status).toBe(200);
+  });
+
+  it("ends a stored session when its id expires, even while it is in use", async () => {
+    const { session } = await initialize({ elicitation: {} });
+    await runInDurableObject(env.LEGACY_SESSIONS.getByName(sessionName(session!)), async (_instance, state) => {
+      const stored = (await state.storage.get<Json>("session"))!;
+      await state.storage.put("session", { ...stored, lastSeen: Date.now(), expiresAt: Date.now() - 1 });
+    });
+    expect((await legacy(rpc("ping"), "2025-11-25", session)).status).toBe(404);
+  });
+
+  it("stores the level of a session that stored nothing at initialize on first use, for as long as its id lives", async () => {
+    const { session } = await initialize({});
+    await legacyCall("logging/setLevel", { level: "warning" }, "2025-11-25", session);
+    const expiresAt = JSON.parse(new TextDecoder().decode(Uint8Array.fromBase64(session!.split(".")[2]!, { alphabet: "base64url" }))).e;
+    await runInDurableObject(env.LEGACY_SESSIONS.getByName(sessionName(session!)), async (_instance, state) => {
+      expect(await state.storage.get("session")).toMatchObject({ logLevel: "warning", principal: "anonymous", expiresAt });
+      expect(await state.storage.getAlarm()).toBe(expiresAt);
+    });
   });
 
   it("ends a session on DELETE; later requests get 404", async () => {
@@ -176,7 +300,7 @@ describe("legacy sessions", () => {
 
   it("expires an idle session", async () => {
     const { session } = await initialize({ sampling: {} });
-    const stub = env.LEGACY_SESSIONS.getByName(session!);
+    const stub = env.LEGACY_SESSIONS.getByName(sessionName(session!));
     await runInDurableObject(stub, async (_instance, state) => {
       const stored = (await state.storage.get<Json>("session"))!;
       await state.storage.put("session", { ...stored, lastSeen: Date.now() - stored.idleMs - 1 });
@@ -193,7 +317,8 @@ describe("legacy sessions", () => {
 
   it("leaves a 2026-07-28 request carrying a session id unaffected, whatever the id", async () => {
     const { session } = await initialize({ elicitation: {} });
-    for (const id of [session!, "bogus"]) {
+    const { session: tokenOnly } = await initialize({});
+    for (const id of [session!, tokenOnly!, "bogus"]) {
       const response = await send("tools/list", {}, { headers: { "mcp-session-id": id } });
       expect(response.status).toBe(200);
       expect(response.headers.get("mcp-session-id")).toBeNull();
@@ -239,19 +364,27 @@ describe("legacy sessions", () => {
     });
   });
 
-  it("reports a tool that needs input as a tool error to a client without a session", async () => {
-    const create = await legacyCall("tools/call", { name: "create_notebook", arguments: {} }, "2025-11-25");
-    const notebook = JSON.parse(create.result?.content[0].text).notebook_id;
-    const drafted = await legacyCall("tools/call", { name: "draft_note", arguments: { notebook_id: notebook, topic: "x" } }, "2025-11-25");
-    expect(drafted.result).toMatchObject({
-      isError: true,
-      content: [{ text: expect.stringContaining("Missing required client capability: elicitation.form") }],
-    });
+  it("reports a tool that needs input as a tool error to a client without a session, or one that declared nothing", async () => {
+    const { session: tokenOnly } = await initialize({});
+    for (const session of [undefined, tokenOnly]) {
+      const create = await legacyCall("tools/call", { name: "create_notebook", arguments: {} }, "2025-11-25", session);
+      const notebook = JSON.parse(create.result?.content[0].text).notebook_id;
+      const drafted = await legacyCall(
+        "tools/call",
+        { name: "draft_note", arguments: { notebook_id: notebook, topic: "x" } },
+        "2025-11-25",
+        session,
+      );
+      expect(drafted.result).toMatchObject({
+        isError: true,
+        content: [{ text: expect.stringContaining("Missing required client capability: elicitation.form") }],
+      });
+    }
   });
 
-  it("streams log messages at the session's level on the tool call's stream", async () => {
-    const setLevel = await legacy(rpc("logging/setLevel", { level: "debug" }), "2025-11-25");
-    const session = setLevel.headers.get("mcp-session-id")!;
+  it("streams log messages at the level a client that declared nothing set with logging/setLevel, on the tool call's stream", async () => {
+    const { session } = await initialize({});
+    expect((await legacyCall("logging/setLevel", { level: "debug" }, "2025-11-25", session)).result).toEqual({});
     const create = await legacyCall("tools/call", { name: "create_notebook", arguments: {} }, "2025-11-25", session);
     const notebook = JSON.parse(create.result?.content[0].text).notebook_id;
     await legacyCall(
@@ -270,6 +403,103 @@ describe("legacy sessions", () => {
       method: "notifications/message",
       params: { level: "debug", logger: "summarize_notes" },
     });
+  });
+
+  it("sends a session no log message before logging/setLevel, and none below the level it set", async () => {
+    const server = testServer(smallServer);
+    const headers = (session: string) => ({ ...BASE, "mcp-protocol-version": "2025-11-25", "mcp-session-id": session });
+    const init = await server.post(rpc("initialize", { protocolVersion: "2025-11-25", capabilities: {} }), BASE);
+    const session = init.headers.get("mcp-session-id")!;
+    const before = await server.post(rpc("tools/call", { name: "chatty", arguments: {} }), headers(session));
+    expect(before.headers.get("content-type")).toContain("application/json");
+    await server.post(rpc("logging/setLevel", { level: "info" }), headers(session));
+    const after = await readSse(await server.post(rpc("tools/call", { name: "chatty", arguments: {} }), headers(session)));
+    expect(after.map((message) => (message.params as Json | undefined)?.level ?? "result")).toEqual(["info", "result"]);
+  });
+
+  it("touches no Durable Object for a session that stored nothing until it uses a stateful feature or a handler writes a log", async () => {
+    const { calls, namespace } = recordingSessions();
+    const server = testServer(smallServer, { LEGACY_SESSIONS: namespace });
+    const init = await server.post(rpc("initialize", { protocolVersion: "2025-11-25", capabilities: {} }), BASE);
+    const session = init.headers.get("mcp-session-id")!;
+    expect(session).toMatch(SESSION_TOKEN);
+    const headers = { ...BASE, "mcp-protocol-version": "2025-11-25", "mcp-session-id": session };
+    for (const method of ["ping", "tools/list", "resources/list"]) await readMessage(await server.post(rpc(method), headers));
+    await readMessage(await server.post(rpc("tools/call", { name: "quiet", arguments: {} }), headers));
+    await readMessage(await server.post(rpc("resources/read", { uri: "test://r" }), headers));
+    expect(calls).toEqual([]);
+    // A handler's log message needs the level the client may have set since: one read, for that request.
+    await readMessage(await server.post(rpc("tools/call", { name: "chatty", arguments: {} }), headers));
+    expect(calls).toHaveLength(1);
+  });
+
+  it("reads a session stored at initialize (the client can be asked things) once per request", async () => {
+    const { calls, namespace } = recordingSessions();
+    const server = testServer(smallServer, { LEGACY_SESSIONS: namespace });
+    const init = await server.post(rpc("initialize", { protocolVersion: "2025-11-25", capabilities: { elicitation: {} } }), BASE);
+    const session = init.headers.get("mcp-session-id")!;
+    const opened = calls.length;
+    expect(opened).toBeGreaterThan(0);
+    const headers = { ...BASE, "mcp-protocol-version": "2025-11-25", "mcp-session-id": session };
+    await readMessage(await server.post(rpc("tools/call", { name: "chatty", arguments: {} }), headers));
+    expect(calls.slice(opened)).toEqual(["load"]);
+  });
+
+  it("answers DELETE of a session that stored nothing at initialize with 405; the session keeps working", async () => {
+    const { session } = await initialize({});
+    const deleted = await exports.default.fetch("http://localhost:8787/mcp", { method: "DELETE", headers: { "mcp-session-id": session! } });
+    expect(deleted.status).toBe(405);
+    expect((await legacy(rpc("ping"), "2025-11-25", session)).status).toBe(200);
+  });
+
+  it("opens the GET stream of a client that declared nothing, and delivers resources/updated once it subscribes", async () => {
+    const { session } = await initialize({});
+    const create = await legacyCall("tools/call", { name: "create_notebook", arguments: {} }, "2025-11-25", session);
+    const notebook = JSON.parse(create.result?.content[0].text).notebook_id;
+    const add = await legacyCall(
+      "tools/call",
+      { name: "add_note", arguments: { notebook_id: notebook, title: "a", body: "b" } },
+      "2025-11-25",
+      session,
+    );
+    const uri = `note://${notebook}/${add.result?.structuredContent.id}`;
+    expect((await legacyCall("resources/subscribe", { uri }, "2025-11-25", session)).result).toEqual({});
+    const stream = sseReader(
+      await exports.default.fetch("http://localhost:8787/mcp", {
+        headers: { accept: "text/event-stream", "mcp-session-id": session!, "mcp-protocol-version": "2025-11-25" },
+      }),
+    );
+    expect(await stream.frame()).toEqual({ comment: "listening" });
+    await legacyCall(
+      "tools/call",
+      { name: "update_note", arguments: { notebook_id: notebook, note_id: add.result?.structuredContent.id, body: "c" } },
+      "2025-11-25",
+      session,
+    );
+    expect(await stream.message()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri } });
+    await stream.cancel();
+  });
+
+  it("advertises logging and resources.subscribe exactly where logging/setLevel and resources/subscribe are served, in every binding set", async () => {
+    for (const [label, vars] of [
+      ["all bindings", {}],
+      ["no SUBSCRIPTIONS", { SUBSCRIPTIONS: undefined }],
+      ["no LEGACY_SESSIONS", { LEGACY_SESSIONS: undefined }],
+      ["neither", { SUBSCRIPTIONS: undefined, LEGACY_SESSIONS: undefined }],
+    ] as const) {
+      const server = testServer(smallServer, vars as unknown as Record<string, string>);
+      for (const capabilities of [{}, { elicitation: {} }]) {
+        const init = await server.post(rpc("initialize", { protocolVersion: "2025-11-25", capabilities }), BASE);
+        const session = init.headers.get("mcp-session-id");
+        const offered = (await readMessage(init)).result?.capabilities;
+        const headers = { ...BASE, "mcp-protocol-version": "2025-11-25", ...(session && { "mcp-session-id": session }) };
+        const subscribed = await readMessage(await server.post(rpc("resources/subscribe", { uri: "test://r" }), headers));
+        const levelSet = await readMessage(await server.post(rpc("logging/setLevel", { level: "info" }), headers));
+        const context = `${label}, ${JSON.stringify(capabilities)}`;
+        expect(subscribed.result !== undefined, context).toBe(offered?.resources?.subscribe === true);
+        expect(levelSet.result !== undefined, context).toBe(offered?.logging !== undefined);
+      }
+    }
   });
 
   it("delivers resources/updated for a subscribed note on the session's GET stream", async () => {
