@@ -28,7 +28,9 @@ import {
   type LogLevel,
   STATELESS_VERSION,
 } from "../protocol/wire";
+import { watchCancellation } from "./cancellation";
 import { type LiveSession, liveInputRunner } from "./live-input";
+import { responseJournal } from "./resume";
 import { newSessionId, SESSION_ID, type SessionState } from "./session";
 import { legacyResult } from "./shapes";
 
@@ -82,6 +84,8 @@ export async function serveLegacy(
   }
   if (message.kind === "notification") {
     const requestId = readableId(message.params.requestId);
+    // The session is where the cancellation meets the request it names (see cancellation.ts). Without a session
+    // it cannot reach the request, which runs to completion.
     if (message.method === "notifications/cancelled" && session && requestId !== undefined) await session.stub.cancel(requestId);
     logRequest(record, 202);
     return new Response(null, { status: 202 });
@@ -92,6 +96,10 @@ export async function serveLegacy(
   const reply = new Reply(exchange.request.signal, {
     headers: { [HEADER.requestId]: exchange.traceId },
     onFinish: (status, code) => logRequest(record, status, code),
+    // 2025: a disconnect is not cancellation (the client sends notifications/cancelled), so the handler runs on;
+    // a session's response stream carries event ids and is kept for the client to resume once it has gone.
+    disconnectCancels: false,
+    ...(session && { journal: responseJournal(session, exchange) }),
   });
   const done = answer(server, exchange, message, version, session, reply, true);
   exchange.execution.waitUntil(done);
@@ -119,7 +127,7 @@ async function serveBatch(server: McpServer, exchange: HttpExchange, body: unkno
       // so they cannot ask the client anything either.
       if (message.method === "initialize")
         return errorMessage(message.id, ErrorCode.InvalidRequest, "Invalid Request: initialize cannot be batched");
-      const reply = new Reply(exchange.request.signal, { canStream: false });
+      const reply = new Reply(exchange.request.signal, { canStream: false, disconnectCancels: false });
       await answer(server, exchange, message, version, session, reply, false);
       return (await reply.response).json();
     }),
@@ -158,6 +166,7 @@ async function answer(
     inputRunner: (scope) => liveInputRunner(scope, canAskClient ? session : undefined),
   });
   const context = { server, exchange, version, session, reply, scope };
+  const stopWatching = session && watchCancellation(session, message.id, reply, exchange);
   try {
     const result = await legacyMethod(context, message.method, message.params);
     reply.finish(resultMessage(message.id, result), 200);
@@ -173,6 +182,8 @@ async function answer(
     // Why 200: 2025 clients treat any other status as a transport failure and never read the JSON-RPC error.
     // Authorization failures (401/403) keep their status: clients act on those.
     reply.finish(body, status === 500 || status === 401 || status === 403 ? status : 200, headers);
+  } finally {
+    stopWatching?.();
   }
 }
 
