@@ -41,6 +41,9 @@ export interface StreamJournal {
   end(): void;
 }
 
+/** The status of a cancelled request's reply inside a batch: there is no answer to collect. */
+export const NO_ANSWER = 204;
+
 export class Reply {
   /** Resolves with the HTTP response as soon as its form is known. */
   readonly response: Promise<Response>;
@@ -118,7 +121,8 @@ export class Reply {
 
   /**
    * Cancels the request: the handler's signal aborts and no response follows. An open stream ends; a response
-   * not yet started becomes an empty stream (the HTTP request still needs an answer, the JSON-RPC one must not).
+   * not yet started becomes an empty stream (the HTTP request still needs an answer, the JSON-RPC one must not),
+   * or, inside a batch, 204 (`NO_ANSWER`: the batch leaves it out).
    */
   cancel(): void {
     if (this.signal.aborted) return;
@@ -126,10 +130,12 @@ export class Reply {
     this.journal?.end();
     if (this.stream) {
       this.stream.close();
-    } else {
+    } else if (this.canStream) {
       const empty = new SseStream();
       empty.close();
       this.resolve(empty.response(this.headers));
+    } else {
+      this.resolve(new Response(null, { status: NO_ANSWER }));
     }
   }
 

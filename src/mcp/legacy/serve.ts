@@ -10,7 +10,7 @@
 import { ANONYMOUS } from "../auth/principal";
 import { type RequestScope, requestScope } from "../define/context";
 import type { HttpExchange } from "../http/exchange";
-import { Reply } from "../http/reply";
+import { NO_ANSWER, Reply } from "../http/reply";
 import { sessionShard } from "../listen/hub-stream";
 import { sessionHubs } from "../listen/publish";
 import { logRequest } from "../log";
@@ -129,7 +129,8 @@ async function serveBatch(server: McpServer, exchange: HttpExchange, body: unkno
         return errorMessage(message.id, ErrorCode.InvalidRequest, "Invalid Request: initialize cannot be batched");
       const reply = new Reply(exchange.request.signal, { canStream: false, disconnectCancels: false });
       await answer(server, exchange, message, version, session, reply, false);
-      return (await reply.response).json();
+      const answered = await reply.response;
+      return answered.status === NO_ANSWER ? undefined : answered.json();
     }),
   );
   const responses = answers.filter((answer) => answer !== undefined);

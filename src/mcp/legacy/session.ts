@@ -80,7 +80,7 @@ export class LegacySession extends DurableObject<{ SUBSCRIPTIONS?: DurableObject
   /** Ids of requests the client cancelled (oldest first), for handlers that ask after the fact. */
   private readonly cancelledRequests = new Set<string>();
   /** Handlers (in any isolate) waiting to learn that their request was cancelled, by request. */
-  private readonly cancelWatchers = new Map<string, (cancelled: boolean) => void>();
+  private readonly cancelWatchers = new Map<string, Set<(cancelled: boolean) => void>>();
   /** Resuming clients waiting for more of a kept stream, by stream. */
   private readonly streamReaders = new Map<string, Set<() => void>>();
 
@@ -118,8 +118,7 @@ export class LegacySession extends DurableObject<{ SUBSCRIPTIONS?: DurableObject
   /** Ends the session: its state is deleted, its notification stream closed, and waiting tools released. */
   async end(): Promise<void> {
     for (const [id, waiter] of this.waiters) this.settle(id, waiter, "The session ended");
-    for (const watcher of this.cancelWatchers.values()) watcher(false);
-    this.cancelWatchers.clear();
+    for (const watchers of this.cancelWatchers.values()) for (const watcher of watchers) watcher(false);
     for (const readers of this.streamReaders.values()) for (const wake of readers) wake();
     const session = await this.ctx.storage.get<SessionState>("session");
     await this.ctx.storage.deleteAll();
@@ -164,31 +163,36 @@ export class LegacySession extends DurableObject<{ SUBSCRIPTIONS?: DurableObject
       if (this.cancelledRequests.size <= MAX_CANCELLED) break;
       this.cancelledRequests.delete(oldest);
     }
-    this.cancelWatchers.get(key)?.(true);
+    for (const watcher of this.cancelWatchers.get(key) ?? []) watcher(true);
   }
 
   /**
    * Resolves true once the client cancels `clientRequestId` (at once if it already has); false after `waitMs`, or
-   * when the handler stops watching (`unwatchCancellation`). One watcher per request id.
+   * when the handler stops watching (`unwatchCancellation`).
    */
   watchCancellation(clientRequestId: RequestId, waitMs: number): Promise<boolean> {
     const key = requestKey(clientRequestId);
     if (this.cancelledRequests.has(key)) return Promise.resolve(true);
-    this.cancelWatchers.get(key)?.(false);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => settle(false), waitMs);
+      const watchers = this.cancelWatchers.get(key) ?? new Set();
       const settle = (cancelled: boolean) => {
         clearTimeout(timer);
-        if (this.cancelWatchers.get(key) === settle) this.cancelWatchers.delete(key);
+        watchers.delete(settle);
+        if (watchers.size === 0 && this.cancelWatchers.get(key) === watchers) this.cancelWatchers.delete(key);
         resolve(cancelled);
       };
-      this.cancelWatchers.set(key, settle);
+      const timer = setTimeout(() => settle(false), waitMs);
+      watchers.add(settle);
+      this.cancelWatchers.set(key, watchers);
     });
   }
 
-  /** The handler finished: release its pending watch. */
+  /**
+   * The handler finished: release its pending watch. (A client that reuses a request id while the first request
+   * runs, against the spec, releases both; each renews its watch.)
+   */
   async unwatchCancellation(clientRequestId: RequestId): Promise<void> {
-    this.cancelWatchers.get(requestKey(clientRequestId))?.(false);
+    for (const watcher of this.cancelWatchers.get(requestKey(clientRequestId)) ?? []) watcher(false);
   }
 
   /**

@@ -53,6 +53,18 @@ const confirm = defineTool({
   },
 });
 
+/** Reports progress, then after a moment answers with `kilobytes` of text. */
+const big = defineTool({
+  name: "big",
+  description: "Answers with a large text.",
+  input: z.strictObject({ kilobytes: z.number() }),
+  async handler({ kilobytes }, ctx) {
+    ctx.progress(1, 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    return { content: [text("x".repeat(kilobytes * 1024))] };
+  },
+});
+
 const trigger = defineTool({
   name: "trigger",
   description: "Announces a tool list change.",
@@ -63,7 +75,7 @@ const trigger = defineTool({
   },
 });
 
-const server = testServer({ tools: [patient, confirm, trigger] }, { LISTEN_KEEPALIVE_MS: "60000", LISTEN_GLOBAL_SHARDS: "1" });
+const server = testServer({ tools: [patient, confirm, big, trigger] }, { LISTEN_KEEPALIVE_MS: "60000", LISTEN_GLOBAL_SHARDS: "1" });
 
 function legacy(body: unknown, version = "2025-11-25", session?: string, init: RequestInit = {}) {
   return server.post(body, { ...BASE, "mcp-protocol-version": version, ...(session && { "mcp-session-id": session }) }, init);
@@ -176,6 +188,20 @@ describe("2025: notifications/cancelled cancels", () => {
     expect(rest.filter((frame) => "data" in frame && frame.data.id === "asking")).toEqual([]);
   });
 
+  it("leaves a cancelled request out of a 2025-03-26 batch's answers", async () => {
+    const session = await openSession("2025-03-26");
+    const batch = legacy(
+      [rpc("tools/call", { name: "patient", arguments: { waitMs: 5_000 } }, 7), rpc("ping", {}, 8)],
+      "2025-03-26",
+      session,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await legacy({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7 } }, "2025-03-26", session);
+    const answers = (await (await batch).json()) as Json[];
+    expect(answers).toEqual([{ jsonrpc: "2.0", id: 8, result: {} }]);
+    expect(await outcome(7)).toEqual({ aborted: true });
+  });
+
   it("accepts notifications/cancelled from a session-less client, which cannot reach its request (ids are per session)", async () => {
     const reader = sseReader(await callPatient("unreachable", 300));
     await reader.message();
@@ -243,6 +269,31 @@ describe("2025: resuming a response stream", () => {
       expect.objectContaining({ id: "resumed", result: { content: [{ type: "text", text: "finished" }] } }),
     ]);
     expect(frames.every((frame) => typeof idOf(frame) === "string" && idOf(frame) !== idOf(first))).toBe(true);
+  });
+
+  it("replaces a kept final response larger than the session keeps with an error response saying so", async () => {
+    const session = await openSession();
+    const reader = sseReader(
+      await legacy(
+        rpc("tools/call", { name: "big", arguments: { kilobytes: 600 }, _meta: { progressToken: "big" } }, "huge"),
+        "2025-11-25",
+        session,
+      ),
+    );
+    await reader.frame();
+    const progress = await reader.frame();
+    await reader.cancel();
+    const frames = await framesUntilEnd(sseReader(await getStream(session, idOf(progress))));
+    expect(frames).toEqual([
+      {
+        id: expect.any(String),
+        data: {
+          jsonrpc: "2.0",
+          id: "huge",
+          error: { code: -32603, message: "The response was larger than the 524288 bytes kept for resumption" },
+        },
+      },
+    ]);
   });
 
   it("answers 405 to a Last-Event-ID of a response stream that has nothing left to resume", async () => {
