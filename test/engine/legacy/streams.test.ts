@@ -343,6 +343,26 @@ describe("2025: the session's GET stream", () => {
     await second.cancel();
   });
 
+  it("leaves 2026-07-28 listen streams without ids, even on a hub that keeps a replay buffer for sessions", async () => {
+    const session = await openSession();
+    const legacyStream = sseReader(await getStream(session));
+    await legacyStream.frame();
+    await legacyStream.frame();
+    const listen = sseReader(await server.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "modern" }));
+    expect(await listen.frame()).toEqual({ comment: "listening" });
+    expect(await listen.frame()).toMatchObject({ data: { method: "notifications/subscriptions/acknowledged" } });
+    await readMessage(await publish());
+    expect(await listen.frame()).toEqual({
+      data: {
+        jsonrpc: "2.0",
+        method: "notifications/tools/list_changed",
+        params: { _meta: { "io.modelcontextprotocol/subscriptionId": "modern" } },
+      },
+    });
+    expect(await legacyStream.frame()).toMatchObject({ id: expect.any(String) });
+    await Promise.all([listen.cancel(), legacyStream.cancel()]);
+  });
+
   it("starts a fresh stream for a Last-Event-ID it does not know", async () => {
     const session = await openSession();
     for (const lastEventId of ["nonsense", "get:xxxxxxxxxxxx:999999999:999999999"]) {
