@@ -149,6 +149,32 @@ describe("@modelcontextprotocol/sdk 1.32.2 client (2025-11-25)", () => {
     expect(transport.sessionId).toBeUndefined();
   });
 
+  it("resumes its notification stream with Last-Event-ID and gets what was published while it was away", async () => {
+    const { client, transport } = await connectV1();
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      updates.push(notification.params.uri);
+    });
+    const created: any = await client.callTool({ name: "create_notebook", arguments: {} });
+    const notebook = created.structuredContent.notebook_id;
+    const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "Away", body: "1" } });
+    const uri = `note://${notebook}/${added.structuredContent.id}`;
+    await client.subscribeResource({ uri });
+    await settle();
+    // A second GET for the session replaces the client's stream (one stream per session); the client reconnects
+    // after its back-off (1 s), and the update is published before it is back.
+    const other = await fetch(url(), {
+      headers: { accept: "text/event-stream", "mcp-session-id": transport.sessionId!, "mcp-protocol-version": "2025-11-25" },
+    });
+    await other.body!.cancel();
+    await client.callTool({ name: "update_note", arguments: { notebook_id: notebook, note_id: added.structuredContent.id, body: "2" } });
+    expect(updates).toEqual([]);
+    await settle();
+    await settle();
+    await settle();
+    expect(updates).toEqual([uri]);
+  });
+
   it("ends its session on close (DELETE); the session id is then unknown (a session stored at initialize)", async () => {
     const { transport } = await connectV1();
     const id = transport.sessionId!;

@@ -106,7 +106,8 @@ export async function readSse(response: Response): Promise<Json[]> {
   return text.split("\n\n").flatMap((frame) =>
     frame
       .split("\n")
-      .filter((line) => line.startsWith("data: "))
+      // A priming event (an id and empty data, 2025-11-25) carries no message.
+      .filter((line) => line.startsWith("data: ") && line.length > 6)
       .map((line) => JSON.parse(line.slice(6)) as Json),
   );
 }

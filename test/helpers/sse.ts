@@ -2,7 +2,8 @@
  * Reads a live SSE response one frame at a time, with a timeout per frame, keeping a single pending read
  * across timeouts so no bytes are lost.
  */
-export type Frame = { data: Record<string, any> } | { comment: string };
+/** A message (with its event id when it has one), a comment, or a priming event (an id and empty data). */
+export type Frame = { data: Record<string, any>; id?: string } | { comment: string } | { priming: string };
 
 export function sseReader(response: Response) {
   const reader = response.body!.getReader();
@@ -19,12 +20,14 @@ export function sseReader(response: Response) {
       if (boundary !== -1) {
         const raw = buffer.slice(0, boundary);
         buffer = buffer.slice(boundary + 2);
-        const data = raw
-          .split("\n")
+        const lines = raw.split("\n");
+        const data = lines
           .filter((line) => line.startsWith("data: "))
           .map((line) => line.slice(6))
           .join("\n");
-        if (data) return { data: JSON.parse(data) };
+        const id = lines.find((line) => line.startsWith("id: "))?.slice(4);
+        if (data) return id === undefined ? { data: JSON.parse(data) } : { data: JSON.parse(data), id };
+        if (id !== undefined) return { priming: id };
         if (raw.startsWith(":")) return { comment: raw.slice(1).trim() };
         continue;
       }

@@ -24,7 +24,10 @@ import {
 export interface HandlerContext {
   /** The app's bindings: the `Env` that `wrangler types` generates from wrangler.toml. */
   env: Env;
-  /** Aborted when the client cancels (closes the response stream or the connection). */
+  /**
+   * Aborted when the client cancels: on 2026-07-28 by closing the response stream or the connection; on 2025
+   * revisions by `notifications/cancelled` (in a session only; a dropped connection is not cancellation there).
+   */
   signal: AbortSignal;
   principal: Principal;
   client: { protocolVersion: string; capabilities: ClientCapabilities; info?: Implementation };

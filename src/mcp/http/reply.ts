@@ -2,7 +2,11 @@
  * @module reply
  * Answers one JSON-RPC request over HTTP. The answer is plain `application/json` unless the handler sends a
  * notification (progress, log) before it finishes; then the response turns into an SSE stream that carries the
- * notifications and ends with the final response. Closing that stream cancels the request.
+ * notifications and ends with the final response.
+ *
+ * What the client going away means depends on the revision: on 2026-07-28 closing the stream IS cancellation; on
+ * 2025 revisions it is not (the client sends `notifications/cancelled`), so the handler runs on, and a resumable
+ * stream (a 2025 session's, see `StreamJournal`) keeps its events for the client to fetch with `Last-Event-ID`.
  */
 import { SseStream } from "./sse";
 
@@ -13,51 +17,94 @@ export interface ReplyOptions {
   canStream?: boolean;
   /** Told the HTTP status and JSON-RPC error code (if any) once the final response is sent. */
   onFinish?: (status: number, code: number | undefined) => void;
+  /**
+   * Whether the client going away cancels the request. True on 2026-07-28 (the spec says so); false on 2025
+   * revisions, where a disconnect SHOULD NOT be taken as cancellation. Default: true.
+   */
+  disconnectCancels?: boolean;
+  /** Event ids for the SSE form, and what becomes of its events once the client has gone. Default: none. */
+  journal?: StreamJournal;
 }
+
+/**
+ * Numbers a resumable response stream's events and keeps them once its client has gone (2025 sessions; see
+ * `legacy/resume.ts`). The Reply tells it every message it sends; the journal decides what to keep.
+ */
+export interface StreamJournal {
+  /** The priming event's id, sent first when the stream opens; undefined sends none (older 2025 revisions). */
+  readonly primingId: string | undefined;
+  /** Takes one message sent (or, after `detach`, that would have been sent) on the stream; returns its event id. */
+  record(message: unknown): string;
+  /** The client went away mid-stream: from now on the stream's events are kept for it to resume. */
+  detach(): void;
+  /** The stream is over: its final response was recorded, or the request was cancelled. */
+  end(): void;
+}
+
+/** The status of a cancelled request's reply inside a batch: there is no answer to collect. */
+export const NO_ANSWER = 204;
 
 export class Reply {
   /** Resolves with the HTTP response as soon as its form is known. */
   readonly response: Promise<Response>;
-  /** Aborted when the client goes away (connection closed or stream cancelled). */
+  /** Aborted when the request is cancelled (on 2026-07-28 also when the client goes away). */
   readonly signal: AbortSignal;
   private resolve!: (response: Response) => void;
   private readonly abort = new AbortController();
   private stream: SseStream | undefined;
   private done = false;
+  /** The client went away, but the request runs on (2025). */
+  private detached = false;
 
   private readonly headers: Record<string, string>;
   private readonly canStream: boolean;
   private readonly onFinish?: ReplyOptions["onFinish"];
+  private readonly disconnectCancels: boolean;
+  private readonly journal: StreamJournal | undefined;
 
   constructor(requestSignal: AbortSignal | undefined, options: ReplyOptions = {}) {
     this.headers = { ...options.headers };
     this.canStream = options.canStream ?? true;
     this.onFinish = options.onFinish;
+    this.disconnectCancels = options.disconnectCancels ?? true;
+    this.journal = options.journal;
     this.response = new Promise((resolve) => (this.resolve = resolve));
     this.signal = this.abort.signal;
-    if (requestSignal?.aborted) this.cancel();
-    requestSignal?.addEventListener("abort", () => this.cancel(), { once: true });
+    if (requestSignal?.aborted) this.clientGone();
+    requestSignal?.addEventListener("abort", () => this.clientGone(), { once: true });
   }
 
   /** Sends a notification related to this request, switching the response to SSE if it is not already. */
   notify(message: unknown): void {
     if (this.done || this.signal.aborted || !this.canStream) return;
+    if (this.detached) {
+      // Only a stream the client holds an event id of can be resumed; anything else is lost with the client.
+      if (this.stream) this.journal?.record(message);
+      return;
+    }
     if (!this.stream) {
-      this.stream = new SseStream(() => this.cancel());
+      this.stream = new SseStream(() => this.clientGone());
+      if (this.journal?.primingId !== undefined) this.stream.prime(this.journal.primingId);
       this.resolve(this.stream.response(this.headers));
     }
-    this.stream.send(message);
+    this.stream.send(message, this.journal?.record(message));
   }
 
-  /** Sends the final response; anything sent afterwards is dropped (notifications MUST stop on completion). */
+  /**
+   * Sends the final response; anything sent afterwards is dropped (notifications MUST stop on completion). A
+   * cancelled request gets none (the receiver of a cancellation SHOULD NOT respond).
+   */
   finish(message: unknown, httpStatus: number, headers: Record<string, string> = {}): void {
     if (this.done) return;
     this.done = true;
     const code = (message as { error?: { code?: number } }).error?.code;
     this.onFinish?.(this.stream ? 200 : httpStatus, code);
+    if (this.signal.aborted) return;
     if (this.stream) {
-      this.stream.send(message);
+      const id = this.journal?.record(message);
+      this.stream.send(message, id);
       this.stream.close();
+      this.journal?.end();
     } else {
       this.resolve(Response.json(message, { status: httpStatus, headers: { ...this.headers, ...headers } }));
     }
@@ -72,9 +119,35 @@ export class Reply {
     return this.done;
   }
 
-  private cancel(): void {
+  /**
+   * Cancels the request: the handler's signal aborts and no response follows. An open stream ends; a response
+   * not yet started becomes an empty stream (the HTTP request still needs an answer, the JSON-RPC one must not),
+   * or, inside a batch, 204 (`NO_ANSWER`: the batch leaves it out).
+   */
+  cancel(): void {
     if (this.signal.aborted) return;
     this.abort.abort(new DOMException("The client cancelled the request", "AbortError"));
+    this.journal?.end();
+    if (this.stream) {
+      this.stream.close();
+    } else if (this.canStream) {
+      const empty = new SseStream();
+      empty.close();
+      this.resolve(empty.response(this.headers));
+    } else {
+      this.resolve(new Response(null, { status: NO_ANSWER }));
+    }
+  }
+
+  /** The connection closed or the client dropped the stream. */
+  private clientGone(): void {
+    if (this.disconnectCancels) {
+      this.cancel();
+      return;
+    }
+    if (this.detached || this.done) return;
+    this.detached = true;
     this.stream?.close();
+    if (this.stream) this.journal?.detach();
   }
 }

@@ -8,6 +8,7 @@
 import type { RequestScope } from "../define/context";
 import { clientSupports, type InputApi, type InputRequest, type InputRunner, requireSupport, responseSchemas, toWire } from "../input/ask";
 import { typedAnswer } from "../input/rounds";
+import { isObject } from "../protocol/envelope";
 import type { JsonObject } from "../protocol/wire";
 import type { LegacySession, SessionState } from "./session";
 
@@ -48,14 +49,16 @@ async function askClient(scope: RequestScope, session: LiveSession, request: Inp
   scope.reply.notify({ jsonrpc: "2.0", id, method: wire.method, params });
   const answer = session.stub.awaitResponse(id, scope.requestId, session.timeoutMs) as Promise<JsonObject>;
   const cancelled = new Promise<never>((_, reject) => {
-    const abort = () => {
-      void session.stub.cancel(scope.requestId);
-      reject(new Error("The client cancelled the request"));
-    };
+    const abort = () => reject(new Error("The client cancelled the request"));
     if (scope.reply.signal.aborted) abort();
     scope.reply.signal.addEventListener("abort", abort, { once: true });
   });
   const response = await Promise.race([answer, cancelled]);
+  if (isObject(response.error) && isObject(response.error.data) && response.error.data.cancelled === true) {
+    // The session stopped the wait because the client cancelled this request: so is the handler, at once.
+    scope.reply.cancel();
+    throw new Error("The client cancelled the request");
+  }
   if (response.error !== undefined) {
     // A client that cannot show a form answers with an error; for the handler that is a cancelled form.
     if (request.kind === "form" || request.kind === "url") return { action: "cancel" };

@@ -14,7 +14,7 @@ import { ANONYMOUS } from "../auth/principal";
 import { type RequestScope, requestScope } from "../define/context";
 import type { HttpExchange } from "../http/exchange";
 import { checkRateLimit } from "../http/rate-limit";
-import { Reply } from "../http/reply";
+import { NO_ANSWER, Reply } from "../http/reply";
 import { sessionShard } from "../listen/hub-stream";
 import { assertFilterStorable } from "../listen/listen";
 import { sessionHubs } from "../listen/publish";
@@ -33,8 +33,10 @@ import {
   type LogLevel,
   STATELESS_VERSION,
 } from "../protocol/wire";
+import { watchCancellation } from "./cancellation";
 import { heldLogs } from "./held-logs";
 import { type LiveSession, liveInputRunner } from "./live-input";
+import { responseJournal } from "./resume";
 import type { LegacySession, SessionState } from "./session";
 import { newSession, readSession, type SessionClaims } from "./session-token";
 import { legacyResult } from "./shapes";
@@ -111,8 +113,9 @@ export async function serveLegacy(
   }
   if (message.kind === "notification") {
     const requestId = readableId(message.params.requestId);
-    // Only a session stored at initialize can have a tool waiting for the client (see live-input.ts).
-    if (message.method === "notifications/cancelled" && session?.live && requestId !== undefined) await session.stub.cancel(requestId);
+    // The session's Durable Object is where the cancellation meets the request it names (see cancellation.ts); it
+    // needs no stored state. Without a session it cannot reach the request, which runs to completion.
+    if (message.method === "notifications/cancelled" && session && requestId !== undefined) await session.stub.cancel(requestId);
     logRequest(record, 202);
     return new Response(null, { status: 202 });
   }
@@ -122,6 +125,10 @@ export async function serveLegacy(
   const reply = new Reply(exchange.request.signal, {
     headers: { [HEADER.requestId]: exchange.traceId },
     onFinish: (status, code) => logRequest(record, status, code),
+    // 2025: a disconnect is not cancellation (the client sends notifications/cancelled), so the handler runs on;
+    // a stored session's response stream carries event ids and is kept for the client to resume once it has gone.
+    disconnectCancels: false,
+    ...(session?.live && { journal: responseJournal(session.live, exchange) }),
   });
   const done = answer(server, exchange, message, version, session, reply, true);
   exchange.execution.waitUntil(done);
@@ -155,9 +162,10 @@ async function serveBatch(server: McpServer, exchange: HttpExchange, body: unkno
       // so they cannot ask the client anything either.
       if (message.method === "initialize")
         return errorMessage(message.id, ErrorCode.InvalidRequest, "Invalid Request: initialize cannot be batched");
-      const reply = new Reply(exchange.request.signal, { canStream: false });
+      const reply = new Reply(exchange.request.signal, { canStream: false, disconnectCancels: false });
       await answer(server, exchange, message, version, session, reply, false);
-      return (await reply.response).json();
+      const answered = await reply.response;
+      return answered.status === NO_ANSWER ? undefined : answered.json();
     }),
   );
   const responses = answers.filter((answer) => answer !== undefined);
@@ -205,6 +213,7 @@ async function answer(
     ...(held && { heldLog: held.log }),
   });
   const context = { server, exchange, version, session, reply, scope };
+  const stopWatching = session && watchCancellation(session, message.id, reply, exchange);
   try {
     const result = await legacyMethod(context, message.method, message.params);
     await held?.settled();
@@ -222,6 +231,8 @@ async function answer(
     // Why 200: 2025 clients treat any other status as a transport failure and never read the JSON-RPC error.
     // Authorization failures (401/403) keep their status: clients act on those.
     reply.finish(body, status === 500 || status === 401 || status === 403 ? status : 200, headers);
+  } finally {
+    stopWatching?.();
   }
 }
 

@@ -46,6 +46,24 @@ interface Waiter {
   timer: ReturnType<typeof setTimeout>;
 }
 
+/** One event of a response stream kept for resumption: its position in the stream (1 is the first message). */
+export interface KeptEvent {
+  index: number;
+  message: JsonObject;
+}
+
+/** What a resuming client can still fetch of a response stream, and whether its final message is among it. */
+export interface KeptStream {
+  events: KeptEvent[];
+  finished: boolean;
+}
+
+interface StoredStream extends KeptStream {
+  bytes: number;
+  /** When it was last written: kept streams expire after `KEPT_STREAMS.ttlMs`. */
+  updated: number;
+}
+
 /** Touching a session writes storage; within this window a request does not write again. */
 const TOUCH_INTERVAL_MS = 60_000;
 
@@ -55,8 +73,27 @@ const TOUCH_INTERVAL_MS = 60_000;
  */
 const endOf = (session: SessionState) => Math.min(session.lastSeen + session.idleMs, session.expiresAt ?? 0);
 
+/**
+ * Response streams whose client went away mid-call are kept for it to resume (GET with Last-Event-ID). Why these
+ * bounds: a stored value may hold 2 MB at most, and a string may be stored as UTF-16; a client that has not come
+ * back within minutes will not, and the session's storage must not grow with every dropped call.
+ */
+export const KEPT_STREAMS = { maxBytes: 512 * 1024, maxStreams: 16, ttlMs: 10 * 60_000 } as const;
+
+/** How many cancelled request ids a session remembers (a handler may start watching after the cancellation came). */
+const MAX_CANCELLED = 256;
+
+/** Request ids are a string or a number, and "1" is not 1. */
+const requestKey = (id: RequestId) => `${typeof id}:${id}`;
+
 export class LegacySession extends DurableObject<{ SUBSCRIPTIONS?: DurableObjectNamespace<SubscriptionHub> }> {
   private readonly waiters = new Map<string, Waiter>();
+  /** Ids of requests the client cancelled (oldest first), for handlers that ask after the fact. */
+  private readonly cancelledRequests = new Set<string>();
+  /** Handlers (in any isolate) waiting to learn that their request was cancelled, by request. */
+  private readonly cancelWatchers = new Map<string, Set<(cancelled: boolean) => void>>();
+  /** Resuming clients waiting for more of a kept stream, by stream. */
+  private readonly streamReaders = new Map<string, Set<() => void>>();
 
   async open(state: Omit<SessionState, "lastSeen">): Promise<void> {
     const session: SessionState = { ...state, lastSeen: Date.now() };
@@ -101,6 +138,8 @@ export class LegacySession extends DurableObject<{ SUBSCRIPTIONS?: DurableObject
   /** Ends the session: its state is deleted, its notification stream closed, and waiting tools released. */
   async end(): Promise<void> {
     for (const [id, waiter] of this.waiters) this.settle(id, waiter, "The session ended");
+    for (const watchers of this.cancelWatchers.values()) for (const watcher of watchers) watcher(false);
+    for (const readers of this.streamReaders.values()) for (const wake of readers) wake();
     const session = await this.ctx.storage.get<SessionState>("session");
     await this.ctx.storage.deleteAll();
     await this.ctx.storage.deleteAlarm();
@@ -128,10 +167,108 @@ export class LegacySession extends DurableObject<{ SUBSCRIPTIONS?: DurableObject
     return true;
   }
 
-  /** The client cancelled one of its requests: stop waiting on its behalf. */
+  /**
+   * The client cancelled one of its requests (`notifications/cancelled`, which may arrive in any isolate): stop
+   * waiting on its behalf, and tell the handler running it, now or whenever it asks.
+   */
   async cancel(clientRequestId: RequestId): Promise<void> {
     for (const [id, waiter] of this.waiters) {
-      if (waiter.clientRequestId === clientRequestId) this.settle(id, waiter, "The client cancelled the request");
+      if (waiter.clientRequestId === clientRequestId) this.settle(id, waiter, "The client cancelled the request", true);
+    }
+    const key = requestKey(clientRequestId);
+    this.cancelledRequests.delete(key);
+    this.cancelledRequests.add(key);
+    // Why a bound: the ids come from the client. Request ids are not reused within a session, so the oldest go first.
+    for (const oldest of this.cancelledRequests) {
+      if (this.cancelledRequests.size <= MAX_CANCELLED) break;
+      this.cancelledRequests.delete(oldest);
+    }
+    for (const watcher of this.cancelWatchers.get(key) ?? []) watcher(true);
+  }
+
+  /**
+   * Resolves true once the client cancels `clientRequestId` (at once if it already has); false after `waitMs`, or
+   * when the handler stops watching (`unwatchCancellation`).
+   */
+  watchCancellation(clientRequestId: RequestId, waitMs: number): Promise<boolean> {
+    const key = requestKey(clientRequestId);
+    if (this.cancelledRequests.has(key)) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const watchers = this.cancelWatchers.get(key) ?? new Set();
+      const settle = (cancelled: boolean) => {
+        clearTimeout(timer);
+        watchers.delete(settle);
+        if (watchers.size === 0 && this.cancelWatchers.get(key) === watchers) this.cancelWatchers.delete(key);
+        resolve(cancelled);
+      };
+      const timer = setTimeout(() => settle(false), waitMs);
+      watchers.add(settle);
+      this.cancelWatchers.set(key, watchers);
+    });
+  }
+
+  /**
+   * The handler finished: release its pending watch. (A client that reuses a request id while the first request
+   * runs, against the spec, releases both; each renews its watch.)
+   */
+  async unwatchCancellation(clientRequestId: RequestId): Promise<void> {
+    for (const watcher of this.cancelWatchers.get(requestKey(clientRequestId)) ?? []) watcher(false);
+  }
+
+  /**
+   * Appends events of a response stream whose client went away (`finished` once its final message is among them).
+   * Only the newest `KEPT_STREAMS.maxBytes` (JSON, as stored) are kept; a final message larger than that alone is
+   * replaced by an error response saying so, so a resuming client is never left waiting for it.
+   */
+  async keepStream(key: string, events: KeptEvent[], finished: boolean): Promise<void> {
+    // Why: a write that lands after the session ended would leave storage that nothing ever deletes.
+    if (!(await this.exists())) return;
+    const stored = (await this.ctx.storage.get<StoredStream>(`stream:${key}`)) ?? { events: [], finished: false, bytes: 0, updated: 0 };
+    stored.updated = Date.now();
+    for (const event of events) {
+      stored.events.push(event);
+      stored.bytes += jsonBytes(event);
+    }
+    stored.finished ||= finished;
+    while (stored.bytes > KEPT_STREAMS.maxBytes && stored.events.length > 1) stored.bytes -= jsonBytes(stored.events.shift()!);
+    const only = stored.events[0];
+    if (only && stored.bytes > KEPT_STREAMS.maxBytes) {
+      const id = (only.message.id as RequestId | undefined) ?? null;
+      const message = `The response was larger than the ${KEPT_STREAMS.maxBytes} bytes kept for resumption`;
+      stored.events = [{ index: only.index, message: { jsonrpc: "2.0", id, error: { code: -32603, message } } }];
+      stored.bytes = jsonBytes(stored.events[0]);
+    }
+    const index = await this.keptStreamIndex(key);
+    await this.ctx.storage.put({ [`stream:${key}`]: stored, streams: index });
+    for (const wake of this.streamReaders.get(key) ?? []) wake();
+  }
+
+  /**
+   * What a resuming client has not seen of a kept stream (events after `after`), or null when the session keeps
+   * no such stream. When there is nothing new yet, waits up to `waitMs` for more (or for the stream to be kept:
+   * a client may come back before its old connection is known to be gone).
+   */
+  async readStream(key: string, after: number, waitMs: number): Promise<KeptStream | null> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const found = await this.ctx.storage.get<StoredStream>(`stream:${key}`);
+      const stored = found && Date.now() - found.updated <= KEPT_STREAMS.ttlMs ? found : undefined;
+      const events = stored?.events.filter((event) => event.index > after) ?? [];
+      const left = deadline - Date.now();
+      if ((stored && (events.length > 0 || stored.finished)) || left <= 0) return stored ? { events, finished: stored.finished } : null;
+      await new Promise<void>((wake) => {
+        const readers = this.streamReaders.get(key) ?? new Set();
+        const done = () => {
+          clearTimeout(timer);
+          readers.delete(done);
+          if (readers.size === 0) this.streamReaders.delete(key);
+          wake();
+        };
+        const timer = setTimeout(done, left);
+        readers.add(done);
+        this.streamReaders.set(key, readers);
+      });
+      if (!(await this.exists())) return null;
     }
   }
 
@@ -142,11 +279,34 @@ export class LegacySession extends DurableObject<{ SUBSCRIPTIONS?: DurableObject
     else await this.ctx.storage.setAlarm(endOf(session));
   }
 
-  /** Hands the waiting tool the client's response, or (given a reason) an error response in its place. */
-  private settle(id: string, waiter: Waiter | undefined, outcome: JsonObject | string): void {
+  /**
+   * Hands the waiting tool the client's response, or (given a reason) an error response in its place; one marked
+   * `cancelled` tells the tool that the client cancelled the request it runs for.
+   */
+  private settle(id: string, waiter: Waiter | undefined, outcome: JsonObject | string, cancelled = false): void {
     if (!waiter) return;
     clearTimeout(waiter.timer);
     this.waiters.delete(id);
-    waiter.resolve(typeof outcome === "string" ? { jsonrpc: "2.0", id, error: { code: -32603, message: outcome } } : outcome);
+    const error = typeof outcome === "string" && { code: -32603, message: outcome, ...(cancelled && { data: { cancelled: true } }) };
+    waiter.resolve(error ? { jsonrpc: "2.0", id, error } : (outcome as JsonObject));
+  }
+
+  /** Whether the session still exists (it may have ended while a call ran on). */
+  private async exists(): Promise<boolean> {
+    return (await this.ctx.storage.get("session")) !== undefined;
+  }
+
+  /** The index of kept streams after (re)keeping `key`: expired ones and the oldest beyond the cap are deleted. */
+  private async keptStreamIndex(key: string): Promise<Record<string, number>> {
+    const now = Date.now();
+    const index = { ...(await this.ctx.storage.get<Record<string, number>>("streams")), [key]: now };
+    const newestFirst = Object.entries(index).sort(([, a], [, b]) => b - a);
+    const gone = newestFirst.filter(([, kept], position) => now - kept > KEPT_STREAMS.ttlMs || position >= KEPT_STREAMS.maxStreams);
+    for (const [old] of gone) delete index[old];
+    if (gone.length > 0) await this.ctx.storage.delete(gone.map(([old]) => `stream:${old}`));
+    return index;
   }
 }
+
+const encoder = new TextEncoder();
+const jsonBytes = (value: unknown) => encoder.encode(JSON.stringify(value)).byteLength;

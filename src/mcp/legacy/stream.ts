@@ -1,8 +1,9 @@
 /**
  * @module legacy-stream
  * The two HTTP verbs a 2025 session adds: GET opens the session's notification stream (list changes and
- * updates of subscribed resources, fed by the hubs), and DELETE ends a session stored at initialize. Without a
- * session both are 405, exactly as on the 2026-07-28 path; so is DELETE of a session that stored nothing then.
+ * updates of subscribed resources, fed by the hubs) or resumes a stream with Last-Event-ID, and DELETE ends a
+ * session stored at initialize. Without a session both are 405, exactly as on the 2026-07-28 path; so is DELETE of
+ * a session that stored nothing then.
  */
 
 import { ANONYMOUS } from "../auth/principal";
@@ -12,20 +13,33 @@ import { NOTIFICATION_METHODS } from "../listen/listen";
 import { HttpError } from "../protocol/errors";
 import type { McpServer } from "../protocol/server";
 import { HEADER } from "../protocol/wire";
+import { getEventId, newStreamKey, parseEventId, primes, resumeResponseStream } from "./resume";
 import { asSessionState, loadSession, sessionFilter } from "./serve";
 
 export const methodNotAllowed = () => new HttpError(405, "Method Not Allowed: send JSON-RPC messages with POST", { allow: "POST" });
 
+/**
+ * GET: the session's notification stream, or (with a Last-Event-ID naming a response stream) the rest of that
+ * response stream. Event ids and resumption: see `resume.ts`.
+ */
 export async function openSessionStream(server: McpServer, exchange: HttpExchange): Promise<Response> {
   const support = server.listenSupport(exchange.env);
   const hasSession = exchange.request.headers.has(HEADER.sessionId) && exchange.config.legacy.enabled;
-  if (!hasSession || !(support.tools || support.prompts || support.resources)) throw methodNotAllowed();
+  if (!hasSession) throw methodNotAllowed();
   if (!/text\/event-stream|\*\/\*/i.test(exchange.request.headers.get("accept") ?? "")) {
     throw new HttpError(406, "Not Acceptable: the notification stream is text/event-stream");
   }
-  const hubs = exchange.env.SUBSCRIPTIONS;
   const session = await loadSession(exchange);
-  if (!hubs || !session) throw methodNotAllowed();
+  if (!session) throw methodNotAllowed();
+  const cursor = parseEventId(exchange.request.headers.get(HEADER.lastEventId));
+  // A response stream is kept only by a session with stored state (see resume.ts).
+  if (cursor?.kind === "post") {
+    if (!session.live) throw methodNotAllowed();
+    return resumeResponseStream(exchange, session.live, cursor.stream, cursor.index);
+  }
+  const hubs = exchange.env.SUBSCRIPTIONS;
+  if (!hubs || !(support.tools || support.prompts || support.resources)) throw methodNotAllowed();
+  const stream = newStreamKey();
   const principal = exchange.principal ?? ANONYMOUS;
   // A session that stored nothing at initialize may have subscribed since; if it never did, it has no state.
   const state = session.live?.state ?? asSessionState(await session.stub.load(principal.id));
@@ -45,6 +59,10 @@ export async function openSessionStream(server: McpServer, exchange: HttpExchang
       method: NOTIFICATION_METHODS[event.type],
       ...(event.type === "resource_updated" && { params: { uri: event.uri } }),
     }),
+    // An id this server did not issue (or none) starts afresh: the spec lets a server decline to replay.
+    ...(cursor?.kind === "get" && { resumeAfter: cursor.positions }),
+    eventId: (positions) => getEventId(stream, positions),
+    prime: primes(session.claims.version),
   });
 }
 

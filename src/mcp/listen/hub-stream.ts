@@ -6,14 +6,24 @@
  *
  * Hygiene: comment keep-alives hold proxies open; after the maximum lifetime the stream ends (callers decide what
  * to send first); when the client goes away, or a hub drops the socket, everything is closed at once.
+ *
+ * Resumption (2025 sessions only): each hub numbers its events while it serves sessions, so the stream's position
+ * is a pair (one per hub). A caller that asks for event ids gets one per event from that pair, and a stream opened
+ * with `resumeAfter` gets from each hub what it missed before anything live.
  */
 
 import type { Principal } from "../auth/principal";
 import type { ListenSettings } from "../config";
 import { SseStream } from "../http/sse";
 import { describeError, type LogScope, log } from "../log";
-import type { HubEvent, HubMessage, ListenerFilter, ListenerSpec, SubscriptionHub } from "./hub";
+import { type HubEvent, type HubMessage, type ListenerFilter, type ListenerSpec, POSITION_HEADER, type SubscriptionHub } from "./hub";
 import { globalHubName, principalHubName } from "./publish";
+
+/** Where a stream stands in each of its two hubs' numbering (see `hub.ts`, the replay buffer). */
+export interface HubPositions {
+  principal: number;
+  global: number;
+}
 
 export interface HubStreamOptions {
   /** The SUBSCRIPTIONS namespace; callers only open a stream when the Worker has it. */
@@ -30,6 +40,12 @@ export interface HubStreamOptions {
   headers: Record<string, string>;
   /** The SSE message for one hub event. */
   toMessage(event: HubEvent): unknown;
+  /** A resuming session stream: the positions it last saw; each hub first replays what it holds after them. */
+  resumeAfter?: HubPositions;
+  /** Gives every SSE event an id from the stream's positions (2025 sessions); without it events carry none. */
+  eventId?(positions: HubPositions): string;
+  /** Sends a priming event (an id, no data) once both hubs accepted, before anything else. Needs `eventId`. */
+  prime?: boolean;
   /** Called once both hubs accepted the listener, before any event is forwarded. */
   onOpen?(stream: SseStream): void;
   /** Called when a hub refused the listener (`full`: a cap was reached); the stream closes afterwards. */
@@ -63,6 +79,7 @@ export function hubStream(options: HubStreamOptions): Response {
     // Anonymous callers are everyone at once, so only the per-hub cap applies to them.
     maxPerPrincipal: role === "principal" && options.principal.authenticated ? settings.maxPerPrincipal : 0,
     ...(options.session && { session: options.session }),
+    ...(options.resumeAfter && { after: options.resumeAfter[role] }),
   });
   const hubs = [
     { name: principalHubName(options.principal.id), role: "principal" as const },
@@ -86,18 +103,29 @@ export function hubStream(options: HubStreamOptions): Response {
       options.onRefused?.(stream, refused.status === 429);
       return stop(refused.status === 429 ? "limit reached" : "hub refused");
     }
-    for (const socket of sockets) {
+    // A resumed stream starts where the client stopped, unless a hub never got that far (then where the hub is).
+    const positions: HubPositions = { principal: 0, global: 0 };
+    const eventId = options.eventId && (() => options.eventId!(positions));
+    hubs.forEach(({ role }, i) => {
+      const current = Number(upgrades[i]!.headers.get(POSITION_HEADER) ?? 0);
+      positions[role] = Math.min(options.resumeAfter?.[role] ?? current, current);
+    });
+    if (options.prime && eventId) stream.prime(eventId());
+    hubs.forEach(({ role }, i) => {
+      const socket = upgrades[i]!.webSocket!;
       socket.accept();
-      socket.addEventListener("message", (event) => {
-        const message = JSON.parse(String(event.data)) as HubMessage;
+      socket.addEventListener("message", (message) => {
+        const received = JSON.parse(String(message.data)) as HubMessage;
         // A full hub asks whether our client is still there: only a write tells (a comment is not a message).
-        if (message.type === "probe") stream.comment("probe");
-        else stream.send(options.toMessage(message));
+        if (received.type === "probe") return stream.comment("probe");
+        const event = received as HubEvent;
+        if (typeof event.seq === "number") positions[role] = event.seq;
+        stream.send(options.toMessage(event), eventId?.());
       });
       // The hub restarted or dropped us: end the stream, and the client starts a new one.
       socket.addEventListener("close", () => stop("hub closed"));
       socket.addEventListener("error", () => stop("hub error"));
-    }
+    });
     options.onOpen?.(stream);
     const keepAlive = setInterval(() => stream.comment(), settings.keepAliveMs);
     const lifetime = setTimeout(() => {

@@ -5,6 +5,11 @@
  * Each listener is a WebSocket from the Worker invocation that holds the client's SSE response. The hub accepts
  * it with the WebSocket Hibernation API, so an idle hub is evicted from memory while its sockets stay open; the
  * listener's filter lives in the socket attachment and survives eviction. Hubs are sharded (see `publish.ts`).
+ *
+ * For 2025 sessions, whose GET stream a client resumes with Last-Event-ID, a hub that serves sessions also numbers
+ * its events and keeps the newest in storage (the replay buffer, `REPLAY_BUFFER`); a session listener that names
+ * the position it last saw gets what it missed before anything live. 2026-07-28 has no resumption: a hub that never
+ * serves a session writes nothing.
  */
 import { DurableObject } from "cloudflare:workers";
 import { MAX_ATTACHMENT_BYTES, storedSize } from "./stored-size";
@@ -13,9 +18,13 @@ import { MAX_ATTACHMENT_BYTES, storedSize } from "./stored-size";
 export type HubMessage = HubEvent | { type: "probe" };
 const PROBE: HubMessage = { type: "probe" };
 
-export type HubEvent =
+export type HubEvent = (
   | { type: "tools_list_changed" | "prompts_list_changed" | "resources_list_changed"; principal?: string }
-  | { type: "resource_updated"; uri: string; principal?: string };
+  | { type: "resource_updated"; uri: string; principal?: string }
+) & {
+  /** The event's position in this hub's replay buffer, when the hub keeps one (it serves 2025 sessions). */
+  seq?: number;
+};
 
 /** What a listener asked for, as stored on its socket (at most 16 KiB as V8 serialises it, a platform limit). */
 export interface ListenerFilter {
@@ -34,6 +43,24 @@ export interface ListenerSpec {
   maxPerPrincipal: number;
   /** A legacy session's stream: only the newest stream of a session stays open, and its filter can change. */
   session?: string;
+  /** A resuming session stream: replay the buffered events after this position first. */
+  after?: number;
+}
+
+/**
+ * The replay buffer for session streams. Why these bounds: a session's client reconnects within seconds, and the
+ * buffer is shared by every listener of the hub. `maxBytes` counts the events' JSON as stored; the buffer is kept
+ * while a session listens, and for `windowMs` after the last one left.
+ */
+export const REPLAY_BUFFER = { maxEvents: 100, maxBytes: 64 * 1024, windowMs: 5 * 60_000 } as const;
+
+/** The response header that tells a listener the hub's current position. */
+export const POSITION_HEADER = "x-mcp-position";
+
+interface BufferedEvent {
+  seq: number;
+  event: HubEvent;
+  bytes: number;
 }
 
 interface Attachment {
@@ -112,6 +139,14 @@ function closeQuietly(socket: WebSocket, code: number, reason: string): void {
 
 const principalTag = (principal: string) => `p:${principal}`.slice(0, 256);
 const sessionTag = (session: string) => `s:${session}`;
+/** Every session listener carries this tag too: while one is connected, the hub keeps its replay buffer. */
+const SESSIONS_TAG = "sessions";
+
+const POSITION_KEY = "replay:seq";
+const UNTIL_KEY = "replay:until";
+const EVENT_PREFIX = "replay:e:";
+const eventKey = (seq: number) => `${EVENT_PREFIX}${String(seq).padStart(15, "0")}`;
+const encoder = new TextEncoder();
 
 /** A full hub probes its listeners this many times, this far apart, before it refuses one (a round per proxy hop). */
 const PROBE_ROUNDS = 3;
@@ -156,13 +191,15 @@ export class SubscriptionHub extends DurableObject<unknown> {
     if (spec.session) {
       // A session has one notification stream: a newer one replaces the older (each message goes on one stream).
       this.closeSession(spec.session, "replaced by a newer stream");
-      tags.push(sessionTag(spec.session));
+      tags.push(sessionTag(spec.session), SESSIONS_TAG);
+      this.keepBuffer();
     }
     this.ctx.acceptWebSocket(server, tags);
-    return new Response(null, { status: 101, webSocket: client });
+    const position = this.ctx.storage.kv.get<number>(POSITION_KEY) ?? 0;
+    if (spec.session && spec.after !== undefined) this.replay(server, spec, position);
+    return new Response(null, { status: 101, webSocket: client, headers: { [POSITION_HEADER]: String(position) } });
   }
 
-  /** Sends the event to every matching listener; returns how many received it. A dead socket never stops the rest. */
   /** The cap a new listener would exceed, if any. */
   private capReached(spec: ListenerSpec, tag: string): "hub" | "principal" | undefined {
     if (this.ctx.getWebSockets().length >= spec.maxListeners) return "hub";
@@ -188,8 +225,10 @@ export class SubscriptionHub extends DurableObject<unknown> {
     await scheduler.wait(PROBE_GAP_MS);
   }
 
+  /** Sends the event to every matching listener; returns how many received it. A dead socket never stops the rest. */
   async publish(event: HubEvent): Promise<number> {
-    const message = JSON.stringify(event);
+    const seq = this.buffer(event);
+    const message = JSON.stringify(seq === undefined ? event : { ...event, seq });
     let delivered = 0;
     for (const socket of this.ctx.getWebSockets()) {
       const attachment = readAttachment(socket);
@@ -239,11 +278,59 @@ export class SubscriptionHub extends DurableObject<unknown> {
     return this.ctx.getWebSockets().length;
   }
 
+  /** Keeps the replay buffer for `REPLAY_BUFFER.windowMs` from now (a session listener came or went). */
+  private keepBuffer(): void {
+    this.ctx.storage.kv.put(UNTIL_KEY, Date.now() + REPLAY_BUFFER.windowMs);
+  }
+
+  /**
+   * Numbers and stores the event while the hub serves sessions (one is listening, or one left within the window);
+   * returns its position, or undefined when nothing is kept. Drops the oldest events beyond the buffer's bounds.
+   */
+  private buffer(event: HubEvent): number | undefined {
+    const kv = this.ctx.storage.kv;
+    const now = Date.now();
+    const until = kv.get<number>(UNTIL_KEY) ?? 0;
+    if (this.ctx.getWebSockets(SESSIONS_TAG).length > 0) {
+      // Renew the window only when half of it is gone: one storage write per half window, not per event.
+      if (until - now < REPLAY_BUFFER.windowMs / 2) this.keepBuffer();
+    } else if (until < now) {
+      return undefined;
+    }
+    const seq = (kv.get<number>(POSITION_KEY) ?? 0) + 1;
+    kv.put(POSITION_KEY, seq);
+    kv.put(eventKey(seq), { seq, event, bytes: encoder.encode(JSON.stringify(event)).byteLength } satisfies BufferedEvent);
+    let count = 0;
+    let bytes = 0;
+    for (const [key, stored] of kv.list<BufferedEvent>({ prefix: EVENT_PREFIX, reverse: true })) {
+      count++;
+      bytes += stored.bytes;
+      if (count > REPLAY_BUFFER.maxEvents || bytes > REPLAY_BUFFER.maxBytes) kv.delete(key);
+    }
+    return seq;
+  }
+
+  /**
+   * Sends a resuming session listener what it missed: the buffered events after `spec.after` that it may see. A
+   * position ahead of the hub's (unknown to it) replays nothing; one older than the buffer replays all it holds.
+   */
+  private replay(socket: WebSocket, spec: ListenerSpec, position: number): void {
+    if (spec.after === undefined || spec.after >= position) return;
+    for (const [, stored] of this.ctx.storage.kv.list<BufferedEvent>({ prefix: EVENT_PREFIX, startAfter: eventKey(spec.after) })) {
+      // Why: the same rule as live delivery, a private event reaches only its principal's listeners.
+      if (stored.event.principal !== undefined && stored.event.principal !== spec.principal) continue;
+      if (!wants(spec.filter, stored.event)) continue;
+      socket.send(JSON.stringify({ ...stored.event, seq: stored.seq }));
+    }
+  }
+
   async webSocketMessage(): Promise<void> {
     // Listeners never send anything; the socket exists only to receive events.
   }
 
   async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
+    // A session's stream ended: keep buffering for a while, so that it can resume where it stopped.
+    if (this.ctx.getTags(socket).includes(SESSIONS_TAG)) this.keepBuffer();
     // Complete the close handshake (compatibility dates before 2026-04-07 do not auto-reply). 1005/1006 cannot be sent.
     closeQuietly(socket, code === 1005 || code === 1006 ? 1000 : code, reason);
   }
