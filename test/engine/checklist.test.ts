@@ -1,59 +1,194 @@
 /**
- * The bad-input and fault checklist (docs: style-ecosystem-security.md, section C.6), one test per row, each
- * asserting the HTTP status and, where the row has one, the JSON-RPC error code. Where this server deliberately
- * differs from the reference table (legacy clients are served, requestState binding is always on, the state size
- * cap is configurable), the test name says so.
+ * The bad-input and fault checklist: 48 cases that an MCP server on Cloudflare Workers must answer with a clear error
+ * and no harm done (transport and envelope, tools and internal faults, authorization, requestState,
+ * subscriptions/listen, /health), one row each, in numeric order. A row is either a test here, asserting the HTTP
+ * status and, where the row has one, the JSON-RPC error code, or a numbered comment for a row whose case the file
+ * about that part of the engine already asserts: COVERED_ELSEWHERE names those tests, so each case is asserted once
+ * and this file stays the index of all 48 (test/repo/checklist.test.ts keeps rows, comments and table in step).
+ * Where this server deliberately differs from the checklist's usual answer (legacy clients are served, requestState
+ * binding is always on, the state size cap is configurable), the row says so.
  *
  * Durable Objects are isolated per test file, and listener caps count every open socket of a hub, so every listen
  * stream opened here is cancelled after its test.
  */
-import { abortAllDurableObjects } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import * as z from "zod/mini";
-import { definePrompt, defineResource, defineTool, elicitForm, text } from "../../src/mcp";
-import { parseConfig } from "../../src/mcp/config";
+import { defineResource, defineTool, elicitForm, text } from "../../src/mcp";
 import { digestJson, importKeyRing, open, parseKeySpec, seal } from "../../src/mcp/input/state-token";
-import { createPublisher, globalHubName, principalHubName } from "../../src/mcp/listen/publish";
+import { createPublisher, principalHubName } from "../../src/mcp/listen/publish";
 import { tools as exampleTools } from "../../src/tools";
 import { localIssuer } from "../helpers/issuer";
-import { type Json, MODERN, meta, post, readMessage, SERVED_VERSIONS, send, standardHeaders, testServer, URL_MCP } from "../helpers/rpc";
+import { type Json, meta, readMessage, send, standardHeaders, testServer, URL_MCP } from "../helpers/rpc";
 import { sseReader } from "../helpers/sse";
-import { expectError, prototypeSnapshot, withLogs } from "../helpers/wire";
+import { announceToolsChanged } from "../helpers/tools";
+import { expectError, withLogs } from "../helpers/wire";
+
+/**
+ * The rows whose case another file asserts, each with the tests that assert it: row -> [file, exact test name][].
+ * Those rows keep a numbered comment at their place below. Rename or remove one of these tests and
+ * test/repo/checklist.test.ts fails until this table says where the case went.
+ */
+// biome-ignore lint/correctness/noUnusedVariables: no test here reads it; test/repo/checklist.test.ts parses it from this file.
+const COVERED_ELSEWHERE = {
+  1: [
+    [
+      "test/engine/http/transport.test.ts",
+      "answers GET and DELETE on /mcp with 405, Allow: POST and a JSON-RPC error without id or detail",
+    ],
+  ],
+  2: [["test/engine/http/guards.test.ts", "refuses a foreign Origin with 403 and a JSON-RPC error without id, before any tool code runs"]],
+  3: [
+    ["test/engine/http/guards.test.ts", "refuses Origin: null and unparseable origins with 403"],
+    [
+      "test/engine/http/guards.test.ts",
+      "accepts no Origin (CLI, desktop client), the server's own origin, and loopback origins in development",
+    ],
+  ],
+  4: [["test/engine/http/guards.test.ts", "refuses a foreign Host (DNS rebinding against wrangler dev) in development with 403"]],
+  5: [
+    ["test/engine/http/guards.test.ts", "refuses a body that is not declared as JSON, or as JSON in another charset, with 415"],
+    ["test/engine/http/guards.test.ts", "refuses a missing Accept, or one without both application/json and text/event-stream, with 406"],
+  ],
+  6: [["test/engine/http/guards.test.ts", "refuses a declared Content-Length over the 1 MiB cap with 413 before reading"]],
+  7: [["test/engine/http/guards.test.ts", "stops reading a chunked body once it passes the cap and answers 413 (production)"]],
+  8: [
+    [
+      "test/engine/protocol/envelope.test.ts",
+      "answers an empty body, a body that is not JSON or is cut short, and invalid UTF-8 with -32700, HTTP 400 and no id",
+    ],
+  ],
+  9: [
+    ["test/engine/http/guards.test.ts", "answers nesting deeper than 64 levels (MAX_JSON_DEPTH) with 400 and -32700 instead of crashing"],
+  ],
+  10: [
+    [
+      "test/engine/http/guards.test.ts",
+      "answers more than 10,000 object members (MAX_JSON_MEMBERS) with 400 and -32700 in linear time, even inside the size cap",
+    ],
+  ],
+  11: [
+    ["test/engine/protocol/envelope.test.ts", "refuses a batch (JSON array) with -32600 and HTTP 400"],
+    ["test/engine/protocol/envelope.test.ts", "refuses a JSON-RPC response or error response sent by the client with -32600 and HTTP 400"],
+    ["test/engine/legacy/legacy.test.ts", "answers a batch with an array of responses, skipping notifications"],
+  ],
+  12: [
+    [
+      "test/engine/protocol/envelope.test.ts",
+      'refuses jsonrpc other than "2.0" or missing, a missing method, and null, object, fractional, array or boolean ids with -32600 and HTTP 400',
+    ],
+  ],
+  14: [["test/engine/protocol/envelope.test.ts", "accepts a notification with 202 and an empty body"]],
+  15: [
+    [
+      "test/engine/legacy/legacy.test.ts",
+      "treats a request with neither header nor _meta as 2025-03-26 (no title, no outputSchema, no structuredContent)",
+    ],
+    ["test/engine/protocol/envelope.test.ts", "answers a modern _meta with no MCP-Protocol-Version header with -32020"],
+    ["test/engine/protocol/envelope.test.ts", "answers an unsupported version with -32022, HTTP 400, data.supported and data.requested"],
+    ["test/engine/legacy/legacy.test.ts", "turns away a 2025 client with -32022 and the supported versions when LEGACY_CLIENTS is off"],
+  ],
+  16: [
+    ["test/engine/protocol/envelope.test.ts", "answers a header version that differs from _meta with -32020 and HTTP 400"],
+    ["test/engine/http/guards.test.ts", "refuses an Mcp-Method that differs from the body, including by case"],
+    ["test/engine/http/guards.test.ts", "refuses a missing or mismatching Mcp-Name on tools/call, naming both values"],
+  ],
+  17: [
+    ["test/engine/http/guards.test.ts", "decodes the =?base64?...?= form before comparing"],
+    ["test/engine/http/guards.test.ts", "refuses a malformed base64 header value with 400 and -32020"],
+  ],
+  18: [["test/engine/http/transport.test.ts", "ignores Mcp-Session-Id and Last-Event-ID: never minted or echoed"]],
+  19: [["test/engine/define/tools.test.ts", "answers an unknown tool with -32602 (a protocol error, HTTP 200)"]],
+  20: [
+    ["test/engine/define/tools.test.ts", "reports invalid arguments as an isError result the model can fix its call from"],
+    ["test/engine/define/tools.test.ts", "reports out-of-range values and missing arguments the same way"],
+  ],
+  21: [
+    [
+      "test/engine/define/tools.test.ts",
+      "keeps prototype-polluting keys out: __proto__, constructor and prototype are unknown keys, and no prototype changes",
+    ],
+  ],
+  22: [["test/engine/protocol/envelope.test.ts", "keeps string ids as strings and ignores unknown envelope fields"]],
+  23: [
+    [
+      "test/engine/define/tools.test.ts",
+      "turns a handler that throws into a generic isError result naming the request id, and logs the detail instead of answering it",
+    ],
+  ],
+  25: [
+    [
+      "test/engine/define/tools.test.ts",
+      "answers structuredContent that breaks the outputSchema with -32603 (HTTP 500, a server bug) and a generic message, and logs it",
+    ],
+  ],
+  26: [
+    [
+      "test/engine/http/transport.test.ts",
+      "treats a client closing the SSE response mid-call as cancellation: the handler sees an aborted signal",
+    ],
+  ],
+  27: [
+    [
+      "test/engine/auth/auth.test.ts",
+      "answers a request without a token with 401 and a challenge naming the metadata and the scopes to ask for",
+    ],
+  ],
+  30: [["test/engine/auth/auth.test.ts", "answers a call without the tool's scope with 403 insufficient_scope and every scope it needs"]],
+  38: [
+    [
+      "test/engine/http/hardening.test.ts",
+      "answers /mcp with 503 and a generic message, and /health with 503 {status: error, config: invalid}, in production without STATE_KEYS or with a key under 32 bytes",
+    ],
+  ],
+  40: [
+    [
+      "test/engine/listen/listen.test.ts",
+      "flushes its headers at once, then sends the acknowledgement first, with the honoured filter and subscriptionId = the request id",
+    ],
+  ],
+  41: [
+    [
+      "test/engine/listen/listen.test.ts",
+      "drops notification types the server cannot deliver from the acknowledgement, and never sends them",
+    ],
+    [
+      "test/engine/listen/listen.test.ts",
+      "answers a malformed or oversized filter (over 64 URIs, over 12,000 bytes, a URI over 2,048 characters) with -32602 as JSON",
+    ],
+  ],
+  42: [["test/engine/listen/listen.test.ts", "sends comment keep-alives at the configured interval (default 20 s, within 15-25 s)"]],
+  43: [["test/engine/listen/limits.test.ts", "refuses a listener over the per-hub cap in-band, before any acknowledgement"]],
+  44: [
+    [
+      "test/engine/listen/listen.test.ts",
+      "ends the stream without a completion result when the hub restarts (evicted mid-stream), and a new listen works",
+    ],
+  ],
+  45: [
+    [
+      "test/engine/listen/listen.test.ts",
+      "ends the stream gracefully with the completion result {resultType: complete, _meta: {subscriptionId}} after the maximum lifetime",
+    ],
+  ],
+  46: [["test/engine/listen/listen.test.ts", "never announces one principal's resource changes to another principal's listeners"]],
+  48: [
+    [
+      "test/engine/http/transport.test.ts",
+      "answers GET /health with 200 {status: ok} quickly, under load, without touching storage or showing config",
+    ],
+  ],
+} as const;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Test servers
 // ---------------------------------------------------------------------------------------------------------------
 
-let echoRuns = 0;
-const cancelled: (string | number)[] = [];
 const echo = defineTool({
   name: "echo",
   description: "Echoes a short text.",
-  input: z.strictObject({
-    text: z.string().check(z.minLength(1), z.maxLength(10)),
-    times: z.optional(z.int().check(z.minimum(1), z.maximum(5))),
-  }),
-  output: z.object({ echoed: z.string() }),
-  handler: ({ text: value, times }) => {
-    echoRuns++;
-    return { structuredContent: { echoed: value.repeat(times ?? 1) } };
-  },
-});
-const crash = defineTool({
-  name: "crash",
-  description: "Throws, as a buggy tool would.",
-  input: z.strictObject({}),
-  handler: () => {
-    throw new Error("secret detail: the database password is hunter2");
-  },
-});
-const lies = defineTool({
-  name: "lies",
-  description: "Returns structuredContent that breaks its own outputSchema.",
-  input: z.strictObject({}),
-  output: z.object({ count: z.number() }),
-  handler: () => ({ structuredContent: { count: "many" } as unknown as { count: number } }),
+  input: z.strictObject({ text: z.string().check(z.minLength(1), z.maxLength(10)) }),
+  handler: ({ text: value }) => ({ content: [text(value)] }),
 });
 /** Asks once; `item` only exists so that two calls can differ in their arguments. */
 const askingTool = (name: string, singleUse: boolean) =>
@@ -66,22 +201,6 @@ const askingTool = (name: string, singleUse: boolean) =>
       return { content: [text(`ok=${ok.action}`)] };
     },
   });
-const slow = defineTool({
-  name: "slow",
-  description: "Reports progress five times; stops when cancelled.",
-  input: z.strictObject({}),
-  async handler(_args, ctx) {
-    for (let step = 1; step <= 5; step++) {
-      if (ctx.signal.aborted) {
-        cancelled.push(ctx.requestId);
-        return { content: [text("cancelled")] };
-      }
-      ctx.progress(step, 5);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    return { content: [text("done")] };
-  },
-});
 const broken = defineResource({
   uri: "test://broken",
   name: "broken",
@@ -90,224 +209,52 @@ const broken = defineResource({
   },
 });
 const definition = {
-  tools: [echo, crash, lies, askingTool("confirm", false), askingTool("confirm_once", true), slow],
+  tools: [echo, askingTool("confirm", false), askingTool("confirm_once", true)],
   resources: [broken],
 };
 const server = testServer(definition);
-const HEADERS = standardHeaders("server/discover");
-const discover = { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta() } };
-const legacyHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Transport, envelope and headers (rows 1-18)
 // ---------------------------------------------------------------------------------------------------------------
 
 describe("transport and envelope", () => {
-  it("row 1: GET /mcp and DELETE /mcp get 405 with Allow: POST", async () => {
-    for (const method of ["GET", "DELETE"]) {
-      const response = await exports.default.fetch(URL_MCP, { method });
-      expect(response.status).toBe(405);
-      expect(response.headers.get("allow")).toBe("POST");
-      // No detail beyond the refusal itself: no id, no data.
-      expect(await response.json()).toEqual({
-        jsonrpc: "2.0",
-        error: { code: -32600, message: expect.stringMatching(/^Method Not Allowed/) },
-      });
-    }
-  });
-
-  it("row 2: a foreign Origin gets 403 and a JSON-RPC error without id; no tool code runs", async () => {
-    const before = echoRuns;
-    const response = await server.send(
-      "tools/call",
-      { name: "echo", arguments: { text: "hi" } },
-      { headers: { origin: "https://evil.example" } },
-    );
-    await expectError(response, 403, -32600, null);
-    expect(echoRuns).toBe(before);
-  });
-
-  it("row 3: Origin null or unparseable gets 403; no Origin (CLI, desktop client) is accepted", async () => {
-    for (const origin of ["null", "not a url", "http://localhost:8787/path", "file://"]) {
-      await expectError(await post(discover, { ...HEADERS, origin }), 403, -32600, null);
-    }
-    const accepted = await post(discover, HEADERS);
-    expect(accepted.status).toBe(200);
-    expect((await readMessage(accepted)).result?.supportedVersions).toEqual(SERVED_VERSIONS);
-  });
-
-  it("row 4: a foreign Host (DNS rebinding against wrangler dev) gets 403", async () => {
-    await expectError(await post(discover, { ...HEADERS, host: "evil.example.com" }), 403, -32600, null);
-    await expectError(await post(discover, { ...HEADERS, host: "evil.example.com:8787" }), 403, -32600, null);
-  });
-
-  it("row 5: wrong or missing Content-Type gets 415; an Accept lacking either type gets 406", async () => {
-    for (const type of ["text/plain", null, "application/json; charset=latin1", "application/jsonx"]) {
-      await expectError(await post(discover, { ...HEADERS, "content-type": type }), 415, -32600, null);
-    }
-    for (const accept of ["application/json", "text/event-stream", null, "application/json, text/event-stream;q=0"]) {
-      await expectError(await post(discover, { ...HEADERS, accept }), 406, -32600, null);
-    }
-  });
-
-  it("row 6: a Content-Length over the 1 MiB cap gets 413 before the body is read", async () => {
-    const request = new Request(URL_MCP, {
-      method: "POST",
-      headers: { ...HEADERS, "content-length": String(2 * 1024 * 1024) },
-      body: "{}",
-    });
-    await expectError(await server.fetch(request), 413, -32600, null);
-    expect(request.bodyUsed).toBe(false);
-    await expectError(await post("{}", { ...HEADERS, "content-length": String(1_048_577) }), 413, -32600, null);
-  });
-
-  it("row 7: a chunked body growing past the cap is cut off at the cap with 413, never buffered whole (production; development drains a bounded rest, see http/guards.test.ts)", async () => {
-    const chunk = new TextEncoder().encode(" ".repeat(64 * 1024));
-    let sent = 0;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        sent += chunk.byteLength;
-        if (sent > 64 * 1024 * 1024) controller.close();
-        else controller.enqueue(chunk);
-      },
-    });
-    const production = testServer({}, { MCP_ENV: "production" });
-    await expectError(await production.post(body, HEADERS, { duplex: "half" } as RequestInit), 413, -32600, null);
-    expect(sent).toBeLessThan(2 * 1024 * 1024);
-  });
-
-  it("row 8: an empty body, invalid JSON and invalid UTF-8 get 400 and -32700 with no id", async () => {
-    for (const body of ["", "{not json", '{"jsonrpc":"2.0","id":1,', new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])]) {
-      await expectError(await post(body, HEADERS), 400, -32700, null);
-    }
-  });
-
-  it("row 9: nesting 10^5 deep gets 400 and -32700, never a crash; the limit is 64 levels (MAX_JSON_DEPTH)", async () => {
-    await expectError(await post("[".repeat(100_000) + "]".repeat(100_000), HEADERS), 400, -32700, null);
-    await expectError(await post("[".repeat(65) + "]".repeat(65), HEADERS), 400, -32700, null);
-    // 64 levels parse; the value is then refused for what it is (an array on the 2026-07-28 path), not for depth.
-    await expectError(await post("[".repeat(64) + "]".repeat(64), HEADERS), 400, -32600, null);
-  });
-
-  it("row 10: 10^5 distinct keys inside the cap are refused in linear time (-32700 over MAX_JSON_MEMBERS = 10,000)", async () => {
-    const keys = Array.from({ length: 100_000 }, (_, i) => `"${i.toString(36)}":0`).join(",");
-    const body = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"x":{${keys}}}}`;
-    expect(body.length).toBeLessThan(1_048_576);
-    const started = Date.now();
-    await expectError(await post(body, HEADERS), 400, -32700, null);
-    expect(Date.now() - started).toBeLessThan(5_000);
-
-    // Exactly 10,000 members (every key counts, the envelope's too) is accepted; one more is not.
-    const withMembers = (total: number) => {
-      const base = { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta(), pad: {} as Json } };
-      const used = JSON.stringify(base).split(":").length - 1;
-      for (let i = 0; i < total - used; i++) base.params.pad[`k${i}`] = 0;
-      return base;
-    };
-    expect((await post(withMembers(10_000), HEADERS)).status).toBe(200);
-    await expectError(await post(withMembers(10_001), HEADERS), 400, -32700, null);
-  });
-
-  it("row 11: a batch with a 2026 header, or a JSON-RPC response from the client, gets 400 and -32600 (batches without a header are 2025-03-26 and served)", async () => {
-    const batch = [{ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: meta() } }];
-    await expectError(await post(batch, standardHeaders("tools/list")), 400, -32600, null);
-    await expectError(await post({ jsonrpc: "2.0", id: 3, result: {} }, { ...HEADERS, "mcp-method": null }), 400, -32600, 3);
-    await expectError(
-      await post({ jsonrpc: "2.0", id: 4, error: { code: 1, message: "x" } }, { ...HEADERS, "mcp-method": null }),
-      400,
-      -32600,
-      4,
-    );
-
-    const legacyBatch = await post(
-      [
-        { jsonrpc: "2.0", id: 1, method: "ping" },
-        { jsonrpc: "2.0", id: 2, method: "tools/list" },
-      ],
-      legacyHeaders,
-    );
-    expect(legacyBatch.status).toBe(200);
-    const answers = (await legacyBatch.json()) as Json[];
-    expect(answers.map((answer) => answer.id)).toEqual([1, 2]);
-    expect(answers[1]).toHaveProperty("result.tools");
-  });
-
-  it("row 12: jsonrpc other than 2.0, a missing method, a null id and object or float ids get 400 and -32600", async () => {
-    const request = (fields: Json) =>
-      post({ jsonrpc: "2.0", id: 7, method: "tools/list", params: { _meta: meta() }, ...fields }, standardHeaders("tools/list"));
-    await expectError(await request({ jsonrpc: "1.0" }), 400, -32600, 7);
-    await expectError(await request({ jsonrpc: undefined }), 400, -32600, 7);
-    await expectError(await post({ jsonrpc: "2.0", id: 8, params: { _meta: meta() } }, standardHeaders("tools/list")), 400, -32600, 8);
-    for (const id of [null, { a: 1 }, 1.5, [1], true]) await expectError(await request({ id }), 400, -32600, null);
-  });
+  // row 1: GET /mcp and DELETE /mcp get 405 with Allow: POST. Covered by http/transport.test.ts, see COVERED_ELSEWHERE.
+  // row 2: a foreign Origin gets 403 and a JSON-RPC error without id; no tool code runs. Covered by http/guards.test.ts, see
+  //   COVERED_ELSEWHERE.
+  // row 3: Origin null or unparseable gets 403; no Origin (CLI, desktop client) is accepted. Covered by http/guards.test.ts, see
+  //   COVERED_ELSEWHERE.
+  // row 4: a foreign Host (DNS rebinding against wrangler dev) gets 403. Covered by http/guards.test.ts, see COVERED_ELSEWHERE.
+  // row 5: wrong or missing Content-Type gets 415; an Accept lacking either type gets 406. Covered by http/guards.test.ts, see
+  //   COVERED_ELSEWHERE.
+  // row 6: a Content-Length over the 1 MiB cap gets 413 before the body is read. Covered by http/guards.test.ts, see COVERED_ELSEWHERE.
+  // row 7: a chunked body growing past the cap is cut off at the cap with 413, never buffered whole (production). Covered by
+  //   http/guards.test.ts, see COVERED_ELSEWHERE.
+  // row 8: an empty body, invalid JSON and invalid UTF-8 get 400 and -32700 with no id. Covered by protocol/envelope.test.ts, see
+  //   COVERED_ELSEWHERE.
+  // row 9: nesting 10^5 deep gets 400 and -32700, never a crash; the limit is 64 levels (MAX_JSON_DEPTH). Covered by http/guards.test.ts,
+  //   see COVERED_ELSEWHERE.
+  // row 10: 10^5 distinct keys inside the cap are refused in linear time (-32700 over MAX_JSON_MEMBERS = 10,000). Covered by
+  //   http/guards.test.ts, see COVERED_ELSEWHERE.
+  // row 11: a batch with a 2026 header, or a JSON-RPC response from the client, gets 400 and -32600 (batches without a header are
+  //   2025-03-26 and served). Covered by protocol/envelope.test.ts and legacy/legacy.test.ts, see COVERED_ELSEWHERE.
+  // row 12: jsonrpc other than 2.0, a missing method, a null id and object or float ids get 400 and -32600. Covered by
+  //   protocol/envelope.test.ts, see COVERED_ELSEWHERE.
 
   it("row 13: an unknown method gets 404 and -32601", async () => {
     await expectError(await send("no/such/method", {}, { id: 13 }), 404, -32601, 13);
   });
 
-  it("row 14: a notification is accepted with 202 and an empty body", async () => {
-    const response = await post(
-      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } },
-      standardHeaders("notifications/cancelled"),
-    );
-    expect(response.status).toBe(202);
-    expect(await response.text()).toBe("");
-  });
-
-  it("row 15: no MCP-Protocol-Version and no _meta is served as 2025-03-26; a modern request without the header gets 400/-32020; an unsupported version gets 400/-32022 with data.supported", async () => {
-    const legacy = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, legacyHeaders);
-    expect(legacy.status).toBe(200);
-    const served = await readMessage(legacy);
-    expect(served.result?.tools).toBeDefined();
-    expect(served.result).not.toHaveProperty("resultType");
-
-    await expectError(await send("server/discover", {}, { id: 151, headers: { "mcp-protocol-version": null } }), 400, -32020, 151);
-
-    const unsupported = await send(
-      "server/discover",
-      {},
-      {
-        id: 152,
-        metaExtra: { "io.modelcontextprotocol/protocolVersion": "v999" },
-        headers: { "mcp-protocol-version": "v999" },
-      },
-    );
-    expect((await expectError(unsupported, 400, -32022, 152)).error?.data).toEqual({ supported: SERVED_VERSIONS, requested: "v999" });
-
-    // With legacy support off, the reference behaviour: a request without a version is refused with -32022.
-    const statelessOnly = testServer(definition, { LEGACY_CLIENTS: "off" });
-    const refused = await statelessOnly.post({ jsonrpc: "2.0", id: 153, method: "tools/list" }, legacyHeaders);
-    expect((await expectError(refused, 400, -32022, 153)).error?.data).toEqual({ supported: [MODERN], requested: "2025-03-26" });
-  });
-
-  it("row 16: MCP-Protocol-Version != _meta version, Mcp-Method != method, Mcp-Name != params.name get 400 and -32020", async () => {
-    const call = { name: "echo", arguments: { text: "hi" } };
-    await expectError(
-      await server.send("tools/call", call, { id: 161, headers: { "mcp-protocol-version": "2026-01-01" } }),
-      400,
-      -32020,
-      161,
-    );
-    await expectError(await server.send("tools/call", call, { id: 162, headers: { "mcp-method": "tools/list" } }), 400, -32020, 162);
-    await expectError(await server.send("tools/call", call, { id: 163, headers: { "mcp-name": "crash" } }), 400, -32020, 163);
-  });
-
-  it("row 17: Mcp-Name in =?base64?...?= form is decoded before comparison; a malformed sentinel gets 400 and -32020", async () => {
-    const call = { name: "echo", arguments: { text: "hi" } };
-    const accepted = await server.send("tools/call", call, { headers: { "mcp-name": `=?base64?${btoa("echo")}?=` } });
-    expect(accepted.status).toBe(200);
-    expect((await readMessage(accepted)).result?.structuredContent).toEqual({ echoed: "hi" });
-    for (const value of ["=?base64?ZWNobw?=", "=?base64?ZW!ob w==?=", `=?base64?${btoa("\xff\xfe")}?=`, `=?base64?${btoa("crash")}?=`]) {
-      await expectError(await server.send("tools/call", call, { headers: { "mcp-name": value } }), 400, -32020);
-    }
-  });
-
-  it("row 18: Mcp-Session-Id and Last-Event-ID on a 2026 request are ignored: no session minted or echoed", async () => {
-    const response = await send("tools/list", {}, { headers: { "mcp-session-id": "not-a-session", "last-event-id": "42" } });
-    expect(response.status).toBe(200);
-    expect(response.headers.get("mcp-session-id")).toBeNull();
-    expect((await readMessage(response)).result?.tools).toBeDefined();
-  });
+  // row 14: a notification is accepted with 202 and an empty body. Covered by protocol/envelope.test.ts, see COVERED_ELSEWHERE.
+  // row 15: no MCP-Protocol-Version and no _meta is served as 2025-03-26; a modern request without the header gets 400/-32020; an
+  //   unsupported version gets 400/-32022 with data.supported (and with legacy clients off, a request without a version gets -32022).
+  //   Covered by legacy/legacy.test.ts and protocol/envelope.test.ts, see COVERED_ELSEWHERE.
+  // row 16: MCP-Protocol-Version != _meta version, Mcp-Method != method, Mcp-Name != params.name get 400 and -32020. Covered by
+  //   protocol/envelope.test.ts and http/guards.test.ts, see COVERED_ELSEWHERE.
+  // row 17: Mcp-Name in =?base64?...?= form is decoded before comparison; a malformed sentinel gets 400 and -32020. Covered by
+  //   http/guards.test.ts, see COVERED_ELSEWHERE.
+  // row 18: Mcp-Session-Id and Last-Event-ID on a 2026 request are ignored: no session minted or echoed. Covered by
+  //   http/transport.test.ts, see COVERED_ELSEWHERE.
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -315,73 +262,15 @@ describe("transport and envelope", () => {
 // ---------------------------------------------------------------------------------------------------------------
 
 describe("tools and faults", () => {
-  const callTool = (name: string, args: unknown, id?: number) => server.send("tools/call", { name, arguments: args }, { id });
-
-  it("row 19: tools/call for an unknown tool gets -32602 Unknown tool (a protocol error, HTTP 200)", async () => {
-    const message = await expectError(await callTool("nope", {}, 19), 200, -32602, 19);
-    expect(message.error?.message).toBe("Unknown tool: nope");
-  });
-
-  it("row 20: arguments of the wrong type or out of range give an isError result (HTTP 200) with an actionable message", async () => {
-    for (const [args, expected] of [
-      [{ text: 5 }, "text: Invalid input: expected string, received number"],
-      [{ text: "x".repeat(11) }, "text: Too big"],
-      [{ text: "x", times: 9 }, "times: Too big"],
-      [{}, "text:"],
-    ] as const) {
-      const response = await callTool("echo", args);
-      expect(response.status).toBe(200);
-      const { result, error } = await readMessage(response);
-      expect(error).toBeUndefined();
-      expect(result?.isError).toBe(true);
-      expect(result?.content[0].text).toContain("Invalid arguments for tool echo");
-      expect(result?.content[0].text).toContain(expected);
-    }
-  });
-
-  it("row 21: extra keys and __proto__/constructor/prototype keys give isError; Object.prototype stays unpolluted", async () => {
-    const before = prototypeSnapshot();
-    const bodies = [
-      '{"text":"a","extra":1}',
-      '{"text":"a","__proto__":{"polluted":true,"isAdmin":true}}',
-      '{"text":"a","constructor":{"prototype":{"polluted":true}}}',
-      '{"text":"a","prototype":{"polluted":true}}',
-    ];
-    for (const body of bodies) {
-      const response = await callTool("echo", JSON.parse(body));
-      expect(response.status).toBe(200);
-      const { result } = await readMessage(response);
-      expect(result?.isError).toBe(true);
-      expect(result?.content[0].text).toContain("Unrecognized key");
-    }
-    expect(({} as Json).polluted).toBeUndefined();
-    expect(({} as Json).isAdmin).toBeUndefined();
-    expect(prototypeSnapshot()).toBe(before);
-  });
-
-  it("row 22: unknown extra fields in the envelope are ignored", async () => {
-    const body = { jsonrpc: "2.0", id: "x22", method: "tools/list", params: { _meta: meta(), futureField: 1 }, extension: { a: 1 } };
-    const response = await post(body, standardHeaders("tools/list"));
-    expect(response.status).toBe(200);
-    const message = await readMessage(response);
-    expect(message.id).toBe("x22");
-    expect(message.result?.tools).toBeDefined();
-  });
-
-  it("row 23: a throwing handler gives isError with 'Reference: <X-Request-Id>' and no detail; the detail is logged", async () => {
-    const { value: response, entries } = await withLogs(() => callTool("crash", {}));
-    expect(response.status).toBe(200);
-    const traceId = response.headers.get("x-request-id");
-    const { result } = await readMessage(response);
-    expect(result).toMatchObject({
-      isError: true,
-      content: [{ type: "text", text: `Tool crash failed unexpectedly. Reference: ${traceId}` }],
-    });
-    expect(JSON.stringify(result)).not.toContain("hunter2");
-    expect(entries).toContainEqual(
-      expect.objectContaining({ traceId, message: "tool handler threw", detail: expect.stringContaining("hunter2") }),
-    );
-  });
+  // row 19: tools/call for an unknown tool gets -32602 Unknown tool (a protocol error, HTTP 200). Covered by define/tools.test.ts, see
+  //   COVERED_ELSEWHERE.
+  // row 20: arguments of the wrong type or out of range give an isError result (HTTP 200) with an actionable message. Covered by
+  //   define/tools.test.ts, see COVERED_ELSEWHERE.
+  // row 21: extra keys and __proto__/constructor/prototype keys give isError; Object.prototype stays unpolluted. Covered by
+  //   define/tools.test.ts, see COVERED_ELSEWHERE.
+  // row 22: unknown extra fields in the envelope are ignored. Covered by protocol/envelope.test.ts, see COVERED_ELSEWHERE.
+  // row 23: a throwing handler gives isError with 'Reference: <X-Request-Id>' and no detail; the detail is logged. Covered by
+  //   define/tools.test.ts, see COVERED_ELSEWHERE.
 
   it("row 24: an internal failure outside a tool (a resource read that throws) gets -32603 with HTTP 500 and a generic message", async () => {
     const { value: response } = await withLogs(() => server.send("resources/read", { uri: "test://broken" }, { id: 24 }));
@@ -389,33 +278,16 @@ describe("tools and faults", () => {
     expect(message.error).toEqual({ code: -32603, message: "Internal error" });
   });
 
-  it("row 25: structuredContent that does not match outputSchema gets -32603 (HTTP 500, a server bug) and is logged", async () => {
-    const { value: response, entries } = await withLogs(() => callTool("lies", {}, 25));
-    const message = await expectError(response, 500, -32603, 25);
-    expect(message.error).toEqual({ code: -32603, message: "Internal error" });
-    expect(entries).toContainEqual(
-      expect.objectContaining({ level: "error", message: "structuredContent does not match outputSchema", tool: "lies" }),
-    );
-  });
-
-  it("row 26: a client closing the SSE response mid-call cancels the call: the handler sees an aborted signal", async () => {
-    const response = await server.send("tools/call", { name: "slow", arguments: {} }, { id: "row-26", metaExtra: { progressToken: 1 } });
-    expect(response.status).toBe(200);
-    expect(response.headers.get("content-type")).toBe("text/event-stream");
-    const reader = response.body!.getReader();
-    await reader.read();
-    await reader.cancel();
-    const deadline = Date.now() + 2_000;
-    while (!cancelled.includes("row-26") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(cancelled).toContain("row-26");
-  });
+  // row 25: structuredContent that does not match outputSchema gets -32603 (HTTP 500, a server bug) and is logged. Covered by
+  //   define/tools.test.ts, see COVERED_ELSEWHERE.
+  // row 26: a client closing the SSE response mid-call cancels the call: the handler sees an aborted signal. Covered by
+  //   http/transport.test.ts, see COVERED_ELSEWHERE.
 });
 
 // ---------------------------------------------------------------------------------------------------------------
 // Authorization (rows 27-30), with a local issuer
 // ---------------------------------------------------------------------------------------------------------------
 
-const METADATA = "http://localhost:8787/.well-known/oauth-protected-resource/mcp";
 let issuer: Awaited<ReturnType<typeof localIssuer>>;
 beforeAll(async () => {
   issuer = await localIssuer();
@@ -432,11 +304,8 @@ const authed = () => testServer({ tools: [...exampleTools, adminOnly, askingTool
 const bearer = (jwt: string) => ({ authorization: `Bearer ${jwt}` });
 
 describe("authorization", () => {
-  it("row 27: auth on, no token: 401 with WWW-Authenticate: Bearer resource_metadata=.../.well-known/oauth-protected-resource/mcp and the scopes to ask for", async () => {
-    const response = await authed().send("tools/list");
-    expect(response.headers.get("www-authenticate")).toBe(`Bearer scope="notes:admin", resource_metadata="${METADATA}"`);
-    await expectError(response, 401, -32600, null);
-  });
+  // row 27: auth on, no token: 401 with WWW-Authenticate: Bearer resource_metadata=.../.well-known/oauth-protected-resource/mcp and the
+  //   scopes to ask for. Covered by auth/auth.test.ts, see COVERED_ELSEWHERE.
 
   it("row 28: a token for another audience (/mcp-other, another host) gets 401 invalid_token", async () => {
     for (const aud of ["http://localhost:8787/mcp-other", "https://elsewhere.example/mcp"]) {
@@ -466,18 +335,8 @@ describe("authorization", () => {
     expect(lines.some((line) => line.includes(jwt))).toBe(false);
   });
 
-  it("row 30: a valid token missing the tool's scope gets 403 insufficient_scope with scope and resource_metadata", async () => {
-    const response = await authed().send(
-      "tools/call",
-      { name: "admin_report", arguments: {} },
-      { id: 30, headers: bearer(await token({ scope: "notes:read" })) },
-    );
-    const challenge = response.headers.get("www-authenticate") ?? "";
-    expect(challenge).toContain('error="insufficient_scope"');
-    expect(challenge).toContain('scope="notes:admin"');
-    expect(challenge).toContain(`resource_metadata="${METADATA}"`);
-    await expectError(response, 403, -32600, 30);
-  });
+  // row 30: a valid token missing the tool's scope gets 403 insufficient_scope with scope and resource_metadata. Covered by
+  //   auth/auth.test.ts, see COVERED_ELSEWHERE.
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -561,7 +420,7 @@ describe("requestState", () => {
     await expectRejected(() => retry(`v1.${kid}.${payload}.${mac.slice(0, -1)}!`), "malformed");
     await expectRejected(() => retry(`v1.${kid}.${payload}=.${mac}`), "malformed");
 
-    // The reference's 4 KB cap, set through STATE_MAX_BYTES (default 16 KiB): over it, not a single MAC is checked.
+    // The checklist's usual 4 KB cap, set through STATE_MAX_BYTES (default 16 KiB): over it, not a single MAC is checked.
     const capped = testServer(definition, { STATE_MAX_BYTES: "4096" });
     const oversize = `v1.${kid}.${"A".repeat(4_096)}.${mac}`;
     const verify = vi.spyOn(crypto.subtle, "verify");
@@ -611,24 +470,8 @@ describe("requestState", () => {
     await expectRejected(async () => retry(await handMinted({ bind: {} })), "bind");
   });
 
-  it("row 38: production without STATE_KEYS, or with a key under 32 bytes, fails closed: /mcp 503 generic, /health 503 {status:error, config:invalid}", async () => {
-    for (const vars of [
-      { MCP_ENV: "production", STATE_KEYS: "" },
-      { MCP_ENV: "production", STATE_KEYS: `k1:${btoa("only sixteen byte")}` },
-    ]) {
-      const unconfigured = testServer(definition, vars);
-      const { value: response, lines } = await withLogs(() => unconfigured.send("server/discover", {}, { id: 38 }));
-      expect(await response.clone().json()).toEqual({
-        jsonrpc: "2.0",
-        error: { code: -32603, message: "Service unavailable: server configuration is invalid" },
-      });
-      await expectError(response, 503, -32603, null);
-      expect(lines.join("\n")).not.toContain(btoa("only sixteen byte"));
-      const health = await unconfigured.fetch(new Request("http://localhost:8787/health"));
-      expect(health.status).toBe(503);
-      expect(await health.json()).toEqual({ status: "error", config: "invalid" });
-    }
-  });
+  // row 38: production without STATE_KEYS, or with a key under 32 bytes, fails closed: /mcp 503 generic, /health 503 {status:error,
+  //   config:invalid}. Covered by http/hardening.test.ts, see COVERED_ELSEWHERE.
 
   it("row 39: after a key rotation, tokens of the previous kid verify until their expiry, then fail; a retired kid fails", async () => {
     const PURPOSE = "mcp.requestState";
@@ -654,30 +497,15 @@ describe("requestState", () => {
 // subscriptions/listen (rows 40-47), then /health (row 48)
 // ---------------------------------------------------------------------------------------------------------------
 
-const trigger = defineTool({
-  name: "trigger",
-  description: "Publishes a change.",
-  input: z.strictObject({ what: z.enum(["tools", "resources"]) }),
-  async handler({ what }, ctx) {
-    if (what === "tools") await ctx.publish.toolsListChanged();
-    else await ctx.publish.resourcesListChanged();
-    return { content: [text("published")] };
-  },
-});
-const hubDefinition = {
-  tools: [trigger],
-  prompts: [definePrompt({ name: "p", description: "A prompt.", get: () => ({ messages: [] }) })],
-  resources: [defineResource({ uri: "test://r", name: "r", read: () => [{ uri: "test://r", text: "r" }] })],
-};
-const hubServer = testServer(hubDefinition, { LISTEN_KEEPALIVE_MS: "60000" });
+const hubServer = testServer({ tools: [announceToolsChanged] }, { LISTEN_KEEPALIVE_MS: "60000" });
 const subscription = (id: string | number) => ({ "io.modelcontextprotocol/subscriptionId": id });
 const readers: ReturnType<typeof sseReader>[] = [];
 afterEach(async () => {
   await Promise.all(readers.splice(0).map((reader) => reader.cancel()));
 });
 
-async function listen(notifications: Json, id: string | number, target: Target = hubServer) {
-  const response = await target.send("subscriptions/listen", { notifications }, { id });
+async function listen(notifications: Json, id: string | number) {
+  const response = await hubServer.send("subscriptions/listen", { notifications }, { id });
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toBe("text/event-stream");
   const reader = sseReader(response);
@@ -696,123 +524,20 @@ async function settle(hubs: string[], expected = 0) {
 }
 
 describe("subscriptions/listen", () => {
-  it("row 40: listen flushes its headers at once, and the first message is the acknowledgement carrying subscriptionId = the request id", async () => {
-    const reader = await listen({ toolsListChanged: true }, "row-40");
-    expect(await reader.frame()).toEqual({ comment: "listening" });
-    expect(await reader.message()).toEqual({
-      jsonrpc: "2.0",
-      method: "notifications/subscriptions/acknowledged",
-      params: { _meta: subscription("row-40"), notifications: { toolsListChanged: true } },
-    });
-  });
-
-  it("row 41: types the server cannot deliver are dropped from the acknowledgement and never sent; over 64 URIs or 12,000 bytes of filter gets -32602", async () => {
-    const toolsOnly = testServer({ tools: [trigger] });
-    const reader = await listen(
-      { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, madeUp: true },
-      "row-41",
-      toolsOnly,
-    );
-    expect(await reader.message()).toEqual({
-      jsonrpc: "2.0",
-      method: "notifications/subscriptions/acknowledged",
-      params: { _meta: subscription("row-41"), notifications: { toolsListChanged: true } },
-    });
-    await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).resourcesListChanged();
-    await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).promptsListChanged();
-    expect(await reader.message(300)).toBe("timeout");
-
-    const tooMany = { resourceSubscriptions: Array.from({ length: 65 }, (_, i) => `test://r/${i}`) };
-    const tooBig = { resourceSubscriptions: Array.from({ length: 40 }, (_, i) => `test://r/${i}/${"x".repeat(400)}`) };
-    const tooLong = { resourceSubscriptions: [`test://r/${"x".repeat(2_100)}`] };
-    for (const [index, notifications] of [tooMany, tooBig, tooLong].entries()) {
-      const response = await hubServer.send("subscriptions/listen", { notifications }, { id: 410 + index });
-      expect(response.headers.get("content-type")).toContain("application/json");
-      await expectError(response, 200, -32602, 410 + index);
-    }
-  });
-
-  it("row 42: an idle stream gets ': keepalive' comments at the configured interval (default 20 s, within 15-25 s)", async () => {
-    const defaults = parseConfig({ MCP_ENV: "development" });
-    expect(defaults.ok && defaults.config.listen.keepAliveMs).toBe(20_000);
-    const quick = testServer(hubDefinition, { LISTEN_KEEPALIVE_MS: "100" });
-    const reader = await listen({ toolsListChanged: true }, "row-42", quick);
-    expect(await reader.frame()).toEqual({ comment: "listening" });
-    await reader.message();
-    expect(await reader.frame(1_000)).toEqual({ comment: "keepalive" });
-    expect(await reader.frame(1_000)).toEqual({ comment: "keepalive" });
-  });
-
-  // Row 44 runs before row 43 on purpose: in local workerd, once both hubs have answered an upgrade with 429 (the
-  // cap row), the next abortAllDurableObjects() does not deliver the close event to that hub's next listener.
-  it("row 44: when the hub is evicted mid-stream the stream ends without a completion result, and a new listen works", async () => {
-    const reader = await listen({ toolsListChanged: true }, "row-44");
-    await reader.message();
-    await abortAllDurableObjects();
-    expect(await reader.message(2_000)).toBe("end");
-    const again = await listen({ toolsListChanged: true }, "row-44-again");
-    expect(await again.message()).toMatchObject({
-      method: "notifications/subscriptions/acknowledged",
-      params: { _meta: subscription("row-44-again") },
-    });
-    await hubServer.send("tools/call", { name: "trigger", arguments: { what: "tools" } });
-    expect(await again.message()).toEqual({
-      jsonrpc: "2.0",
-      method: "notifications/tools/list_changed",
-      params: { _meta: subscription("row-44-again") },
-    });
-  });
-
-  it("row 43: at the subscriber cap, the new listener gets an in-band -32603 'Subscription limit reached' before any acknowledgement", async () => {
-    const hubs = [principalHubName("anonymous"), globalHubName(0)];
-    await settle(hubs);
-    const capped = testServer(hubDefinition, { LISTEN_MAX_PER_HUB: "1", LISTEN_GLOBAL_SHARDS: "1" });
-    const first = await listen({ toolsListChanged: true }, "row-43-a", capped);
-    expect(await first.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
-    const refused = await listen({ toolsListChanged: true }, "row-43-b", capped);
-    expect(await refused.message()).toEqual({
-      jsonrpc: "2.0",
-      id: "row-43-b",
-      error: { code: -32603, message: "Subscription limit reached" },
-    });
-    expect(await refused.message()).toBe("end");
-  });
-
-  it("row 45: at the lifetime cap the server sends {resultType: complete, _meta: {subscriptionId}} and then closes", async () => {
-    const shortLived = testServer(hubDefinition, { LISTEN_MAX_LIFETIME_MS: "300" });
-    const reader = await listen({ toolsListChanged: true }, "row-45", shortLived);
-    await reader.message();
-    expect(await reader.message(2_000)).toEqual({
-      jsonrpc: "2.0",
-      id: "row-45",
-      result: {
-        resultType: "complete",
-        _meta: { "io.modelcontextprotocol/serverInfo": { name: "test-server", version: "1.0.0" }, ...subscription("row-45") },
-      },
-    });
-    expect(await reader.message(1_000)).toBe("end");
-  });
-
-  it("row 46: a notification about a user-private resource reaches only listeners of the same principal", async () => {
-    const reader = await listen({ resourceSubscriptions: ["note://private"], resourcesListChanged: true }, "row-46");
-    await reader.message();
-    await createPublisher(env.SUBSCRIPTIONS, "mallory", 4).resourceUpdated("note://private");
-    await createPublisher(env.SUBSCRIPTIONS, "mallory", 4).resourcesListChanged();
-    expect(await reader.message(300)).toBe("timeout");
-    expect(
-      await env.SUBSCRIPTIONS.getByName(principalHubName("anonymous")).publish({
-        type: "resource_updated",
-        uri: "note://private",
-        principal: "mallory",
-      }),
-    ).toBe(0);
-    await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).resourceUpdated("note://private/n_1");
-    expect(await reader.message()).toEqual({
-      jsonrpc: "2.0",
-      method: "notifications/resources/updated",
-      params: { uri: "note://private/n_1", _meta: subscription("row-46") },
-    });
-  });
+  // row 40: listen flushes its headers at once, and the first message is the acknowledgement carrying subscriptionId = the request id.
+  //   Covered by listen/listen.test.ts, see COVERED_ELSEWHERE.
+  // row 41: types the server cannot deliver are dropped from the acknowledgement and never sent; over 64 URIs or 12,000 bytes of filter
+  //   gets -32602. Covered by listen/listen.test.ts, see COVERED_ELSEWHERE.
+  // row 42: an idle stream gets ': keepalive' comments at the configured interval (default 20 s, within 15-25 s). Covered by
+  //   listen/listen.test.ts, see COVERED_ELSEWHERE.
+  // row 43: at the subscriber cap, the new listener gets an in-band -32603 'Subscription limit reached' before any acknowledgement.
+  //   Covered by listen/limits.test.ts, see COVERED_ELSEWHERE.
+  // row 44: when the hub is evicted mid-stream the stream ends without a completion result, and a new listen works. Covered by
+  //   listen/listen.test.ts, see COVERED_ELSEWHERE.
+  // row 45: at the lifetime cap the server sends {resultType: complete, _meta: {subscriptionId}} and then closes. Covered by
+  //   listen/listen.test.ts, see COVERED_ELSEWHERE.
+  // row 46: a notification about a user-private resource reaches only listeners of the same principal. Covered by listen/listen.test.ts,
+  //   see COVERED_ELSEWHERE.
 
   it("row 47: a write to a closed stream is swallowed, the subscriber is removed, and other subscribers are unaffected", async () => {
     const hub = principalHubName("anonymous");
@@ -833,27 +558,5 @@ describe("subscriptions/listen", () => {
   });
 });
 
-describe("health", () => {
-  it("row 48: GET /health answers 200 {status: ok} quickly, under load, without touching storage or showing config", async () => {
-    const started = Date.now();
-    const responses = await Promise.all(Array.from({ length: 50 }, () => exports.default.fetch("http://localhost:8787/health")));
-    expect(responses.map((response) => response.status)).toEqual(responses.map(() => 200));
-    for (const response of responses) expect(await response.json()).toEqual({ status: "ok" });
-    expect(Date.now() - started).toBeLessThan(2_000);
-
-    // Every storage binding throws when touched: /health still answers.
-    const untouchable = new Proxy(
-      {},
-      {
-        get: () => {
-          throw new Error("storage touched");
-        },
-      },
-    );
-    const bindings = { NOTEBOOKS: untouchable, REPLAY_GUARD: untouchable, SUBSCRIPTIONS: untouchable, LEGACY_SESSIONS: untouchable };
-    const noStorage = testServer(definition, bindings as unknown as Record<string, string>);
-    const health = await noStorage.fetch(new Request("http://localhost:8787/health"));
-    expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: "ok" });
-  });
-});
+// row 48: GET /health answers 200 {status: ok} quickly, under load, without touching storage or showing config. Covered by
+//   http/transport.test.ts, see COVERED_ELSEWHERE.

@@ -2,7 +2,7 @@ import { env, exports } from "cloudflare:workers";
 import { generateKeyPair } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
-import { defineTool, elicitForm, text } from "../../../src/mcp";
+import { defineTool, text } from "../../../src/mcp";
 import { parseConfig } from "../../../src/mcp/config";
 import { createPublisher } from "../../../src/mcp/listen/publish";
 import { prompts } from "../../../src/prompts";
@@ -11,6 +11,7 @@ import { tools as exampleTools } from "../../../src/tools";
 import { AUDIENCE, ISSUER, localIssuer } from "../../helpers/issuer";
 import { readMessage, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
+import { expectError } from "../../helpers/wire";
 
 let issuer: Awaited<ReturnType<typeof localIssuer>>;
 let otherKey: CryptoKey;
@@ -29,17 +30,8 @@ const adminOnly = defineTool({
   scopes: ["notes:admin"],
   handler: () => ({ content: [text("secret report")] }),
 });
-const confirm = defineTool({
-  name: "confirm",
-  description: "Asks for confirmation.",
-  input: z.strictObject({}),
-  async handler(_args, ctx) {
-    const { ok } = await ctx.ask({ ok: elicitForm("Sure?", z.object({ ok: z.boolean() })) });
-    return { content: [text(`ok=${ok.action}`)] };
-  },
-});
 const server = (vars: Record<string, string> = {}) =>
-  testServer({ tools: [...exampleTools, adminOnly, confirm], resources, prompts }, { ...issuer.vars, ...vars });
+  testServer({ tools: [...exampleTools, adminOnly], resources, prompts }, { ...issuer.vars, ...vars });
 const as = (jwt: string) => ({ headers: { authorization: `Bearer ${jwt}` } });
 const challengeOf = (response: Response) => response.headers.get("www-authenticate") ?? "";
 const METADATA = "http://localhost:8787/.well-known/oauth-protected-resource/mcp";
@@ -66,8 +58,8 @@ describe("OAuth resource server", () => {
 
   it("answers a request without a token with 401 and a challenge naming the metadata and the scopes to ask for", async () => {
     const response = await server().send("tools/list");
-    expect(response.status).toBe(401);
     expect(challengeOf(response)).toBe(`Bearer scope="notes:admin", resource_metadata="${METADATA}"`);
+    await expectError(response, 401, -32600, null);
   });
 
   it("names the scopes to ask for on an invalid token's 401 too, and none when no tool declares a scope", async () => {
@@ -86,12 +78,11 @@ describe("OAuth resource server", () => {
     expect(result?.cacheScope).toBe("private");
   });
 
+  // A token for another audience (another resource on the same host, another host), an expired token and a token in
+  // the query string are rows 28 and 29 of test/engine/checklist.test.ts.
   const invalid: [string, () => Promise<string>][] = [
     ["signed by another key", () => token({}, () => otherKey)],
     ["from another issuer", () => token({ iss: "https://evil.example" })],
-    ["for another resource on the same host", () => token({ aud: "http://localhost:8787/mcp-other" })],
-    ["for another host", () => token({ aud: "https://elsewhere.example/mcp" })],
-    ["expired", () => token({ exp: Math.floor(Date.now() / 1000) - 120 })],
     ["without a subject", () => token({ sub: null })],
     ["that is not a JWT", async () => "not.a.jwt"],
   ];
@@ -103,26 +94,17 @@ describe("OAuth resource server", () => {
     });
   }
 
-  it("refuses a token in the query string, even a valid one, as a malformed request (400 invalid_request)", async () => {
-    const jwt = await token();
-    const response = await server().fetch(
-      new Request(`http://localhost:8787/mcp?access_token=${jwt}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${jwt}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-        body: "{}",
-      }),
-    );
-    expect(response.status).toBe(400);
-    expect(challengeOf(response)).toContain('error="invalid_request"');
-  });
-
   it("answers a call without the tool's scope with 403 insufficient_scope and every scope it needs", async () => {
-    const response = await server().send("tools/call", { name: "admin_report", arguments: {} }, as(await token({ scope: "notes:read" })));
-    expect(response.status).toBe(403);
+    const response = await server().send(
+      "tools/call",
+      { name: "admin_report", arguments: {} },
+      { id: 30, ...as(await token({ scope: "notes:read" })) },
+    );
     const header = challengeOf(response);
     expect(header).toContain('error="insufficient_scope"');
     expect(header).toContain('scope="notes:admin"');
     expect(header).toContain('resource_metadata="http://localhost:8787/.well-known/oauth-protected-resource/mcp"');
+    await expectError(response, 403, -32600, 30);
   });
 
   it("lists and runs the tool once the token carries its scope (scope or scp)", async () => {
@@ -219,24 +201,7 @@ describe("the principal flows everywhere", () => {
     expect(own.result?.structuredContent.notes).toHaveLength(1);
   });
 
-  it("binds requestState to the principal: another user's state is rejected", async () => {
-    const alice = await token({ sub: "alice" });
-    const first = await readMessage(
-      await server().send("tools/call", { name: "confirm", arguments: {} }, { ...as(alice), capabilities: { elicitation: {} } }),
-    );
-    const retry = {
-      name: "confirm",
-      arguments: {},
-      requestState: first.result?.requestState,
-      inputResponses: { ok: { action: "accept", content: { ok: true } } },
-    };
-    const asBob = await readMessage(
-      await server().send("tools/call", retry, { ...as(await token({ sub: "bob" })), capabilities: { elicitation: {} } }),
-    );
-    expect(asBob.error).toEqual({ code: -32602, message: "Invalid requestState" });
-    const asAlice = await readMessage(await server().send("tools/call", retry, { ...as(alice), capabilities: { elicitation: {} } }));
-    expect(asAlice.result?.content[0].text).toBe("ok=accept");
-  });
+  // requestState bound to the principal (another user's state is rejected): row 34 of test/engine/checklist.test.ts.
 
   it("announces a user's private changes only on that user's listen streams", async () => {
     const listen = async (sub: string) => {

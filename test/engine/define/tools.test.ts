@@ -7,13 +7,17 @@ import { prompts } from "../../../src/prompts";
 import { resources } from "../../../src/resources";
 import { tools as exampleTools } from "../../../src/tools";
 import { readMessage, testServer } from "../../helpers/rpc";
+import { expectError, prototypeSnapshot, withLogs } from "../../helpers/wire";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
 const echo = defineTool({
   name: "echo",
   description: "Echoes a short text.",
-  input: z.strictObject({ text: z.string().check(z.minLength(1), z.maxLength(10)), times: z.optional(z.int().check(z.minimum(1))) }),
+  input: z.strictObject({
+    text: z.string().check(z.minLength(1), z.maxLength(10)),
+    times: z.optional(z.int().check(z.minimum(1), z.maximum(5))),
+  }),
   output: z.object({ echoed: z.string() }),
   annotations: { readOnlyHint: true },
   handler: ({ text: value, times }) => ({ structuredContent: { echoed: value.repeat(times ?? 1) } }),
@@ -163,8 +167,8 @@ describe("tools/call", () => {
     expect(mirrored.result?.content).toEqual(own.result?.content);
   });
 
-  it("answers an unknown tool with -32602 (a protocol error)", async () => {
-    const message = await readMessage(await call("nope", {}));
+  it("answers an unknown tool with -32602 (a protocol error, HTTP 200)", async () => {
+    const message = await expectError(await server.send("tools/call", { name: "nope", arguments: {} }, { id: 19 }), 200, -32602, 19);
     expect(message.error).toMatchObject({ code: -32602, message: "Unknown tool: nope" });
   });
 
@@ -175,7 +179,10 @@ describe("tools/call", () => {
   });
 
   it("reports invalid arguments as an isError result the model can fix its call from", async () => {
-    const { result } = await readMessage(await call("echo", { text: 5, extra: true }));
+    const response = await call("echo", { text: 5, extra: true });
+    expect(response.status).toBe(200);
+    const { result, error } = await readMessage(response);
+    expect(error).toBeUndefined();
     expect(result!.isError).toBe(true);
     const message = (result!.content as { text: string }[])[0]!.text;
     expect(message).toContain("Invalid arguments for tool echo");
@@ -184,17 +191,43 @@ describe("tools/call", () => {
   });
 
   it("reports out-of-range values and missing arguments the same way", async () => {
-    const tooLong = await readMessage(await call("echo", { text: "x".repeat(11) }));
-    expect((tooLong.result!.content as { text: string }[])[0]!.text).toContain("text: Too big");
+    for (const [args, expected] of [
+      [{ text: "x".repeat(11) }, "text: Too big"],
+      [{ text: "x", times: 9 }, "times: Too big"],
+      [{}, "text:"],
+    ] as const) {
+      const response = await call("echo", args);
+      expect(response.status).toBe(200);
+      const { result, error } = await readMessage(response);
+      expect(error).toBeUndefined();
+      expect(result?.isError).toBe(true);
+      const message = (result!.content as { text: string }[])[0]!.text;
+      expect(message).toContain("Invalid arguments for tool echo");
+      expect(message).toContain(expected);
+    }
     const missing = await readMessage(await call("echo"));
     expect(missing.result?.isError).toBe(true);
   });
 
-  it("keeps prototype-polluting keys out: __proto__ is an unknown key, not a prototype", async () => {
-    const body = '{"text":"a","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}';
-    const { result } = await readMessage(await call("echo", JSON.parse(body)));
-    expect(result!.isError).toBe(true);
+  it("keeps prototype-polluting keys out: __proto__, constructor and prototype are unknown keys, and no prototype changes", async () => {
+    const before = prototypeSnapshot();
+    const bodies = [
+      '{"text":"a","extra":1}',
+      '{"text":"a","__proto__":{"polluted":true,"isAdmin":true}}',
+      '{"text":"a","constructor":{"prototype":{"polluted":true}}}',
+      '{"text":"a","prototype":{"polluted":true}}',
+      '{"text":"a","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}',
+    ];
+    for (const body of bodies) {
+      const response = await call("echo", JSON.parse(body));
+      expect(response.status).toBe(200);
+      const { result } = await readMessage(response);
+      expect(result!.isError).toBe(true);
+      expect((result!.content as { text: string }[])[0]!.text).toContain("Unrecognized key");
+    }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+    expect(prototypeSnapshot()).toBe(before);
   });
 
   it("returns every content type unchanged: text, image, audio, resource_link, embedded resource", async () => {
@@ -208,13 +241,19 @@ describe("tools/call", () => {
     ]);
   });
 
-  it("turns a handler that throws into a generic isError result and keeps the detail out of the answer", async () => {
-    const response = await call("fails", {});
+  it("turns a handler that throws into a generic isError result naming the request id, and logs the detail instead of answering it", async () => {
+    const { value: response, entries } = await withLogs(() => call("fails", {}));
+    expect(response.status).toBe(200);
+    const traceId = response.headers.get("x-request-id");
     const { result } = await readMessage(response);
-    expect(result!.isError).toBe(true);
-    const message = (result!.content as { text: string }[])[0]!.text;
-    expect(message).toContain(`Reference: ${response.headers.get("x-request-id")}`);
-    expect(message).not.toContain("hunter2");
+    expect(result).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: `Tool fails failed unexpectedly. Reference: ${traceId}` }],
+    });
+    expect(JSON.stringify(result)).not.toContain("hunter2");
+    expect(entries).toContainEqual(
+      expect.objectContaining({ traceId, message: "tool handler threw", detail: expect.stringContaining("hunter2") }),
+    );
   });
 
   it("passes a tool's own error result through", async () => {
@@ -225,8 +264,12 @@ describe("tools/call", () => {
     });
   });
 
-  it("answers structuredContent that breaks the outputSchema with -32603 and a generic message", async () => {
-    const message = await readMessage(await call("lies", {}));
+  it("answers structuredContent that breaks the outputSchema with -32603 (HTTP 500, a server bug) and a generic message, and logs it", async () => {
+    const { value: response, entries } = await withLogs(() => server.send("tools/call", { name: "lies", arguments: {} }, { id: 25 }));
+    const message = await expectError(response, 500, -32603, 25);
     expect(message.error).toEqual({ code: -32603, message: "Internal error" });
+    expect(entries).toContainEqual(
+      expect.objectContaining({ level: "error", message: "structuredContent does not match outputSchema", tool: "lies" }),
+    );
   });
 });

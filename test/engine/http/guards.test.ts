@@ -1,33 +1,53 @@
 import { describe, expect, it } from "vitest";
-import { meta, post, readMessage, send, standardHeaders, testServer } from "../../helpers/rpc";
+import * as z from "zod/mini";
+import { defineTool, text } from "../../../src/mcp";
+import { type Json, MODERN, meta, post, readMessage, send, standardHeaders, testServer, URL_MCP } from "../../helpers/rpc";
+import { expectError } from "../../helpers/wire";
 
 const discover = { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta() } };
 const headers = standardHeaders("server/discover");
 
+/** Counts its runs, so a test can show that a refused request ran no tool code. */
+let runs = 0;
+const counted = defineTool({
+  name: "counted",
+  description: "Counts its runs.",
+  input: z.strictObject({}),
+  handler: () => {
+    runs++;
+    return { content: [text("ran")] };
+  },
+});
+const counting = testServer({ tools: [counted] });
+const callCounted = { name: "counted", arguments: {} };
+
 describe("Origin and Host (DNS-rebinding protection)", () => {
-  it("refuses a foreign Origin with 403 and a JSON-RPC error without id", async () => {
-    const response = await post(discover, { ...headers, origin: "https://evil.example" });
-    expect(response.status).toBe(403);
-    const message = await readMessage(response);
-    expect(message.error?.code).toBe(-32600);
-    expect(message).not.toHaveProperty("id");
+  it("refuses a foreign Origin with 403 and a JSON-RPC error without id, before any tool code runs", async () => {
+    await expectError(await post(discover, { ...headers, origin: "https://evil.example" }), 403, -32600, null);
+    const before = runs;
+    await expectError(await counting.send("tools/call", callCounted, { headers: { origin: "https://evil.example" } }), 403, -32600, null);
+    expect(runs).toBe(before);
   });
 
   it("refuses Origin: null and unparseable origins with 403", async () => {
-    for (const origin of ["null", "not a url", "http://localhost:8787/path"]) {
-      expect((await post(discover, { ...headers, origin })).status).toBe(403);
+    for (const origin of ["null", "not a url", "http://localhost:8787/path", "file://"]) {
+      await expectError(await post(discover, { ...headers, origin }), 403, -32600, null);
     }
   });
 
-  it("accepts no Origin, the server's own origin, and loopback origins in development", async () => {
+  it("accepts no Origin (CLI, desktop client), the server's own origin, and loopback origins in development", async () => {
     for (const origin of [null, "http://localhost:8787", "http://127.0.0.1:6274", "http://localhost:3000"]) {
-      expect((await post(discover, { ...headers, origin })).status).toBe(200);
+      const response = await post(discover, { ...headers, origin });
+      expect(response.status).toBe(200);
+      expect((await readMessage(response)).result?.supportedVersions).toEqual([MODERN]);
     }
   });
 
-  it("refuses a foreign Host in development with 403", async () => {
-    const response = await post(discover, { ...headers, host: "evil.example.com", origin: "http://evil.example.com" });
-    expect(response.status).toBe(403);
+  it("refuses a foreign Host (DNS rebinding against wrangler dev) in development with 403", async () => {
+    for (const host of ["evil.example.com", "evil.example.com:8787"]) {
+      await expectError(await post(discover, { ...headers, host }), 403, -32600, null);
+    }
+    await expectError(await post(discover, { ...headers, host: "evil.example.com", origin: "http://evil.example.com" }), 403, -32600, null);
   });
 
   it("accepts loopback Host values", async () => {
@@ -38,19 +58,20 @@ describe("Origin and Host (DNS-rebinding protection)", () => {
 });
 
 describe("Content-Type and Accept", () => {
-  it("refuses a body that is not declared as JSON with 415", async () => {
-    expect((await post(discover, { ...headers, "content-type": "text/plain" })).status).toBe(415);
-    expect((await post(discover, { ...headers, "content-type": null })).status).toBe(415);
+  it("refuses a body that is not declared as JSON, or as JSON in another charset, with 415", async () => {
+    for (const type of ["text/plain", null, "application/json; charset=latin1", "application/jsonx"]) {
+      await expectError(await post(discover, { ...headers, "content-type": type }), 415, -32600, null);
+    }
   });
 
   it("accepts application/json with charset=utf-8", async () => {
     expect((await post(discover, { ...headers, "content-type": "application/json; charset=utf-8" })).status).toBe(200);
   });
 
-  it("refuses an Accept without both application/json and text/event-stream with 406", async () => {
-    expect((await post(discover, { ...headers, accept: "application/json" })).status).toBe(406);
-    expect((await post(discover, { ...headers, accept: "text/event-stream" })).status).toBe(406);
-    expect((await post(discover, { ...headers, accept: "application/json, text/event-stream;q=0" })).status).toBe(406);
+  it("refuses a missing Accept, or one without both application/json and text/event-stream, with 406", async () => {
+    for (const accept of ["application/json", "text/event-stream", null, "application/json, text/event-stream;q=0"]) {
+      await expectError(await post(discover, { ...headers, accept }), 406, -32600, null);
+    }
   });
 
   it("accepts */* (clients such as curl)", async () => {
@@ -60,8 +81,14 @@ describe("Content-Type and Accept", () => {
 
 describe("body limits", () => {
   it("refuses a declared Content-Length over the 1 MiB cap with 413 before reading", async () => {
-    const response = await post("{}", { ...headers, "content-length": String(2 * 1024 * 1024) });
-    expect(response.status).toBe(413);
+    const request = new Request(URL_MCP, {
+      method: "POST",
+      headers: { ...headers, "content-length": String(2 * 1024 * 1024) },
+      body: "{}",
+    });
+    await expectError(await testServer({}).fetch(request), 413, -32600, null);
+    expect(request.bodyUsed).toBe(false);
+    await expectError(await post("{}", { ...headers, "content-length": String(1_048_577) }), 413, -32600, null);
   });
 
   /** A chunked body of `total` bytes that counts what the server pulled. */
@@ -81,8 +108,7 @@ describe("body limits", () => {
   it("stops reading a chunked body once it passes the cap and answers 413 (production)", async () => {
     const production = testServer({}, { MCP_ENV: "production" });
     const { body, counter } = countedBody(64 * 1024 * 1024);
-    const response = await production.post(body, headers, { duplex: "half" } as RequestInit);
-    expect(response.status).toBe(413);
+    await expectError(await production.post(body, headers, { duplex: "half" } as RequestInit), 413, -32600, null);
     expect(counter.sent).toBeLessThan(2 * 1024 * 1024);
   });
 
@@ -98,20 +124,35 @@ describe("body limits", () => {
     expect(short.counter.sent).toBeGreaterThan(3 * 1024 * 1024);
   });
 
-  it("answers nesting deeper than 64 levels with -32700 instead of crashing", async () => {
-    const deep = "[".repeat(100_000) + "]".repeat(100_000);
-    const response = await post(deep, headers);
-    expect(response.status).toBe(400);
-    expect((await readMessage(response)).error?.code).toBe(-32700);
+  it("answers nesting deeper than 64 levels (MAX_JSON_DEPTH) with 400 and -32700 instead of crashing", async () => {
+    await expectError(await post("[".repeat(100_000) + "]".repeat(100_000), headers), 400, -32700, null);
+    await expectError(await post("[".repeat(65) + "]".repeat(65), headers), 400, -32700, null);
+    // 64 levels parse; the value is then refused for what it is (an array on the 2026-07-28 path), not for depth.
+    await expectError(await post("[".repeat(64) + "]".repeat(64), headers), 400, -32600, null);
   });
 
-  it("answers more than 10,000 object members with -32700 in linear time", async () => {
+  it("answers more than 10,000 object members (MAX_JSON_MEMBERS) with 400 and -32700 in linear time, even inside the size cap", async () => {
     const members = Array.from({ length: 20_000 }, (_, i) => `"k${i}":1`).join(",");
     const started = Date.now();
-    const response = await post(`{${members}}`, headers);
-    expect(response.status).toBe(400);
-    expect((await readMessage(response)).error?.code).toBe(-32700);
+    await expectError(await post(`{${members}}`, headers), 400, -32700, null);
     expect(Date.now() - started).toBeLessThan(5_000);
+
+    const keys = Array.from({ length: 100_000 }, (_, i) => `"${i.toString(36)}":0`).join(",");
+    const nested = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"x":{${keys}}}}`;
+    expect(nested.length).toBeLessThan(1_048_576);
+    const nestedStarted = Date.now();
+    await expectError(await post(nested, headers), 400, -32700, null);
+    expect(Date.now() - nestedStarted).toBeLessThan(5_000);
+
+    // Exactly 10,000 members (every key counts, the envelope's too) is accepted; one more is not.
+    const withMembers = (total: number) => {
+      const base = { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta(), pad: {} as Json } };
+      const used = JSON.stringify(base).split(":").length - 1;
+      for (let i = 0; i < total - used; i++) base.params.pad[`k${i}`] = 0;
+      return base;
+    };
+    expect((await post(withMembers(10_000), headers)).status).toBe(200);
+    await expectError(await post(withMembers(10_001), headers), 400, -32700, null);
   });
 
   it("ignores brackets and colons inside strings when measuring depth", async () => {
@@ -130,19 +171,23 @@ describe("MCP header mirroring", () => {
 
   it("refuses an Mcp-Method that differs from the body, including by case", async () => {
     for (const value of ["prompts/list", "TOOLS/LIST"]) {
-      const response = await send("tools/list", {}, { headers: { "mcp-method": value } });
-      expect(response.status).toBe(400);
-      expect((await readMessage(response)).error?.code).toBe(-32020);
+      await expectError(await send("tools/list", {}, { id: 161, headers: { "mcp-method": value } }), 400, -32020, 161);
     }
+    const before = runs;
+    await expectError(
+      await counting.send("tools/call", callCounted, { id: 162, headers: { "mcp-method": "tools/list" } }),
+      400,
+      -32020,
+      162,
+    );
+    expect(runs).toBe(before);
   });
 
   it("refuses a missing or mismatching Mcp-Name on tools/call, naming both values", async () => {
     const missing = await send("tools/call", { name: "create_notebook", arguments: {} }, { headers: { "mcp-name": null } });
     expect(missing.status).toBe(400);
-    const wrong = await send("tools/call", { name: "create_notebook", arguments: {} }, { headers: { "mcp-name": "wrong_tool" } });
-    expect(wrong.status).toBe(400);
-    const message = await readMessage(wrong);
-    expect(message.error?.code).toBe(-32020);
+    const wrong = await send("tools/call", { name: "create_notebook", arguments: {} }, { id: 163, headers: { "mcp-name": "wrong_tool" } });
+    const message = await expectError(wrong, 400, -32020, 163);
     expect(message.error?.message).toContain("'wrong_tool' does not match body value 'create_notebook'");
   });
 
@@ -156,6 +201,10 @@ describe("MCP header mirroring", () => {
   });
 
   it("decodes the =?base64?...?= form before comparing", async () => {
+    const accepted = await counting.send("tools/call", callCounted, { headers: { "mcp-name": `=?base64?${btoa("counted")}?=` } });
+    expect(accepted.status).toBe(200);
+    expect((await readMessage(accepted)).result?.content).toEqual([{ type: "text", text: "ran" }]);
+
     const uri = "note://nb_ÄÖÜ/n_x";
     const encoded = `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode(uri)))}?=`;
     const response = await send("resources/read", { uri }, { headers: { "mcp-name": encoded } });
@@ -169,6 +218,19 @@ describe("MCP header mirroring", () => {
       expect(response.status).toBe(400);
       expect((await readMessage(response)).error?.code).toBe(-32020);
     }
+    // Unpadded, with characters outside the alphabet, decoding to bytes that are not UTF-8, or well-formed but
+    // naming another tool: none of them reaches the tool.
+    const before = runs;
+    const unpadded = btoa("counted").replace(/=+$/, "");
+    for (const value of [
+      `=?base64?${unpadded}?=`,
+      "=?base64?Y29!dW50 ZWQ=?=",
+      `=?base64?${btoa("\xff\xfe")}?=`,
+      `=?base64?${btoa("crash")}?=`,
+    ]) {
+      await expectError(await counting.send("tools/call", callCounted, { headers: { "mcp-name": value } }), 400, -32020);
+    }
+    expect(runs).toBe(before);
   });
 
   it("refuses header values longer than the 1,024-character cap", async () => {

@@ -7,6 +7,7 @@ import { toJsonSchema } from "../../../src/mcp/define/schema";
 import { headerBindings } from "../../../src/mcp/http/param-headers";
 import { McpServer } from "../../../src/mcp/protocol/server";
 import { readMessage, send, testServer } from "../../helpers/rpc";
+import { expectError, withLogs } from "../../helpers/wire";
 
 describe("CORS", () => {
   const preflight = (origin: string, headers: string) =>
@@ -215,17 +216,23 @@ describe("rate limiting", () => {
 });
 
 describe("secrets fail closed", () => {
-  it("answers /mcp with 503 and a generic message in production without STATE_KEYS", async () => {
-    const unconfigured = testServer({}, { MCP_ENV: "production", STATE_KEYS: "" });
-    const response = await unconfigured.send("server/discover");
-    expect(response.status).toBe(503);
-    expect(await response.json()).toEqual({
-      jsonrpc: "2.0",
-      error: { code: -32603, message: "Service unavailable: server configuration is invalid" },
-    });
-    const health = await unconfigured.fetch(new Request("http://localhost:8787/health"));
-    expect(health.status).toBe(503);
-    expect(await health.json()).toEqual({ status: "error", config: "invalid" });
+  it("answers /mcp with 503 and a generic message, and /health with 503 {status: error, config: invalid}, in production without STATE_KEYS or with a key under 32 bytes", async () => {
+    for (const vars of [
+      { MCP_ENV: "production", STATE_KEYS: "" },
+      { MCP_ENV: "production", STATE_KEYS: `k1:${btoa("only sixteen byte")}` },
+    ]) {
+      const unconfigured = testServer({}, vars);
+      const { value: response, lines } = await withLogs(() => unconfigured.send("server/discover", {}, { id: 38 }));
+      expect(await response.clone().json()).toEqual({
+        jsonrpc: "2.0",
+        error: { code: -32603, message: "Service unavailable: server configuration is invalid" },
+      });
+      await expectError(response, 503, -32603, null);
+      expect(lines.join("\n")).not.toContain(btoa("only sixteen byte"));
+      const health = await unconfigured.fetch(new Request("http://localhost:8787/health"));
+      expect(health.status).toBe(503);
+      expect(await health.json()).toEqual({ status: "error", config: "invalid" });
+    }
   });
 
   it("refuses keys shorter than 32 bytes, duplicate key ids and malformed entries, naming no key material", () => {

@@ -5,18 +5,40 @@ import { defineTool, text } from "../../../src/mcp";
 import { readMessage, readSse, send, testServer } from "../../helpers/rpc";
 
 describe("HTTP surface", () => {
-  it("answers GET and DELETE on /mcp with 405 and Allow: POST", async () => {
+  it("answers GET and DELETE on /mcp with 405, Allow: POST and a JSON-RPC error without id or detail", async () => {
     for (const method of ["GET", "DELETE"]) {
       const response = await exports.default.fetch("http://localhost:8787/mcp", { method });
       expect(response.status).toBe(405);
       expect(response.headers.get("allow")).toBe("POST");
+      // No detail beyond the refusal itself: no id, no data.
+      expect(await response.json()).toEqual({
+        jsonrpc: "2.0",
+        error: { code: -32600, message: expect.stringMatching(/^Method Not Allowed/) },
+      });
     }
   });
 
-  it("answers GET /health with 200 without touching storage", async () => {
-    const response = await exports.default.fetch("http://localhost:8787/health");
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: "ok" });
+  it("answers GET /health with 200 {status: ok} quickly, under load, without touching storage or showing config", async () => {
+    const started = Date.now();
+    const responses = await Promise.all(Array.from({ length: 50 }, () => exports.default.fetch("http://localhost:8787/health")));
+    expect(responses.map((response) => response.status)).toEqual(responses.map(() => 200));
+    for (const response of responses) expect(await response.json()).toEqual({ status: "ok" });
+    expect(Date.now() - started).toBeLessThan(2_000);
+
+    // Every storage binding throws when touched: /health still answers.
+    const untouchable = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error("storage touched");
+        },
+      },
+    );
+    const bindings = { NOTEBOOKS: untouchable, REPLAY_GUARD: untouchable, SUBSCRIPTIONS: untouchable, LEGACY_SESSIONS: untouchable };
+    const noStorage = testServer({}, bindings as unknown as Record<string, string>);
+    const health = await noStorage.fetch(new Request("http://localhost:8787/health"));
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: "ok" });
   });
 
   it("answers unknown paths with 404", async () => {
@@ -155,12 +177,15 @@ describe("streaming", () => {
     expect(logs.every((event) => (event.params as { level: string }).level === "info")).toBe(true);
   });
 
-  it("treats a closed stream as cancellation: the handler sees an aborted signal", async () => {
+  it("treats a client closing the SSE response mid-call as cancellation: the handler sees an aborted signal", async () => {
     const response = await server.send("tools/call", { name: "slow", arguments: {} }, { id: "cancel-me", metaExtra: { progressToken: 1 } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
     const reader = response.body!.getReader();
     await reader.read();
     await reader.cancel();
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    const deadline = Date.now() + 2_000;
+    while (!cancelled.includes("cancel-me") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(cancelled).toContain("cancel-me");
   });
 });

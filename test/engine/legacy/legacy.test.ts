@@ -9,6 +9,7 @@ import { seal } from "../../../src/mcp/input/state-token";
 import { newSession } from "../../../src/mcp/legacy/session-token";
 import { meta, post, readMessage, readSse, send, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
+import { expectError } from "../../helpers/wire";
 
 type Json = Record<string, any>;
 const BASE = { "content-type": "application/json", accept: "application/json, text/event-stream" };
@@ -146,7 +147,11 @@ describe("era detection", () => {
   });
 
   it("treats a request with neither header nor _meta as 2025-03-26 (no title, no outputSchema, no structuredContent)", async () => {
-    const { result } = await readMessage(await legacy(rpc("tools/list")));
+    const listed = await legacy(rpc("tools/list"));
+    expect(listed.status).toBe(200);
+    const { result } = await readMessage(listed);
+    expect(result?.tools).toBeDefined();
+    expect(result).not.toHaveProperty("resultType");
     expect(result?.tools[0]).not.toHaveProperty("title");
     expect(result?.tools[0]).not.toHaveProperty("outputSchema");
     const created = await readMessage(await legacy(rpc("tools/call", { name: "create_notebook", arguments: {} })));
@@ -183,6 +188,9 @@ describe("era detection", () => {
       code: -32022,
       data: { supported: ["2026-07-28"], requested: "2025-11-25" },
     });
+    // A request naming no version at all (a 2025-03-26 client) is refused the same way, the reference behaviour.
+    const unversioned = await statelessOnly.post(rpc("tools/list", {}, 153), BASE);
+    expect((await expectError(unversioned, 400, -32022, 153)).error?.data).toMatchObject({ supported: ["2026-07-28"] });
   });
 });
 
@@ -199,6 +207,7 @@ describe("2025-03-26 batches", () => {
     const answers = (await response.json()) as Json[];
     expect(answers.map((answer) => answer.id)).toEqual([1, 2, 3]);
     expect(answers[0]!.result).toEqual({});
+    expect(answers[1]!.result.tools).toBeDefined();
     expect(answers[2]!.error.code).toBe(-32600);
   });
 

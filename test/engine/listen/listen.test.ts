@@ -3,10 +3,12 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { definePrompt, defineResource, defineTool, text } from "../../../src/mcp";
+import { parseConfig } from "../../../src/mcp/config";
 import { uriMatches } from "../../../src/mcp/listen/hub";
 import { createPublisher, globalHubName, principalHubName } from "../../../src/mcp/listen/publish";
 import { readMessage, readSse, send, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
+import { expectError } from "../../helpers/wire";
 
 const ID = "subscriptionId";
 const tag = (id: string | number) => ({ "io.modelcontextprotocol/subscriptionId": id });
@@ -36,6 +38,7 @@ afterEach(async () => {
 
 async function listen(notifications: Record<string, unknown>, id: string | number = ID, target = server) {
   const response = await target.send("subscriptions/listen", { notifications }, { id });
+  expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toBe("text/event-stream");
   expect(response.headers.get("x-accel-buffering")).toBe("no");
   const reader = sseReader(response);
@@ -55,8 +58,9 @@ describe("subscriptions/listen", () => {
     });
   });
 
-  it("sends the acknowledgement first, with the honoured filter and the subscription id", async () => {
+  it("flushes its headers at once, then sends the acknowledgement first, with the honoured filter and subscriptionId = the request id", async () => {
     const reader = await listen({ toolsListChanged: true, resourceSubscriptions: ["test://r"], somethingElse: true }, 42);
+    expect(await reader.frame()).toEqual({ comment: "listening" });
     expect(await reader.message()).toEqual({
       jsonrpc: "2.0",
       method: "notifications/subscriptions/acknowledged",
@@ -136,22 +140,35 @@ describe("subscriptions/listen", () => {
     ]);
   });
 
-  it("drops notification types the server cannot deliver from the acknowledgement", async () => {
+  it("drops notification types the server cannot deliver from the acknowledgement, and never sends them", async () => {
     const toolsOnly = testServer({ tools: [trigger] });
-    const reader = await listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true }, 7, toolsOnly);
-    expect(((await reader.message()) as { params: { notifications: unknown } }).params.notifications).toEqual({ toolsListChanged: true });
+    const reader = await listen(
+      { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, madeUp: true },
+      7,
+      toolsOnly,
+    );
+    expect(await reader.message()).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/subscriptions/acknowledged",
+      params: { _meta: tag(7), notifications: { toolsListChanged: true } },
+    });
+    await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).resourcesListChanged();
+    await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).promptsListChanged();
+    expect(await reader.message(300)).toBe("timeout");
   });
 
-  it("answers a malformed or oversized filter with -32602", async () => {
+  it("answers a malformed or oversized filter (over 64 URIs, over 12,000 bytes, a URI over 2,048 characters) with -32602 as JSON", async () => {
     const cases = [
       { resourceSubscriptions: "note://x" },
       { toolsListChanged: "yes" },
       { resourceSubscriptions: Array.from({ length: 65 }, (_, i) => `test://${i}`) },
       { resourceSubscriptions: Array.from({ length: 40 }, (_, i) => `test://${i}/${"x".repeat(400)}`) },
+      { resourceSubscriptions: [`test://r/${"x".repeat(2_100)}`] },
     ];
-    for (const notifications of cases) {
-      const message = await readMessage(await server.send("subscriptions/listen", { notifications }));
-      expect(message.error?.code).toBe(-32602);
+    for (const [index, notifications] of cases.entries()) {
+      const response = await server.send("subscriptions/listen", { notifications }, { id: 410 + index });
+      expect(response.headers.get("content-type")).toContain("application/json");
+      await expectError(response, 200, -32602, 410 + index);
     }
   });
 
@@ -177,7 +194,9 @@ describe("subscriptions/listen", () => {
 });
 
 describe("listen stream hygiene", () => {
-  it("sends comment keep-alives at the configured interval", async () => {
+  it("sends comment keep-alives at the configured interval (default 20 s, within 15-25 s)", async () => {
+    const defaults = parseConfig({ MCP_ENV: "development" });
+    expect(defaults.ok && defaults.config.listen.keepAliveMs).toBe(20_000);
     const quick = testServer(definition, { LISTEN_KEEPALIVE_MS: "100" });
     const reader = await listen({ toolsListChanged: true }, "ka", quick);
     expect(await reader.frame()).toEqual({ comment: "listening" });
@@ -186,23 +205,37 @@ describe("listen stream hygiene", () => {
     expect(await reader.frame(500)).toEqual({ comment: "keepalive" });
   });
 
-  it("ends the stream gracefully with the completion result after the maximum lifetime", async () => {
+  it("ends the stream gracefully with the completion result {resultType: complete, _meta: {subscriptionId}} after the maximum lifetime", async () => {
     const shortLived = testServer(definition, { LISTEN_MAX_LIFETIME_MS: "300" });
     const reader = await listen({ toolsListChanged: true }, "life", shortLived);
     await reader.message();
-    expect(await reader.message(2_000)).toMatchObject({ id: "life", result: { resultType: "complete", _meta: tag("life") } });
+    expect(await reader.message(2_000)).toEqual({
+      jsonrpc: "2.0",
+      id: "life",
+      result: {
+        resultType: "complete",
+        _meta: { "io.modelcontextprotocol/serverInfo": { name: "test-server", version: "1.0.0" }, ...tag("life") },
+      },
+    });
     expect(await reader.message(1_000)).toBe("end");
   });
 
-  it("ends the stream without a completion result when the hub restarts, and a new listen works", async () => {
+  it("ends the stream without a completion result when the hub restarts (evicted mid-stream), and a new listen works", async () => {
     const reader = await listen({ toolsListChanged: true }, "restart");
     await reader.message();
     await abortAllDurableObjects();
     expect(await reader.message(2_000)).toBe("end");
     const again = await listen({ toolsListChanged: true }, "restart-2");
-    expect(await again.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+    expect(await again.message()).toMatchObject({
+      method: "notifications/subscriptions/acknowledged",
+      params: { _meta: tag("restart-2") },
+    });
     await publish("tools");
-    expect(await again.message()).toMatchObject({ method: "notifications/tools/list_changed", params: { _meta: tag("restart-2") } });
+    expect(await again.message()).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/tools/list_changed",
+      params: { _meta: tag("restart-2") },
+    });
   });
 });
 
@@ -219,6 +252,13 @@ describe("privacy and sharding", () => {
     expect(await hub.publish({ type: "resource_updated", uri: "note://shared", principal: "mallory" })).toBe(0);
     await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).resourceUpdated("note://shared");
     expect(await reader.message()).toMatchObject({ params: { uri: "note://shared" } });
+    // Its own sub-resources reach it too, tagged with the subscription.
+    await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).resourceUpdated("note://shared/n_1");
+    expect(await reader.message()).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/resources/updated",
+      params: { uri: "note://shared/n_1", _meta: tag("mine") },
+    });
   });
 
   it("announces list changes for everyone through every global shard", async () => {

@@ -1,19 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { MODERN, meta, post, readMessage, SERVED_VERSIONS, send, standardHeaders, testServer } from "../../helpers/rpc";
+import { type Json, MODERN, meta, post, readMessage, SERVED_VERSIONS, send, standardHeaders, testServer } from "../../helpers/rpc";
 import { expectError } from "../../helpers/wire";
 
 describe("JSON-RPC envelope", () => {
-  it("answers a body that is not JSON with -32700, HTTP 400 and no id", async () => {
-    await expectError(await post("{not json", standardHeaders("tools/list")), 400, -32700, null);
-  });
-
-  it("answers an empty body with -32700", async () => {
-    await expectError(await post("", standardHeaders("tools/list")), 400, -32700, null);
-  });
-
-  it("answers invalid UTF-8 with -32700", async () => {
-    const bytes = new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
-    await expectError(await post(bytes, standardHeaders("tools/list")), 400, -32700, null);
+  it("answers an empty body, a body that is not JSON or is cut short, and invalid UTF-8 with -32700, HTTP 400 and no id", async () => {
+    const invalidUtf8 = new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
+    for (const body of ["", "{not json", '{"jsonrpc":"2.0","id":1,', invalidUtf8]) {
+      await expectError(await post(body, standardHeaders("tools/list")), 400, -32700, null);
+    }
   });
 
   it("refuses a batch (JSON array) with -32600 and HTTP 400", async () => {
@@ -21,31 +15,21 @@ describe("JSON-RPC envelope", () => {
     await expectError(await post(body, standardHeaders("tools/list")), 400, -32600, null);
   });
 
-  it('refuses jsonrpc other than "2.0" with -32600 and echoes the id', async () => {
-    const body = { jsonrpc: "1.0", id: 7, method: "tools/list", params: { _meta: meta() } };
-    await expectError(await post(body, standardHeaders("tools/list")), 400, -32600, 7);
-  });
-
-  it("refuses a null id with -32600", async () => {
-    const body = { jsonrpc: "2.0", id: null, method: "tools/list", params: { _meta: meta() } };
-    await expectError(await post(body, standardHeaders("tools/list")), 400, -32600, null);
-  });
-
-  it("refuses object and fractional ids with -32600", async () => {
-    for (const id of [{ a: 1 }, 1.5]) {
-      const body = { jsonrpc: "2.0", id, method: "tools/list", params: { _meta: meta() } };
-      await expectError(await post(body, standardHeaders("tools/list")), 400, -32600, null);
-    }
-  });
-
-  it("refuses a message without a method with -32600", async () => {
+  it('refuses jsonrpc other than "2.0" or missing, a missing method, and null, object, fractional, array or boolean ids with -32600 and HTTP 400', async () => {
+    const request = (fields: Json) =>
+      post({ jsonrpc: "2.0", id: 7, method: "tools/list", params: { _meta: meta() }, ...fields }, standardHeaders("tools/list"));
+    // The id is echoed when it is a valid one, whatever else is wrong.
+    await expectError(await request({ jsonrpc: "1.0" }), 400, -32600, 7);
+    await expectError(await request({ jsonrpc: undefined }), 400, -32600, 7);
     await expectError(await post({ jsonrpc: "2.0", id: 3 }, standardHeaders("tools/list")), 400, -32600, 3);
+    await expectError(await post({ jsonrpc: "2.0", id: 8, params: { _meta: meta() } }, standardHeaders("tools/list")), 400, -32600, 8);
+    for (const id of [null, { a: 1 }, 1.5, [1], true]) await expectError(await request({ id }), 400, -32600, null);
   });
 
-  it("refuses a JSON-RPC response sent by the client with -32600", async () => {
-    const body = { jsonrpc: "2.0", id: 3, result: {} };
+  it("refuses a JSON-RPC response or error response sent by the client with -32600 and HTTP 400", async () => {
     const headers = { ...standardHeaders("x"), "mcp-method": null };
-    await expectError(await post(body, headers), 400, -32600, 3);
+    await expectError(await post({ jsonrpc: "2.0", id: 3, result: {} }, headers), 400, -32600, 3);
+    await expectError(await post({ jsonrpc: "2.0", id: 4, error: { code: 1, message: "x" } }, headers), 400, -32600, 4);
   });
 
   it("refuses params that are not an object with -32602 and HTTP 400", async () => {
@@ -61,10 +45,19 @@ describe("JSON-RPC envelope", () => {
   });
 
   it("keeps string ids as strings and ignores unknown envelope fields", async () => {
-    const body = { jsonrpc: "2.0", id: "abc", method: "tools/list", params: { _meta: meta() }, extra: true };
-    const message = await readMessage(await post(body, standardHeaders("tools/list")));
+    const body = {
+      jsonrpc: "2.0",
+      id: "abc",
+      method: "tools/list",
+      params: { _meta: meta(), futureField: 1 },
+      extra: true,
+      extension: { a: 1 },
+    };
+    const response = await post(body, standardHeaders("tools/list"));
+    expect(response.status).toBe(200);
+    const message = await readMessage(response);
     expect(message.id).toBe("abc");
-    expect(message.result).toBeDefined();
+    expect(message.result?.tools).toBeDefined();
   });
 });
 
@@ -143,10 +136,11 @@ describe("protocol version", () => {
   it("answers a header version that differs from _meta with -32020 and HTTP 400", async () => {
     const response = await send("server/discover", {}, { id: 302, metaExtra: { "io.modelcontextprotocol/protocolVersion": "v999.0.0" } });
     await expectError(response, 400, -32020, 302);
+    await expectError(await send("tools/list", {}, { id: 303, headers: { "mcp-protocol-version": "2026-01-01" } }), 400, -32020, 303);
   });
 
   it("answers a modern _meta with no MCP-Protocol-Version header with -32020", async () => {
-    await expectError(await send("server/discover", {}, { headers: { "mcp-protocol-version": null } }), 400, -32020);
+    await expectError(await send("server/discover", {}, { id: 304, headers: { "mcp-protocol-version": null } }), 400, -32020, 304);
   });
 
   it("treats a 2025 version claimed in _meta as a modern request for an unsupported version (-32022)", async () => {
@@ -165,7 +159,8 @@ describe("protocol version", () => {
 });
 
 describe("methods", () => {
-  for (const method of ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "unknown/method"]) {
+  // An unknown method (404, -32601) is row 13 of test/engine/checklist.test.ts.
+  for (const method of ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"]) {
     it(`answers ${method} on the 2026-07-28 path with HTTP 404 and -32601`, async () => {
       await expectError(await send(method, {}, { id: 500 }), 404, -32601, 500);
     });
