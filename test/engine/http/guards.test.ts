@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { defineTool, text } from "../../../src/mcp";
-import { type Json, MODERN, meta, post, readMessage, send, standardHeaders, testServer, URL_MCP } from "../../helpers/rpc";
+import { type Json, MODERN, meta, post, readMessage, SERVED_VERSIONS, send, standardHeaders, testServer, URL_MCP } from "../../helpers/rpc";
 import { expectError } from "../../helpers/wire";
 
 const discover = { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta() } };
@@ -39,7 +39,7 @@ describe("Origin and Host (DNS-rebinding protection)", () => {
     for (const origin of [null, "http://localhost:8787", "http://127.0.0.1:6274", "http://localhost:3000"]) {
       const response = await post(discover, { ...headers, origin });
       expect(response.status).toBe(200);
-      expect((await readMessage(response)).result?.supportedVersions).toEqual([MODERN]);
+      expect((await readMessage(response)).result?.supportedVersions).toEqual(SERVED_VERSIONS);
     }
   });
 
