@@ -331,3 +331,18 @@ describe("notes example: resources/list with authorization off", () => {
     }
   });
 });
+
+describe("notes example: listeners hear about note changes", () => {
+  it("announces an updated note to listeners subscribed to it", async () => {
+    const { notebook, ids } = await notebookWithNotes({ title: "t", body: "b" });
+    const uri = `note://${notebook}/${ids[0]}`;
+    const reader = sseReader(await send("subscriptions/listen", { notifications: { resourceSubscriptions: [uri] } }, { id: "notes" }));
+    try {
+      expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+      await tool("update_note", { notebook_id: notebook, note_id: ids[0], body: "changed" });
+      expect(await reader.message()).toMatchObject({ method: "notifications/resources/updated", params: { uri } });
+    } finally {
+      await reader.cancel();
+    }
+  });
+});

@@ -1,34 +1,16 @@
 import { abortAllDurableObjects } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import * as z from "zod/mini";
-import { definePrompt, defineResource, defineTool, text } from "../../../src/mcp";
 import { uriMatches } from "../../../src/mcp/listen/hub";
 import { createPublisher, globalHubName, principalHubName } from "../../../src/mcp/listen/publish";
-import { readMessage, readSse, send, testServer } from "../../helpers/rpc";
+import { FIXTURE } from "../../helpers/fixture";
+import { readMessage, readSse, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
 
 const ID = "subscriptionId";
 const tag = (id: string | number) => ({ "io.modelcontextprotocol/subscriptionId": id });
 
-const trigger = defineTool({
-  name: "trigger",
-  description: "Publishes a change.",
-  input: z.strictObject({ what: z.enum(["tools", "prompts", "resources", "updated"]), uri: z.optional(z.string()) }),
-  async handler({ what, uri }, ctx) {
-    if (what === "tools") await ctx.publish.toolsListChanged();
-    if (what === "prompts") await ctx.publish.promptsListChanged();
-    if (what === "resources") await ctx.publish.resourcesListChanged();
-    if (what === "updated") await ctx.publish.resourceUpdated(uri!);
-    return { content: [text("published")] };
-  },
-});
-const definition = {
-  tools: [trigger],
-  prompts: [definePrompt({ name: "p", description: "A prompt.", get: () => ({ messages: [] }) })],
-  resources: [defineResource({ uri: "test://r", name: "r", read: () => [{ uri: "test://r", text: "r" }] })],
-};
-const server = testServer(definition, { LISTEN_KEEPALIVE_MS: "60000" });
+const server = testServer(FIXTURE, { LISTEN_KEEPALIVE_MS: "60000" });
 const readers: ReturnType<typeof sseReader>[] = [];
 afterEach(async () => {
   await Promise.all(readers.splice(0).map((reader) => reader.cancel()));
@@ -43,7 +25,7 @@ async function listen(notifications: Record<string, unknown>, id: string | numbe
   return reader;
 }
 
-const publish = (what: string, uri?: string) => server.send("tools/call", { name: "trigger", arguments: { what, uri } }).then(readMessage);
+const publish = (what: string, uri?: string) => server.send("tools/call", { name: "publish", arguments: { what, uri } }).then(readMessage);
 
 describe("subscriptions/listen", () => {
   it("advertises listChanged and subscribe because the hub is bound", async () => {
@@ -112,7 +94,7 @@ describe("subscriptions/listen", () => {
     await reader.message();
     await server.send(
       "tools/call",
-      { name: "trigger", arguments: { what: "tools" } },
+      { name: "publish", arguments: { what: "tools" } },
       {
         metaExtra: { progressToken: "p", "io.modelcontextprotocol/logLevel": "debug" },
       },
@@ -130,14 +112,17 @@ describe("subscriptions/listen", () => {
         id: 5,
         result: {
           resultType: "complete",
-          _meta: { "io.modelcontextprotocol/serverInfo": { name: "test-server", version: "1.0.0" }, ...tag(5) },
+          _meta: {
+            "io.modelcontextprotocol/serverInfo": { name: FIXTURE.name, title: FIXTURE.title, version: FIXTURE.version },
+            ...tag(5),
+          },
         },
       },
     ]);
   });
 
   it("drops notification types the server cannot deliver from the acknowledgement", async () => {
-    const toolsOnly = testServer({ tools: [trigger] });
+    const toolsOnly = testServer({ tools: FIXTURE.tools });
     const reader = await listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true }, 7, toolsOnly);
     expect(((await reader.message()) as { params: { notifications: unknown } }).params.notifications).toEqual({ toolsListChanged: true });
   });
@@ -156,7 +141,7 @@ describe("subscriptions/listen", () => {
   });
 
   it("answers -32601 (404) when the Worker has no hub binding, and advertises no listChanged", async () => {
-    const unbound = testServer(definition, { SUBSCRIPTIONS: undefined as unknown as string });
+    const unbound = testServer(FIXTURE, { SUBSCRIPTIONS: undefined as unknown as string });
     const response = await unbound.send("subscriptions/listen", { notifications: { toolsListChanged: true } });
     expect(response.status).toBe(404);
     const { result } = await readMessage(await unbound.send("server/discover"));
@@ -178,7 +163,7 @@ describe("subscriptions/listen", () => {
 
 describe("listen stream hygiene", () => {
   it("sends comment keep-alives at the configured interval", async () => {
-    const quick = testServer(definition, { LISTEN_KEEPALIVE_MS: "100" });
+    const quick = testServer(FIXTURE, { LISTEN_KEEPALIVE_MS: "100" });
     const reader = await listen({ toolsListChanged: true }, "ka", quick);
     expect(await reader.frame()).toEqual({ comment: "listening" });
     await reader.message();
@@ -187,7 +172,7 @@ describe("listen stream hygiene", () => {
   });
 
   it("ends the stream gracefully with the completion result after the maximum lifetime", async () => {
-    const shortLived = testServer(definition, { LISTEN_MAX_LIFETIME_MS: "300" });
+    const shortLived = testServer(FIXTURE, { LISTEN_MAX_LIFETIME_MS: "300" });
     const reader = await listen({ toolsListChanged: true }, "life", shortLived);
     await reader.message();
     expect(await reader.message(2_000)).toMatchObject({ id: "life", result: { resultType: "complete", _meta: tag("life") } });
@@ -236,28 +221,5 @@ describe("privacy and sharding", () => {
     expect(uriMatches("file:///a/b.txt", "file:///a/")).toBe(true);
     expect(uriMatches("file:///ab", "file:///a")).toBe(false);
     expect(uriMatches("file:///a", "file:///a")).toBe(true);
-  });
-});
-
-describe("notes example publishes changes", () => {
-  it("announces an updated note to listeners subscribed to it", async () => {
-    const call = async (name: string, args: object) =>
-      (await readMessage(await send("tools/call", { name, arguments: args }))).result as any;
-    const notebook = (await call("create_notebook", {})).structuredContent.notebook_id;
-    const note = (await call("add_note", { notebook_id: notebook, title: "t", body: "b" })).structuredContent.id;
-    const response = await send(
-      "subscriptions/listen",
-      { notifications: { resourceSubscriptions: [`note://${notebook}/${note}`], resourcesListChanged: true } },
-      { id: "notes" },
-    );
-    const reader = sseReader(response);
-    readers.push(reader);
-    await reader.message();
-    await call("update_note", { notebook_id: notebook, note_id: note, body: "changed" });
-    expect(await reader.message()).toMatchObject({
-      method: "notifications/resources/updated",
-      params: { uri: `note://${notebook}/${note}` },
-    });
-    // With authorization off, adding a note announces no list change (test/app/notes.test.ts covers both cases).
   });
 });
