@@ -346,3 +346,19 @@ describe("notes example: listeners hear about note changes", () => {
     }
   });
 });
+
+describe("notes example: landing page", () => {
+  it("names the notes server and lists its tools, resources and prompt", async () => {
+    const html = await (await app.fetch("http://localhost:8787/")).text();
+    for (const text of [
+      "<title>Notes · MCP server</title>",
+      "create_notebook",
+      "draft_note",
+      "notes://guide",
+      "note://{notebook_id}/{note_id}",
+      "review_notes",
+    ]) {
+      expect(html).toContain(text);
+    }
+  });
+});
