@@ -137,26 +137,22 @@ describe("MCP header mirroring", () => {
   });
 
   it("refuses a missing or mismatching Mcp-Name on tools/call, naming both values", async () => {
-    const missing = await send("tools/call", { name: "create_notebook", arguments: {} }, { headers: { "mcp-name": null } });
+    const missing = await send("tools/call", { name: "echo", arguments: {} }, { headers: { "mcp-name": null } });
     expect(missing.status).toBe(400);
-    const wrong = await send("tools/call", { name: "create_notebook", arguments: {} }, { headers: { "mcp-name": "wrong_tool" } });
+    const wrong = await send("tools/call", { name: "echo", arguments: {} }, { headers: { "mcp-name": "wrong_tool" } });
     expect(wrong.status).toBe(400);
     const message = await readMessage(wrong);
     expect(message.error?.code).toBe(-32020);
-    expect(message.error?.message).toContain("'wrong_tool' does not match body value 'create_notebook'");
+    expect(message.error?.message).toContain("'wrong_tool' does not match body value 'echo'");
   });
 
   it("tolerates whitespace around header values", async () => {
-    const response = await send(
-      "tools/call",
-      { name: "create_notebook", arguments: {} },
-      { headers: { "mcp-name": "  create_notebook  " } },
-    );
+    const response = await send("tools/call", { name: "echo", arguments: {} }, { headers: { "mcp-name": "  echo  " } });
     expect(response.status).toBe(200);
   });
 
   it("decodes the =?base64?...?= form before comparing", async () => {
-    const uri = "note://nb_ÄÖÜ/n_x";
+    const uri = "fixture://values/ÄÖÜ";
     const encoded = `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode(uri)))}?=`;
     const response = await send("resources/read", { uri }, { headers: { "mcp-name": encoded } });
     expect(response.status).toBe(200);
@@ -165,14 +161,14 @@ describe("MCP header mirroring", () => {
 
   it("refuses a malformed base64 header value with 400 and -32020", async () => {
     for (const value of ["=?base64?SGVs!!!bG8=?=", "=?base64?SGVsbG8?=", "=?base64?SGVsbG8?x=?="]) {
-      const response = await send("tools/call", { name: "create_notebook", arguments: {} }, { headers: { "mcp-name": value } });
+      const response = await send("tools/call", { name: "echo", arguments: {} }, { headers: { "mcp-name": value } });
       expect(response.status).toBe(400);
       expect((await readMessage(response)).error?.code).toBe(-32020);
     }
   });
 
   it("refuses header values longer than the 1,024-character cap", async () => {
-    const response = await send("tools/call", { name: "create_notebook", arguments: {} }, { headers: { "mcp-name": "x".repeat(2000) } });
+    const response = await send("tools/call", { name: "echo", arguments: {} }, { headers: { "mcp-name": "x".repeat(2000) } });
     expect(response.status).toBe(400);
     expect((await readMessage(response)).error?.code).toBe(-32020);
   });
