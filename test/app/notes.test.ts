@@ -274,6 +274,17 @@ describe("notes example: resources/list", () => {
     expect(noteUris(await bob.list())).toEqual([]);
   });
 
+  it("keeps a notebook handle useless to another user (<principal>:<handle>)", async () => {
+    const alice = await signedIn("alice");
+    const bob = await signedIn("bob");
+    const notebook = await alice.notebook();
+    await alice.add(notebook, "Private");
+    const stolen = await bob.tool("search_notes", { notebook_id: notebook, query: "" });
+    expect(stolen.isError).toBe(true);
+    const own = await alice.tool("search_notes", { notebook_id: notebook, query: "" });
+    expect(own.structuredContent.notes).toHaveLength(1);
+  });
+
   it("tells the caller's listener that the list changed, and a fresh list shows the change", async () => {
     const alice = await signedIn("alice");
     const notebook = await alice.notebook();
