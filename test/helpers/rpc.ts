@@ -53,8 +53,9 @@ type Fetcher = (request: Request) => Promise<Response>;
 
 /**
  * Raw-wire helpers bound to one Worker's `fetch`, called in this isolate with the real bindings: a test server
- * built in the test, or (in the app's tests) the app's Worker. Why not `exports.default.fetch`: in pool 0.15.1
- * each call through it gets slower (2 ms at first, 25 ms after a few hundred), and the suite sends thousands.
+ * built in the test, or (in the app's tests) the app's Worker. Why not the pool's own entry point (`exports`):
+ * in pool 0.15.1 each call through it gets slower (2 ms at first, 25 ms after a few hundred), and the suite sends
+ * thousands.
  */
 export function rpc(fetcher: Fetcher) {
   const post = (body: unknown, headers: Record<string, string | null>, init: RequestInit = {}): Promise<Response> => {
