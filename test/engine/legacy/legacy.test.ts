@@ -310,6 +310,38 @@ describe("legacy sessions", () => {
     expect(await stream.message()).toMatchObject({ id: 77, result: { content: [{ type: "text", text: "form: accept ok=true" }] } });
   });
 
+  it("asks each kind of question with its 2025 request on the call's stream, and the tool gets the answer", async () => {
+    const { session } = await initialize({ elicitation: { form: {}, url: {} }, sampling: {}, roots: {} });
+    const cases: [string, Json, Json, string][] = [
+      [
+        "form",
+        { method: "elicitation/create", params: { message: "Proceed?" } },
+        { action: "accept", content: { ok: true } },
+        "form: accept ok=true",
+      ],
+      [
+        "url",
+        { method: "elicitation/create", params: { mode: "url", url: "https://example.com/sign-in", elicitationId: expect.any(String) } },
+        { action: "accept" },
+        "url: accept",
+      ],
+      [
+        "sampling",
+        { method: "sampling/createMessage", params: { maxTokens: 10 } },
+        { role: "assistant", content: { type: "text", text: "yes" }, model: "test-model" },
+        "sampling: yes",
+      ],
+      ["roots", { method: "roots/list" }, { roots: [{ uri: "file:///work" }] }, "roots: 1"],
+    ];
+    for (const [kind, asked, answer, reported] of cases) {
+      const stream = sseReader(await legacy(rpc("tools/call", { name: "ask", arguments: { kind } }, kind), "2025-11-25", session));
+      const question = (await stream.message()) as Json;
+      expect(question, kind).toMatchObject({ jsonrpc: "2.0", id: expect.any(String), ...asked });
+      expect((await legacy({ jsonrpc: "2.0", id: question.id, result: answer }, "2025-11-25", session)).status).toBe(202);
+      expect(await stream.message(), kind).toMatchObject({ id: kind, result: { content: [{ type: "text", text: reported }] } });
+    }
+  });
+
   it("reports a tool that needs input as a tool error to a client without a session, or one that declared nothing", async () => {
     const { session: tokenOnly } = await initialize({});
     for (const session of [undefined, tokenOnly]) {
