@@ -194,7 +194,7 @@ describe("an audience that is not a URL (Cloudflare Access names an application 
 });
 
 describe("the principal flows everywhere", () => {
-  it("gives handlers the caller's principal, so what one user stores is not another's", async () => {
+  it("gives handlers and completers the caller's principal, so what one user stores is not another's", async () => {
     const alice = as(await token({ sub: "alice" }));
     const bob = as(await token({ sub: "bob" }));
     const echoed = await readMessage(await server().send("tools/call", { name: "echo", arguments: {} }, alice));
@@ -204,6 +204,11 @@ describe("the principal flows everywhere", () => {
     expect(stolen.error?.code).toBe(-32602);
     const own = await readMessage(await server().send("resources/read", { uri: valueUri("private") }, alice));
     expect(own.result?.contents).toEqual([{ uri: valueUri("private"), mimeType: "text/plain", text: "alice's" }]);
+    const completion = { ref: { type: "ref/resource", uri: "fixture://values/{key}" }, argument: { name: "key", value: "priv" } };
+    expect((await readMessage(await server().send("completion/complete", completion, bob))).result?.completion.values).toEqual([]);
+    expect((await readMessage(await server().send("completion/complete", completion, alice))).result?.completion.values).toEqual([
+      "private",
+    ]);
   });
 
   it("binds requestState to the principal: another user's state is rejected", async () => {
