@@ -18,6 +18,7 @@ import {
   sample,
   samplingText,
   text,
+  toolError,
 } from "../../src/mcp";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -51,10 +52,11 @@ export const tools = [
     description: "Publishes one change as the caller: a list change, or an update of `uri`.",
     input: z.strictObject({ what: z.enum(["tools", "prompts", "resources", "updated"]), uri: z.optional(z.string()) }),
     async handler({ what, uri }, ctx) {
+      if (what === "updated" && uri === undefined) return toolError("An update needs the uri of the resource that changed.");
       if (what === "tools") await ctx.publish.toolsListChanged();
       if (what === "prompts") await ctx.publish.promptsListChanged();
       if (what === "resources") await ctx.publish.resourcesListChanged();
-      if (what === "updated") await ctx.publish.resourceUpdated(uri ?? valueUri("unnamed"));
+      if (what === "updated") await ctx.publish.resourceUpdated(uri!);
       return { content: [text("published")] };
     },
   }),
