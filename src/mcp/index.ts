@@ -28,4 +28,4 @@ export { LegacySession } from "./legacy/session";
 export { SubscriptionHub } from "./listen/hub";
 export type { ServerDefinition } from "./protocol/server";
 export { ENGINE_VERSION } from "./version";
-export { createMcpWorker } from "./worker";
+export { createMcpWorker, validateServer } from "./worker";

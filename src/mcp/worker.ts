@@ -1,6 +1,6 @@
 /**
  * @module worker
- * `createMcpWorker`: turns the server's declarations into a Worker `fetch` handler.
+ * `createMcpWorker`: turns the server's declarations into a Worker `fetch` handler; `validateServer` checks them.
  */
 import type { EngineBindings } from "./bindings";
 import { createRouter } from "./http/router";
@@ -15,4 +15,13 @@ export function createMcpWorker<E extends EngineBindings = EngineBindings>(defin
   return {
     fetch: (request: Request, env: E, execution: ExecutionContext) => router.fetch(request, env, execution),
   } satisfies ExportedHandler<E>;
+}
+
+/**
+ * Checks every declaration now, as its first use would (tool names, JSON Schemas, header bindings, prompt
+ * arguments), and throws on the first problem. The Worker defers most of this to keep cold starts cheap; the app's
+ * tests call it, so a broken declaration fails `npm test` rather than a request after deploying.
+ */
+export function validateServer(definition: ServerDefinition): void {
+  new McpServer(definition).validate();
 }

@@ -1,10 +1,17 @@
+import { createExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import worker from "../../src";
 import { prompts } from "../../src/prompts";
 import { resources } from "../../src/resources";
 import { tools } from "../../src/tools";
 import { localIssuer } from "../helpers/issuer";
-import { call, readMessage, readSse, type rpc, send, testServer } from "../helpers/rpc";
+import { readMessage, readSse, rpc, testServer } from "../helpers/rpc";
 import { sseReader } from "../helpers/sse";
+
+/** The app's own Worker (src/index.ts), called in this isolate with the real bindings. */
+const app = rpc((request) => worker.fetch(request, env, createExecutionContext()));
+const { call, send } = app;
 
 type ToolResult = { content: { type: string; text?: string; uri?: string }[]; structuredContent?: any; isError?: boolean };
 
@@ -267,6 +274,17 @@ describe("notes example: resources/list", () => {
     expect(noteUris(await bob.list())).toEqual([]);
   });
 
+  it("keeps a notebook handle useless to another user (<principal>:<handle>)", async () => {
+    const alice = await signedIn("alice");
+    const bob = await signedIn("bob");
+    const notebook = await alice.notebook();
+    await alice.add(notebook, "Private");
+    const stolen = await bob.tool("search_notes", { notebook_id: notebook, query: "" });
+    expect(stolen.isError).toBe(true);
+    const own = await alice.tool("search_notes", { notebook_id: notebook, query: "" });
+    expect(own.structuredContent.notes).toHaveLength(1);
+  });
+
   it("tells the caller's listener that the list changed, and a fresh list shows the change", async () => {
     const alice = await signedIn("alice");
     const notebook = await alice.notebook();
@@ -321,6 +339,37 @@ describe("notes example: resources/list with authorization off", () => {
       expect(listed.resources.map((resource) => resource.uri)).toEqual(["notes://guide"]);
     } finally {
       await reader.cancel();
+    }
+  });
+});
+
+describe("notes example: listeners hear about note changes", () => {
+  it("announces an updated note to listeners subscribed to it", async () => {
+    const { notebook, ids } = await notebookWithNotes({ title: "t", body: "b" });
+    const uri = `note://${notebook}/${ids[0]}`;
+    const reader = sseReader(await send("subscriptions/listen", { notifications: { resourceSubscriptions: [uri] } }, { id: "notes" }));
+    try {
+      expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+      await tool("update_note", { notebook_id: notebook, note_id: ids[0], body: "changed" });
+      expect(await reader.message()).toMatchObject({ method: "notifications/resources/updated", params: { uri } });
+    } finally {
+      await reader.cancel();
+    }
+  });
+});
+
+describe("notes example: landing page", () => {
+  it("names the notes server and lists its tools, resources and prompt", async () => {
+    const html = await (await app.fetch("http://localhost:8787/")).text();
+    for (const text of [
+      "<title>Notes · MCP server</title>",
+      "create_notebook",
+      "draft_note",
+      "notes://guide",
+      "note://{notebook_id}/{note_id}",
+      "review_notes",
+    ]) {
+      expect(html).toContain(text);
     }
   });
 });

@@ -18,10 +18,10 @@ import { defineResource, defineTool, elicitForm, text } from "../../src/mcp";
 import { digestJson, importKeyRing, open, parseKeySpec, seal } from "../../src/mcp/input/state-token";
 import { createPublisher, principalHubName } from "../../src/mcp/listen/publish";
 import { tools as exampleTools } from "../../src/tools";
+import { tools as fixtureTools } from "../helpers/fixture";
 import { localIssuer } from "../helpers/issuer";
 import { type Json, meta, readMessage, send, standardHeaders, testServer, URL_MCP } from "../helpers/rpc";
 import { sseReader } from "../helpers/sse";
-import { announceToolsChanged } from "../helpers/tools";
 import { expectError, withLogs } from "../helpers/wire";
 
 /**
@@ -497,7 +497,7 @@ describe("requestState", () => {
 // subscriptions/listen (rows 40-47), then /health (row 48)
 // ---------------------------------------------------------------------------------------------------------------
 
-const hubServer = testServer({ tools: [announceToolsChanged] }, { LISTEN_KEEPALIVE_MS: "60000" });
+const hubServer = testServer({ tools: fixtureTools }, { LISTEN_KEEPALIVE_MS: "60000" });
 const subscription = (id: string | number) => ({ "io.modelcontextprotocol/subscriptionId": id });
 const readers: ReturnType<typeof sseReader>[] = [];
 afterEach(async () => {

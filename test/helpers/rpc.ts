@@ -1,11 +1,13 @@
 /**
- * Request builders for raw-wire tests against the Worker: a 2026-07-28 request is a POST with the version,
- * method and name headers mirrored from the body, and the required `_meta`.
+ * Request builders for raw-wire tests against a Worker: a 2026-07-28 request is a POST with the version,
+ * method and name headers mirrored from the body, and the required `_meta`. `send`, `call` and `post` target the
+ * engine's fixture server (fixture.ts), never the example app, so the engine's tests pass whatever a fork's
+ * src/ declares; the app's own tests bind `rpc` to the app's Worker.
  */
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import worker from "../../src";
 import { createMcpWorker, type ServerDefinition } from "../../src/mcp";
+import { FIXTURE } from "./fixture";
 
 export const MODERN = "2026-07-28";
 /** Every revision the server serves with LEGACY_CLIENTS on (the default): 2026-07-28 first, then 2025 newest first. */
@@ -50,11 +52,12 @@ export function standardHeaders(method: string, params: Json = {}): Record<strin
 type Fetcher = (request: Request) => Promise<Response>;
 
 /**
- * Raw-wire helpers bound to one Worker: the real one (default: the Worker's own `fetch`, called in this isolate
- * with the real bindings) or a test server built in the test. Why not `exports.default.fetch` here: in pool
- * 0.15.1 each call through it gets slower (2 ms at first, 25 ms after a few hundred), and the suite sends thousands.
+ * Raw-wire helpers bound to one Worker's `fetch`, called in this isolate with the real bindings: a test server
+ * built in the test, or (in the app's tests) the app's Worker. Why not the pool's own entry point (`exports`):
+ * in pool 0.15.1 each call through it gets slower (2 ms at first, 25 ms after a few hundred), and the suite sends
+ * thousands.
  */
-export function rpc(fetcher: Fetcher = (request) => worker.fetch(request, env, createExecutionContext())) {
+export function rpc(fetcher: Fetcher) {
   const post = (body: unknown, headers: Record<string, string | null>, init: RequestInit = {}): Promise<Response> => {
     const requestHeaders = new Headers();
     for (const [name, value] of Object.entries(headers)) if (value !== null) requestHeaders.set(name, value);
@@ -74,7 +77,10 @@ export function rpc(fetcher: Fetcher = (request) => worker.fetch(request, env, c
     if (message.error) throw new Error(`${method} failed: ${JSON.stringify(message.error)}`);
     return message.result as T;
   };
-  return { post, send, call, fetch: fetcher };
+  /** Any other HTTP request (GET stream, DELETE, OPTIONS, /health, the landing page), as `fetch` takes it. */
+  const fetch = (input: Request | string, init?: RequestInit): Promise<Response> =>
+    fetcher(input instanceof Request && init === undefined ? input : new Request(input, init));
+  return { post, send, call, fetch };
 }
 
 /**
@@ -87,7 +93,18 @@ export function testServer(definition: Partial<ServerDefinition>, vars: Record<s
   return rpc((request) => worker.fetch(request, testEnv, createExecutionContext()));
 }
 
-export const { post, send, call } = rpc();
+/** The engine's fixture server (fixture.ts), served with the real bindings: what `send`, `call` and `post` target. */
+export const fixture = testServer(FIXTURE);
+export const { post, send, call } = fixture;
+
+/**
+ * The session's own id inside a 2025 session token (`v1.<kid>.<payload>.<mac>`; the payload is signed, not
+ * encrypted): the name of its Durable Object, and of its stream's sockets in the hubs (`s:<id>`).
+ */
+export function sessionName(token: string): string {
+  const payload = Uint8Array.fromBase64(token.split(".")[2]!, { alphabet: "base64url" });
+  return JSON.parse(new TextDecoder().decode(payload)).x.id;
+}
 
 /** The final JSON-RPC message of a response, whether it came as JSON or as the last SSE event. */
 export async function readMessage(

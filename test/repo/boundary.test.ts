@@ -1,6 +1,7 @@
 /**
  * The engine's public boundary and its import graph, checked from the source files: code outside `src/mcp/`
- * imports only `src/mcp/index.ts`; the engine imports nothing of the app's; the engine has no import cycles.
+ * imports only `src/mcp/index.ts`; the engine imports nothing of the app's; the engine's tests never drive the
+ * example app; the engine has no import cycles.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -36,6 +37,22 @@ function importsOf(file: string): string[] {
 const inEngine = (path: string) => path.startsWith(`${engine}/`);
 const rel = (path: string) => relative(root, path);
 
+/** The example app a fork replaces: everything in src/ outside the engine (index.ts, tools.ts, notes.ts, ...). */
+const inApp = (path: string) => path.startsWith(`${join(root, "src")}/`) && !inEngine(path);
+/** The test folders the engine owns (replaced by `engine:update`) that run code: they must pass whatever the app is. */
+const ENGINE_TEST_DIRS = ["test/engine", "test/helpers", "test/conformance"];
+/** Reaching the app through the test pool's entry point instead of an import: the Worker that wrangler.toml names. */
+const APP_ENTRY = /\bexports\s*(?:\.\s*default\b|\[\s*["']default["']\s*\])|\bSELF\b/;
+/**
+ * Engine test files that still drive the example app, each with why; to be converted to the engine's fixture
+ * (test/helpers/fixture.ts). Anything not named here fails the check, and an entry that no longer needs it must go.
+ */
+const STILL_ON_THE_EXAMPLE: Record<string, string> = {
+  "test/engine/checklist.test.ts": "the bad-input checklist serves the example's tools and calls exports.default; converted separately",
+  "test/engine/fuzz/properties.test.ts":
+    "fuzzes the example's declarations and the deployed entry point (exports.default); converted separately",
+};
+
 describe("the engine's boundary", () => {
   it("is the only engine module that the app, its tests, the conformance fixture and the bench Workers import", () => {
     const outside = [...sourceFiles(join(root, "src")), ...sourceFiles(join(root, "test")), ...sourceFiles(join(root, "bench"))].filter(
@@ -59,6 +76,24 @@ describe("the engine's boundary", () => {
         .map((target) => `${rel(file)} -> ${rel(target)}`),
     );
     expect(violations).toEqual([]);
+  });
+
+  it("keeps the engine's tests independent of the example app", () => {
+    const files = ENGINE_TEST_DIRS.flatMap((dir) => sourceFiles(join(root, dir)));
+    expect(files.length).toBeGreaterThan(20);
+    const dependsOnApp = (file: string) => [
+      ...importsOf(file)
+        .filter(inApp)
+        .map((target) => `${rel(file)} -> ${rel(target)}`),
+      ...(APP_ENTRY.test(readFileSync(file, "utf8")) ? [`${rel(file)} -> the app's Worker (exports.default or SELF)`] : []),
+    ];
+    const violations = files.filter((file) => !(rel(file) in STILL_ON_THE_EXAMPLE)).flatMap(dependsOnApp);
+    expect(violations).toEqual([]);
+    // An allowed file that was converted (or removed) leaves the list, so the allowance cannot outlive its reason.
+    const stale = Object.keys(STILL_ON_THE_EXAMPLE).filter(
+      (file) => !existsSync(join(root, file)) || dependsOnApp(join(root, file)).length === 0,
+    );
+    expect(stale).toEqual([]);
   });
 
   it("has no import cycles inside the engine", () => {

@@ -1,15 +1,13 @@
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { generateKeyPair } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { defineTool, text } from "../../../src/mcp";
 import { parseConfig } from "../../../src/mcp/config";
 import { createPublisher } from "../../../src/mcp/listen/publish";
-import { prompts } from "../../../src/prompts";
-import { resources } from "../../../src/resources";
-import { tools as exampleTools } from "../../../src/tools";
+import { FIXTURE, valueUri } from "../../helpers/fixture";
 import { AUDIENCE, ISSUER, localIssuer } from "../../helpers/issuer";
-import { readMessage, testServer } from "../../helpers/rpc";
+import { fixture, readMessage, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
 import { expectError } from "../../helpers/wire";
 
@@ -31,14 +29,16 @@ const adminOnly = defineTool({
   handler: () => ({ content: [text("secret report")] }),
 });
 const server = (vars: Record<string, string> = {}) =>
-  testServer({ tools: [...exampleTools, adminOnly], resources, prompts }, { ...issuer.vars, ...vars });
+  testServer({ ...FIXTURE, tools: [...FIXTURE.tools, adminOnly] }, { ...issuer.vars, ...vars });
 const as = (jwt: string) => ({ headers: { authorization: `Bearer ${jwt}` } });
 const challengeOf = (response: Response) => response.headers.get("www-authenticate") ?? "";
 const METADATA = "http://localhost:8787/.well-known/oauth-protected-resource/mcp";
 
 describe("authorization off (the default)", () => {
   it("serves anonymous callers and publishes no resource metadata", async () => {
-    expect((await exports.default.fetch("http://localhost:8787/.well-known/oauth-protected-resource/mcp")).status).toBe(404);
+    expect((await fixture.fetch("http://localhost:8787/.well-known/oauth-protected-resource/mcp")).status).toBe(404);
+    const { result } = await readMessage(await fixture.send("tools/call", { name: "echo", arguments: {} }));
+    expect(result?.structuredContent).toMatchObject({ principal: "anonymous", authenticated: false });
   });
 });
 
@@ -51,7 +51,7 @@ describe("OAuth resource server", () => {
         authorization_servers: [ISSUER],
         bearer_methods_supported: ["header"],
         scopes_supported: ["notes:admin"],
-        resource_name: "test-server",
+        resource_name: FIXTURE.title,
       });
     }
   });
@@ -65,7 +65,7 @@ describe("OAuth resource server", () => {
   it("names the scopes to ask for on an invalid token's 401 too, and none when no tool declares a scope", async () => {
     const invalid = await server().send("tools/list", {}, as("not.a.jwt"));
     expect(challengeOf(invalid)).toBe(`Bearer error="invalid_token", scope="notes:admin", resource_metadata="${METADATA}"`);
-    const unscoped = await testServer({ tools: exampleTools }, issuer.vars).send("tools/list");
+    const unscoped = await testServer({ tools: FIXTURE.tools }, issuer.vars).send("tools/list");
     expect(unscoped.status).toBe(401);
     expect(challengeOf(unscoped)).toBe(`Bearer resource_metadata="${METADATA}"`);
   });
@@ -169,7 +169,7 @@ describe("scope hierarchies (a broader scope implies narrower ones)", () => {
 describe("an audience that is not a URL (Cloudflare Access names an application tag)", () => {
   it("accepts tokens for that tag, refuses others, and still names the endpoint URL as the resource", async () => {
     const tagged = testServer(
-      { tools: exampleTools },
+      { tools: FIXTURE.tools },
       { ...issuer.vars, AUTH_AUDIENCE: "4714c1358e65fe4b408ad6d432a5f878f08194bdb4752441fd56faefa9b2b6f2" },
     );
     const ok = await tagged.send(
@@ -185,20 +185,21 @@ describe("an audience that is not a URL (Cloudflare Access names an application 
 });
 
 describe("the principal flows everywhere", () => {
-  it("keeps a notebook handle useless to another user (<principal>:<handle>)", async () => {
+  it("gives handlers and completers the caller's principal, so what one user stores is not another's", async () => {
     const alice = as(await token({ sub: "alice" }));
     const bob = as(await token({ sub: "bob" }));
-    const created = await readMessage(await server().send("tools/call", { name: "create_notebook", arguments: {} }, alice));
-    const notebook = created.result?.structuredContent.notebook_id;
-    await server().send("tools/call", { name: "add_note", arguments: { notebook_id: notebook, title: "Private", body: "x" } }, alice);
-    const stolen = await readMessage(
-      await server().send("tools/call", { name: "search_notes", arguments: { notebook_id: notebook, query: "" } }, bob),
-    );
-    expect(stolen.result?.isError).toBe(true);
-    const own = await readMessage(
-      await server().send("tools/call", { name: "search_notes", arguments: { notebook_id: notebook, query: "" } }, alice),
-    );
-    expect(own.result?.structuredContent.notes).toHaveLength(1);
+    const echoed = await readMessage(await server().send("tools/call", { name: "echo", arguments: {} }, alice));
+    expect(echoed.result?.structuredContent).toMatchObject({ principal: "alice", authenticated: true });
+    await server().send("tools/call", { name: "put", arguments: { key: "private", value: "alice's" } }, alice);
+    const stolen = await readMessage(await server().send("resources/read", { uri: valueUri("private") }, bob));
+    expect(stolen.error?.code).toBe(-32602);
+    const own = await readMessage(await server().send("resources/read", { uri: valueUri("private") }, alice));
+    expect(own.result?.contents).toEqual([{ uri: valueUri("private"), mimeType: "text/plain", text: "alice's" }]);
+    const completion = { ref: { type: "ref/resource", uri: "fixture://values/{key}" }, argument: { name: "key", value: "priv" } };
+    expect((await readMessage(await server().send("completion/complete", completion, bob))).result?.completion.values).toEqual([]);
+    expect((await readMessage(await server().send("completion/complete", completion, alice))).result?.completion.values).toEqual([
+      "private",
+    ]);
   });
 
   // requestState bound to the principal (another user's state is rejected): row 34 of test/engine/checklist.test.ts.

@@ -2,8 +2,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { definePrompt, defineResource, defineResourceTemplate, image, text } from "../../../src/mcp";
 import { compileUriTemplate } from "../../../src/mcp/define/uri-template";
+import { valueUri } from "../../helpers/fixture";
 import { localIssuer } from "../../helpers/issuer";
-import { readMessage, testServer } from "../../helpers/rpc";
+import { fixture, readMessage, testServer } from "../../helpers/rpc";
 
 const server = testServer({
   resources: [
@@ -245,6 +246,21 @@ describe("completion/complete", () => {
       }),
     );
     expect(result?.completion).toEqual({ values: ["alpha", "alps"], total: 2, hasMore: false });
+  });
+
+  it("hands a completer its handler context: a template variable completes from values the caller stored", async () => {
+    for (const key of ["plan-a", "plan-b", "other"]) await fixture.call("tools/call", { name: "put", arguments: { key, value: "v" } });
+    const complete = async (value: string) =>
+      (
+        await fixture.call("completion/complete", {
+          ref: { type: "ref/resource", uri: "fixture://values/{key}" },
+          argument: { name: "key", value },
+        })
+      ).completion;
+    expect(await complete("plan")).toEqual({ values: ["plan-a", "plan-b"], total: 2, hasMore: false });
+    expect((await fixture.call("resources/read", { uri: valueUri("plan-b") })).contents).toEqual([
+      { uri: valueUri("plan-b"), mimeType: "text/plain", text: "v" },
+    ]);
   });
 
   it("caps suggestions at 100 and says there are more", async () => {

@@ -1,11 +1,8 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
-import { audio, defineTool, embeddedResource, image, resourceLink, text, toolError } from "../../../src/mcp";
+import { audio, defineTool, embeddedResource, image, resourceLink, text, toolError, validateServer } from "../../../src/mcp";
 import { checkToolNames } from "../../../src/mcp/define/tools";
-import { McpServer } from "../../../src/mcp/protocol/server";
-import { prompts } from "../../../src/prompts";
-import { resources } from "../../../src/resources";
-import { tools as exampleTools } from "../../../src/tools";
+import { FIXTURE } from "../../helpers/fixture";
 import { readMessage, testServer } from "../../helpers/rpc";
 import { expectError, prototypeSnapshot, withLogs } from "../../helpers/wire";
 
@@ -86,9 +83,8 @@ const server = testServer({ tools: [echo, everyContent, fails, failsKindly, lies
 const call = (name: string, args?: unknown) => server.send("tools/call", { name, ...(args !== undefined && { arguments: args }) });
 
 describe("tool declarations", () => {
-  it("accepts every declaration in src/: tool names, JSON Schemas, header bindings, prompts", () => {
-    expect(() => checkToolNames(exampleTools)).not.toThrow();
-    expect(() => new McpServer({ name: "template", version: "1", tools: exampleTools, resources, prompts }).validate()).not.toThrow();
+  it("accepts every declaration of the engine's fixture: tool names, JSON Schemas, header bindings, prompts", () => {
+    expect(() => validateServer(FIXTURE)).not.toThrow();
   });
 
   it("refuses invalid and duplicate tool names at startup", () => {

@@ -184,19 +184,15 @@ describe("MCP header mirroring", () => {
   });
 
   it("refuses a missing or mismatching Mcp-Name on tools/call, naming both values", async () => {
-    const missing = await send("tools/call", { name: "create_notebook", arguments: {} }, { headers: { "mcp-name": null } });
+    const missing = await send("tools/call", { name: "echo", arguments: {} }, { headers: { "mcp-name": null } });
     expect(missing.status).toBe(400);
-    const wrong = await send("tools/call", { name: "create_notebook", arguments: {} }, { id: 163, headers: { "mcp-name": "wrong_tool" } });
+    const wrong = await send("tools/call", { name: "echo", arguments: {} }, { id: 163, headers: { "mcp-name": "wrong_tool" } });
     const message = await expectError(wrong, 400, -32020, 163);
-    expect(message.error?.message).toContain("'wrong_tool' does not match body value 'create_notebook'");
+    expect(message.error?.message).toContain("'wrong_tool' does not match body value 'echo'");
   });
 
   it("tolerates whitespace around header values", async () => {
-    const response = await send(
-      "tools/call",
-      { name: "create_notebook", arguments: {} },
-      { headers: { "mcp-name": "  create_notebook  " } },
-    );
+    const response = await send("tools/call", { name: "echo", arguments: {} }, { headers: { "mcp-name": "  echo  " } });
     expect(response.status).toBe(200);
   });
 
@@ -205,7 +201,7 @@ describe("MCP header mirroring", () => {
     expect(accepted.status).toBe(200);
     expect((await readMessage(accepted)).result?.content).toEqual([{ type: "text", text: "ran" }]);
 
-    const uri = "note://nb_ÄÖÜ/n_x";
+    const uri = "fixture://values/ÄÖÜ";
     const encoded = `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode(uri)))}?=`;
     const response = await send("resources/read", { uri }, { headers: { "mcp-name": encoded } });
     expect(response.status).toBe(200);
@@ -214,7 +210,7 @@ describe("MCP header mirroring", () => {
 
   it("refuses a malformed base64 header value with 400 and -32020", async () => {
     for (const value of ["=?base64?SGVs!!!bG8=?=", "=?base64?SGVsbG8?=", "=?base64?SGVsbG8?x=?="]) {
-      const response = await send("tools/call", { name: "create_notebook", arguments: {} }, { headers: { "mcp-name": value } });
+      const response = await send("tools/call", { name: "echo", arguments: {} }, { headers: { "mcp-name": value } });
       expect(response.status).toBe(400);
       expect((await readMessage(response)).error?.code).toBe(-32020);
     }
@@ -234,7 +230,7 @@ describe("MCP header mirroring", () => {
   });
 
   it("refuses header values longer than the 1,024-character cap", async () => {
-    const response = await send("tools/call", { name: "create_notebook", arguments: {} }, { headers: { "mcp-name": "x".repeat(2000) } });
+    const response = await send("tools/call", { name: "echo", arguments: {} }, { headers: { "mcp-name": "x".repeat(2000) } });
     expect(response.status).toBe(400);
     expect((await readMessage(response)).error?.code).toBe(-32020);
   });

@@ -1,17 +1,16 @@
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
-import { defineTool, text } from "../../../src/mcp";
+import { defineTool, text, validateServer } from "../../../src/mcp";
 import { parseConfig } from "../../../src/mcp/config";
 import { toJsonSchema } from "../../../src/mcp/define/schema";
 import { headerBindings } from "../../../src/mcp/http/param-headers";
-import { McpServer } from "../../../src/mcp/protocol/server";
-import { readMessage, send, testServer } from "../../helpers/rpc";
+import { fixture, readMessage, send, testServer } from "../../helpers/rpc";
 import { expectError, withLogs } from "../../helpers/wire";
 
 describe("CORS", () => {
   const preflight = (origin: string, headers: string) =>
-    exports.default.fetch("http://localhost:8787/mcp", {
+    fixture.fetch("http://localhost:8787/mcp", {
       method: "OPTIONS",
       headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": headers },
     });
@@ -129,7 +128,7 @@ describe("header-bound arguments (x-mcp-header)", () => {
     expect((await callWith({ region: "x" }, { "mcp-param-region": "x" })).status).toBe(200);
   });
 
-  it("refuses invalid declarations when the server is validated (npm test does it for src/)", () => {
+  it("refuses invalid declarations when the server is validated (test/app/declarations.test.ts does it for src/)", () => {
     const schema = (shape: z.ZodMiniObject) => toJsonSchema(shape, "input");
     const bad = [
       z.object({ a: z.number().check(z.meta({ "x-mcp-header": "A" })) }),
@@ -138,12 +137,8 @@ describe("header-bound arguments (x-mcp-header)", () => {
       z.object({ a: z.string().check(z.meta({ "x-mcp-header": "bad header" })) }),
     ];
     for (const shape of bad) expect(() => headerBindings("t", schema(shape))).toThrow(/x-mcp-header/);
-    const server = new McpServer({
-      name: "t",
-      version: "1",
-      tools: [defineTool({ name: "t", description: "t", input: bad[0]!, handler: () => ({ content: [] }) })],
-    });
-    expect(() => server.validate()).toThrow(/x-mcp-header/);
+    const tools = [defineTool({ name: "t", description: "t", input: bad[0]!, handler: () => ({ content: [] }) })];
+    expect(() => validateServer({ name: "t", version: "1", tools })).toThrow(/x-mcp-header/);
   });
 });
 

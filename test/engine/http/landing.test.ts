@@ -1,11 +1,10 @@
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { defineTool } from "../../../src/mcp";
-import { testServer } from "../../helpers/rpc";
+import { FIXTURE } from "../../helpers/fixture";
+import { fixture, testServer } from "../../helpers/rpc";
 
-const page = (server = { fetch: (request: Request) => exports.default.fetch(request) }) =>
-  server.fetch(new Request("http://localhost:8787/"));
+const page = (server = fixture) => server.fetch("http://localhost:8787/");
 
 describe("landing page", () => {
   it("names the server and lists its tools, resources and prompts with the endpoint and connection snippets", async () => {
@@ -14,12 +13,11 @@ describe("landing page", () => {
     expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
     const html = await response.text();
     for (const text of [
-      "<title>Notes · MCP server</title>",
-      "create_notebook",
-      "draft_note",
-      "notes://guide",
-      "note://{notebook_id}/{note_id}",
-      "review_notes",
+      `<title>${FIXTURE.title} · MCP server</title>`,
+      ...FIXTURE.tools.map((tool) => tool.name),
+      "fixture://readme",
+      "fixture://values/{key}",
+      ...FIXTURE.prompts.map((prompt) => prompt.name),
       "http://localhost:8787/mcp",
       "mcp-remote",
       ".vscode/mcp.json",

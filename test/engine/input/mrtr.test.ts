@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { definePrompt, defineResource, defineTool, elicitForm, elicitUrl, listRoots, sample, samplingText, text } from "../../../src/mcp";
-import { type Json, readMessage, testServer } from "../../helpers/rpc";
+import { fixture, type Json, readMessage, testServer } from "../../helpers/rpc";
 import { withLogs } from "../../helpers/wire";
 
 const ALL = { elicitation: { form: {}, url: {} }, sampling: { tools: {} }, roots: {} };
@@ -367,5 +367,21 @@ describe("multi round-trip requests", () => {
       isError: true,
       content: [{ text: expect.stringContaining("Missing required client capability: sampling.context") }],
     });
+  });
+
+  it("accepts a single-use round's answers once: the same retry replayed is refused with -32602", async () => {
+    const args = { kind: "form", once: true };
+    const first = await readMessage(await fixture.send("tools/call", { name: "ask", arguments: args }, { capabilities: ALL }));
+    expect(first.result?.resultType).toBe("input_required");
+    const retry = {
+      name: "ask",
+      arguments: args,
+      requestState: first.result?.requestState,
+      inputResponses: { answer: { action: "accept", content: { ok: true } } },
+    };
+    const answered = await readMessage(await fixture.send("tools/call", retry, { capabilities: ALL }));
+    expect(answered.result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "form: accept ok=true" }] });
+    const replayed = await readMessage(await fixture.send("tools/call", retry, { capabilities: ALL }));
+    expect(replayed.error).toEqual({ code: -32602, message: "Invalid requestState" });
   });
 });

@@ -1,13 +1,12 @@
 import { runInDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import * as z from "zod/mini";
-import { defineResource, defineTool, text } from "../../../src/mcp";
 import { type Config, loadConfig } from "../../../src/mcp/config";
 import { keyRing } from "../../../src/mcp/input/keys";
 import { seal } from "../../../src/mcp/input/state-token";
 import { newSession } from "../../../src/mcp/legacy/session-token";
-import { meta, post, readMessage, readSse, send, testServer } from "../../helpers/rpc";
+import { FIXTURE, valueUri } from "../../helpers/fixture";
+import { fixture, meta, post, readMessage, readSse, send, sessionName, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
 import { expectError } from "../../helpers/wire";
 
@@ -15,12 +14,6 @@ type Json = Record<string, any>;
 const BASE = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 /** A 2025 session id: a signed token (`v1.<kid>.<payload>.<mac>`), visible ASCII. */
 const SESSION_TOKEN = /^v1\.[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/;
-
-/** The session's own id inside its token (the payload is signed, not encrypted): its Durable Object's name. */
-function sessionName(token: string): string {
-  const payload = Uint8Array.fromBase64(token.split(".")[2]!, { alphabet: "base64url" });
-  return JSON.parse(new TextDecoder().decode(payload)).x.id;
-}
 
 /**
  * A LEGACY_SESSIONS namespace that records every call made on a session's Durable Object, so tests can say when
@@ -48,28 +41,6 @@ function recordingSessions() {
   return { calls, namespace: namespace as unknown as string };
 }
 
-/** A small server: one tool that logs at debug and info, one that writes no log, one resource to subscribe to. */
-const chatty = defineTool({
-  name: "chatty",
-  description: "Logs one debug and one info message, then answers.",
-  input: z.strictObject({}),
-  handler(_args, ctx) {
-    ctx.log("debug", "detail", "chatty");
-    ctx.log("info", "progress", "chatty");
-    return { content: [text("done")] };
-  },
-});
-const quiet = defineTool({
-  name: "quiet",
-  description: "Answers without logging.",
-  input: z.strictObject({}),
-  handler: () => ({ content: [text("done")] }),
-});
-const smallServer = {
-  tools: [chatty, quiet],
-  resources: [defineResource({ uri: "test://r", name: "r", read: () => [{ uri: "test://r", text: "r" }] })],
-};
-
 /** A 2025-era POST: no _meta, the version header only when given (2025-03-26 clients send none). */
 function legacy(body: unknown, version?: string, session?: string, extra: Record<string, string> = {}) {
   return post(body, {
@@ -94,7 +65,7 @@ describe("era detection", () => {
   it("answers initialize without a version header as a 2025 handshake, echoing a supported version", async () => {
     for (const version of ["2025-11-25", "2025-06-18", "2025-03-26"]) {
       const { message, session } = await initialize({}, version);
-      expect(message.result).toMatchObject({ protocolVersion: version, serverInfo: { name: "mcp-notes-server" } });
+      expect(message.result).toMatchObject({ protocolVersion: version, serverInfo: { name: FIXTURE.name } });
       expect(message.result).not.toHaveProperty("resultType");
       expect(session).toMatch(SESSION_TOKEN);
     }
@@ -117,14 +88,14 @@ describe("era detection", () => {
   });
 
   it("without LEGACY_SESSIONS: no session id, neither logging nor subscriptions nor change notifications offered, and their methods are -32601", async () => {
-    const sessionless = testServer(smallServer, { LEGACY_SESSIONS: undefined as unknown as string });
+    const sessionless = testServer(FIXTURE, { LEGACY_SESSIONS: undefined as unknown as string });
     const init = rpc("initialize", { protocolVersion: "2025-11-25", capabilities: { elicitation: {} } });
     const response = await sessionless.post(init, BASE);
     expect(response.headers.get("mcp-session-id")).toBeNull();
-    expect((await readMessage(response)).result?.capabilities).toEqual({ tools: {}, resources: {} });
+    expect((await readMessage(response)).result?.capabilities).toEqual({ tools: {}, resources: {}, prompts: {}, completions: {} });
     for (const [method, params] of [
       ["logging/setLevel", { level: "debug" }],
-      ["resources/subscribe", { uri: "test://r" }],
+      ["resources/subscribe", { uri: valueUri("a") }],
     ] as const) {
       const answer = await sessionless.post(rpc(method, params), { ...BASE, "mcp-protocol-version": "2025-11-25" });
       expect(answer.headers.get("mcp-session-id")).toBeNull();
@@ -154,9 +125,9 @@ describe("era detection", () => {
     expect(result).not.toHaveProperty("resultType");
     expect(result?.tools[0]).not.toHaveProperty("title");
     expect(result?.tools[0]).not.toHaveProperty("outputSchema");
-    const created = await readMessage(await legacy(rpc("tools/call", { name: "create_notebook", arguments: {} })));
-    expect(created.result).not.toHaveProperty("structuredContent");
-    expect(created.result?.content[0].text).toContain("notebook_id");
+    const echoed = await readMessage(await legacy(rpc("tools/call", { name: "echo", arguments: { text: "hi" } })));
+    expect(echoed.result).not.toHaveProperty("structuredContent");
+    expect(JSON.parse(echoed.result?.content[0].text)).toMatchObject({ text: "hi" });
   });
 
   it("answers ping with an empty result", async () => {
@@ -172,12 +143,8 @@ describe("era detection", () => {
   });
 
   it("answers an unknown resource with -32002, as 2025 revisions expect", async () => {
-    const message = await legacyCall("resources/read", { uri: "note://nb_AAAAAAAAAAAAAAAAAAAAAA/n_000000000000" }, "2025-11-25");
-    expect(message.error).toEqual({
-      code: -32002,
-      message: "Resource not found",
-      data: { uri: "note://nb_AAAAAAAAAAAAAAAAAAAAAA/n_000000000000" },
-    });
+    const message = await legacyCall("resources/read", { uri: valueUri("never-stored") }, "2025-11-25");
+    expect(message.error).toEqual({ code: -32002, message: "Resource not found", data: { uri: valueUri("never-stored") } });
   });
 
   it("turns away a 2025 client with -32022 and the supported versions when LEGACY_CLIENTS is off", async () => {
@@ -245,7 +212,7 @@ describe("legacy sessions", () => {
   });
 
   it("assigns a session id on the initialize response only: logging/setLevel and resources/subscribe without one are refused, not given one", async () => {
-    for (const body of [rpc("logging/setLevel", { level: "debug" }), rpc("resources/subscribe", { uri: "note://x" })]) {
+    for (const body of [rpc("logging/setLevel", { level: "debug" }), rpc("resources/subscribe", { uri: valueUri("x") })]) {
       const response = await legacy(body, "2025-11-25");
       expect(response.headers.get("mcp-session-id")).toBeNull();
       expect((await readMessage(response)).error).toMatchObject({ code: -32600, message: expect.stringContaining("Mcp-Session-Id") });
@@ -254,7 +221,7 @@ describe("legacy sessions", () => {
 
   it("answers an unknown, forged or malformed session id with 404 without touching storage", async () => {
     const { calls, namespace } = recordingSessions();
-    const recorded = testServer(smallServer, { LEGACY_SESSIONS: namespace });
+    const recorded = testServer(FIXTURE, { LEGACY_SESSIONS: namespace });
     const { session } = await initialize({});
     const [version, kid, payload, mac] = session!.split(".");
     const forged = [version, kid, payload, `${mac!.slice(0, 42)}${mac!.endsWith("A") ? "Q" : "A"}`].join(".");
@@ -302,7 +269,7 @@ describe("legacy sessions", () => {
   it("ends a session on DELETE; later requests get 404", async () => {
     const { session } = await initialize({ elicitation: {} });
     expect((await legacy(rpc("ping"), "2025-11-25", session)).status).toBe(200);
-    const deleted = await exports.default.fetch("http://localhost:8787/mcp", { method: "DELETE", headers: { "mcp-session-id": session! } });
+    const deleted = await fixture.fetch("http://localhost:8787/mcp", { method: "DELETE", headers: { "mcp-session-id": session! } });
     expect(deleted.status).toBe(204);
     expect((await legacy(rpc("ping"), "2025-11-25", session)).status).toBe(404);
   });
@@ -319,7 +286,7 @@ describe("legacy sessions", () => {
 
   it("answers GET and DELETE without a session with 405", async () => {
     for (const method of ["GET", "DELETE"]) {
-      const response = await exports.default.fetch("http://localhost:8787/mcp", { method, headers: { accept: "text/event-stream" } });
+      const response = await fixture.fetch("http://localhost:8787/mcp", { method, headers: { accept: "text/event-stream" } });
       expect(response.status).toBe(405);
     }
   });
@@ -337,54 +304,58 @@ describe("legacy sessions", () => {
 
   it("sends an MRTR-style tool's question as a server-to-client request and completes on the same stream", async () => {
     const { session } = await initialize({ elicitation: {} });
-    const create = await legacyCall("tools/call", { name: "create_notebook", arguments: {} }, "2025-11-25", session);
-    const notebook = JSON.parse(create.result?.content[0].text).notebook_id;
-    const add = await legacyCall(
-      "tools/call",
-      { name: "add_note", arguments: { notebook_id: notebook, title: "Old", body: "x" } },
-      "2025-11-25",
-      session,
-    );
-    const noteId = add.result?.structuredContent.id;
-
-    const response = await legacy(
-      rpc("tools/call", { name: "delete_note", arguments: { notebook_id: notebook, note_id: noteId } }, 77),
-      "2025-11-25",
-      session,
-    );
+    const response = await legacy(rpc("tools/call", { name: "ask", arguments: { kind: "form" } }, 77), "2025-11-25", session);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     const stream = sseReader(response);
     const question = (await stream.message()) as Json;
-    expect(question).toMatchObject({
-      jsonrpc: "2.0",
-      method: "elicitation/create",
-      params: { message: 'Delete the note "Old"? This cannot be undone.' },
-    });
+    expect(question).toMatchObject({ jsonrpc: "2.0", method: "elicitation/create", params: { message: "Proceed?" } });
     expect(question.params).not.toHaveProperty("mode");
     const answered = await legacy(
-      { jsonrpc: "2.0", id: question.id, result: { action: "accept", content: { delete: true } } },
+      { jsonrpc: "2.0", id: question.id, result: { action: "accept", content: { ok: true } } },
       "2025-11-25",
       session,
     );
     expect(answered.status).toBe(202);
-    expect(await stream.message()).toMatchObject({
-      id: 77,
-      result: { content: [{ type: "text", text: expect.stringContaining("Deleted note") }] },
-    });
+    expect(await stream.message()).toMatchObject({ id: 77, result: { content: [{ type: "text", text: "form: accept ok=true" }] } });
+  });
+
+  it("asks each kind of question with its 2025 request on the call's stream, and the tool gets the answer", async () => {
+    const { session } = await initialize({ elicitation: { form: {}, url: {} }, sampling: {}, roots: {} });
+    const cases: [string, Json, Json, string][] = [
+      [
+        "form",
+        { method: "elicitation/create", params: { message: "Proceed?" } },
+        { action: "accept", content: { ok: true } },
+        "form: accept ok=true",
+      ],
+      [
+        "url",
+        { method: "elicitation/create", params: { mode: "url", url: "https://example.com/sign-in", elicitationId: expect.any(String) } },
+        { action: "accept" },
+        "url: accept",
+      ],
+      [
+        "sampling",
+        { method: "sampling/createMessage", params: { maxTokens: 10 } },
+        { role: "assistant", content: { type: "text", text: "yes" }, model: "test-model" },
+        "sampling: yes",
+      ],
+      ["roots", { method: "roots/list" }, { roots: [{ uri: "file:///work" }] }, "roots: 1"],
+    ];
+    for (const [kind, asked, answer, reported] of cases) {
+      const stream = sseReader(await legacy(rpc("tools/call", { name: "ask", arguments: { kind } }, kind), "2025-11-25", session));
+      const question = (await stream.message()) as Json;
+      expect(question, kind).toMatchObject({ jsonrpc: "2.0", id: expect.any(String), ...asked });
+      expect((await legacy({ jsonrpc: "2.0", id: question.id, result: answer }, "2025-11-25", session)).status).toBe(202);
+      expect(await stream.message(), kind).toMatchObject({ id: kind, result: { content: [{ type: "text", text: reported }] } });
+    }
   });
 
   it("reports a tool that needs input as a tool error to a client without a session, or one that declared nothing", async () => {
     const { session: tokenOnly } = await initialize({});
     for (const session of [undefined, tokenOnly]) {
-      const create = await legacyCall("tools/call", { name: "create_notebook", arguments: {} }, "2025-11-25", session);
-      const notebook = JSON.parse(create.result?.content[0].text).notebook_id;
-      const drafted = await legacyCall(
-        "tools/call",
-        { name: "draft_note", arguments: { notebook_id: notebook, topic: "x" } },
-        "2025-11-25",
-        session,
-      );
-      expect(drafted.result).toMatchObject({
+      const asked = await legacyCall("tools/call", { name: "ask", arguments: { kind: "form" } }, "2025-11-25", session);
+      expect(asked.result).toMatchObject({
         isError: true,
         content: [{ text: expect.stringContaining("Missing required client capability: elicitation.form") }],
       });
@@ -394,97 +365,68 @@ describe("legacy sessions", () => {
   it("streams log messages at the level a client that declared nothing set with logging/setLevel, on the tool call's stream", async () => {
     const { session } = await initialize({});
     expect((await legacyCall("logging/setLevel", { level: "debug" }, "2025-11-25", session)).result).toEqual({});
-    const create = await legacyCall("tools/call", { name: "create_notebook", arguments: {} }, "2025-11-25", session);
-    const notebook = JSON.parse(create.result?.content[0].text).notebook_id;
-    await legacyCall(
-      "tools/call",
-      { name: "add_note", arguments: { notebook_id: notebook, title: "a", body: "b" } },
-      "2025-11-25",
-      session,
-    );
-    const response = await legacy(
-      rpc("tools/call", { name: "summarize_notes", arguments: { notebook_id: notebook } }),
-      "2025-11-25",
-      session,
-    );
-    const stream = sseReader(response);
-    expect(await stream.message()).toMatchObject({
-      method: "notifications/message",
-      params: { level: "debug", logger: "summarize_notes" },
-    });
+    const stream = sseReader(await legacy(rpc("tools/call", { name: "log", arguments: {} }), "2025-11-25", session));
+    expect(await stream.message()).toMatchObject({ method: "notifications/message", params: { level: "debug", logger: "log" } });
   });
 
   it("sends a session no log message before logging/setLevel, and none below the level it set", async () => {
-    const server = testServer(smallServer);
+    const server = testServer(FIXTURE);
     const headers = (session: string) => ({ ...BASE, "mcp-protocol-version": "2025-11-25", "mcp-session-id": session });
     const init = await server.post(rpc("initialize", { protocolVersion: "2025-11-25", capabilities: {} }), BASE);
     const session = init.headers.get("mcp-session-id")!;
-    const before = await server.post(rpc("tools/call", { name: "chatty", arguments: {} }), headers(session));
+    const before = await server.post(rpc("tools/call", { name: "log", arguments: {} }), headers(session));
     expect(before.headers.get("content-type")).toContain("application/json");
     await server.post(rpc("logging/setLevel", { level: "info" }), headers(session));
-    const after = await readSse(await server.post(rpc("tools/call", { name: "chatty", arguments: {} }), headers(session)));
-    expect(after.map((message) => (message.params as Json | undefined)?.level ?? "result")).toEqual(["info", "result"]);
+    const after = await readSse(await server.post(rpc("tools/call", { name: "log", arguments: {} }), headers(session)));
+    expect(after.map((message) => (message.params as Json | undefined)?.level ?? "result")).toEqual(["info", "warning", "result"]);
   });
 
   it("touches no Durable Object for a session that stored nothing until it uses a stateful feature or a handler writes a log", async () => {
     const { calls, namespace } = recordingSessions();
-    const server = testServer(smallServer, { LEGACY_SESSIONS: namespace });
+    const server = testServer(FIXTURE, { LEGACY_SESSIONS: namespace });
     const init = await server.post(rpc("initialize", { protocolVersion: "2025-11-25", capabilities: {} }), BASE);
     const session = init.headers.get("mcp-session-id")!;
     expect(session).toMatch(SESSION_TOKEN);
     const headers = { ...BASE, "mcp-protocol-version": "2025-11-25", "mcp-session-id": session };
     for (const method of ["ping", "tools/list", "resources/list"]) await readMessage(await server.post(rpc(method), headers));
-    await readMessage(await server.post(rpc("tools/call", { name: "quiet", arguments: {} }), headers));
-    await readMessage(await server.post(rpc("resources/read", { uri: "test://r" }), headers));
+    await readMessage(await server.post(rpc("tools/call", { name: "echo", arguments: {} }), headers));
+    await readMessage(await server.post(rpc("resources/read", { uri: "fixture://readme" }), headers));
     expect(calls).toEqual([]);
     // A handler's log message needs the level the client may have set since: one read, for that request.
-    await readMessage(await server.post(rpc("tools/call", { name: "chatty", arguments: {} }), headers));
+    await readMessage(await server.post(rpc("tools/call", { name: "log", arguments: {} }), headers));
     expect(calls).toHaveLength(1);
   });
 
   it("reads a session stored at initialize (the client can be asked things) once per request", async () => {
     const { calls, namespace } = recordingSessions();
-    const server = testServer(smallServer, { LEGACY_SESSIONS: namespace });
+    const server = testServer(FIXTURE, { LEGACY_SESSIONS: namespace });
     const init = await server.post(rpc("initialize", { protocolVersion: "2025-11-25", capabilities: { elicitation: {} } }), BASE);
     const session = init.headers.get("mcp-session-id")!;
     const opened = calls.length;
     expect(opened).toBeGreaterThan(0);
     const headers = { ...BASE, "mcp-protocol-version": "2025-11-25", "mcp-session-id": session };
-    await readMessage(await server.post(rpc("tools/call", { name: "chatty", arguments: {} }), headers));
+    await readMessage(await server.post(rpc("tools/call", { name: "log", arguments: {} }), headers));
     expect(calls.slice(opened)).toEqual(["load"]);
   });
 
   it("answers DELETE of a session that stored nothing at initialize with 405; the session keeps working", async () => {
     const { session } = await initialize({});
-    const deleted = await exports.default.fetch("http://localhost:8787/mcp", { method: "DELETE", headers: { "mcp-session-id": session! } });
+    const deleted = await fixture.fetch("http://localhost:8787/mcp", { method: "DELETE", headers: { "mcp-session-id": session! } });
     expect(deleted.status).toBe(405);
     expect((await legacy(rpc("ping"), "2025-11-25", session)).status).toBe(200);
   });
 
   it("opens the GET stream of a client that declared nothing, and delivers resources/updated once it subscribes", async () => {
     const { session } = await initialize({});
-    const create = await legacyCall("tools/call", { name: "create_notebook", arguments: {} }, "2025-11-25", session);
-    const notebook = JSON.parse(create.result?.content[0].text).notebook_id;
-    const add = await legacyCall(
-      "tools/call",
-      { name: "add_note", arguments: { notebook_id: notebook, title: "a", body: "b" } },
-      "2025-11-25",
-      session,
-    );
-    const uri = `note://${notebook}/${add.result?.structuredContent.id}`;
+    const uri = valueUri("declared-nothing");
     expect((await legacyCall("resources/subscribe", { uri }, "2025-11-25", session)).result).toEqual({});
     const stream = sseReader(
-      await exports.default.fetch("http://localhost:8787/mcp", {
+      await fixture.fetch("http://localhost:8787/mcp", {
         headers: { accept: "text/event-stream", "mcp-session-id": session!, "mcp-protocol-version": "2025-11-25" },
       }),
     );
     expect(await stream.frame()).toEqual({ comment: "listening" });
-    await legacyCall(
-      "tools/call",
-      { name: "update_note", arguments: { notebook_id: notebook, note_id: add.result?.structuredContent.id, body: "c" } },
-      "2025-11-25",
-      session,
-    );
+    await legacyCall("tools/call", { name: "publish", arguments: { what: "updated", uri } }, "2025-11-25", session);
     expect(await stream.message()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri } });
     await stream.cancel();
   });
@@ -496,13 +438,13 @@ describe("legacy sessions", () => {
       ["no LEGACY_SESSIONS", { LEGACY_SESSIONS: undefined }],
       ["neither", { SUBSCRIPTIONS: undefined, LEGACY_SESSIONS: undefined }],
     ] as const) {
-      const server = testServer(smallServer, vars as unknown as Record<string, string>);
+      const server = testServer(FIXTURE, vars as unknown as Record<string, string>);
       for (const capabilities of [{}, { elicitation: {} }]) {
         const init = await server.post(rpc("initialize", { protocolVersion: "2025-11-25", capabilities }), BASE);
         const session = init.headers.get("mcp-session-id");
         const offered = (await readMessage(init)).result?.capabilities;
         const headers = { ...BASE, "mcp-protocol-version": "2025-11-25", ...(session && { "mcp-session-id": session }) };
-        const subscribed = await readMessage(await server.post(rpc("resources/subscribe", { uri: "test://r" }), headers));
+        const subscribed = await readMessage(await server.post(rpc("resources/subscribe", { uri: valueUri("a") }), headers));
         const levelSet = await readMessage(await server.post(rpc("logging/setLevel", { level: "info" }), headers));
         const context = `${label}, ${JSON.stringify(capabilities)}`;
         expect(subscribed.result !== undefined, context).toBe(offered?.resources?.subscribe === true);
@@ -511,40 +453,23 @@ describe("legacy sessions", () => {
     }
   });
 
-  it("delivers resources/updated for a subscribed note on the session's GET stream", async () => {
+  it("delivers resources/updated for a subscribed resource on the session's GET stream", async () => {
     const { session } = await initialize({ sampling: {} });
-    const create = await legacyCall("tools/call", { name: "create_notebook", arguments: {} }, "2025-11-25", session);
-    const notebook = JSON.parse(create.result?.content[0].text).notebook_id;
-    const add = await legacyCall(
-      "tools/call",
-      { name: "add_note", arguments: { notebook_id: notebook, title: "a", body: "b" } },
-      "2025-11-25",
-      session,
-    );
-    const uri = `note://${notebook}/${add.result?.structuredContent.id}`;
+    const uri = valueUri("subscribed");
+    const update = () => legacyCall("tools/call", { name: "publish", arguments: { what: "updated", uri } }, "2025-11-25", session);
 
     const stream = sseReader(
-      await exports.default.fetch("http://localhost:8787/mcp", {
+      await fixture.fetch("http://localhost:8787/mcp", {
         headers: { accept: "text/event-stream", "mcp-session-id": session!, "mcp-protocol-version": "2025-11-25" },
       }),
     );
     expect(await stream.frame()).toEqual({ comment: "listening" });
     // Subscribing after the stream opened updates its filter in place.
     expect((await legacyCall("resources/subscribe", { uri }, "2025-11-25", session)).result).toEqual({});
-    await legacyCall(
-      "tools/call",
-      { name: "update_note", arguments: { notebook_id: notebook, note_id: add.result?.structuredContent.id, body: "c" } },
-      "2025-11-25",
-      session,
-    );
+    await update();
     expect(await stream.message()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri } });
     await legacyCall("resources/unsubscribe", { uri }, "2025-11-25", session);
-    await legacyCall(
-      "tools/call",
-      { name: "update_note", arguments: { notebook_id: notebook, note_id: add.result?.structuredContent.id, body: "d" } },
-      "2025-11-25",
-      session,
-    );
+    await update();
     expect(await stream.message(300)).toBe("timeout");
     await stream.cancel();
   });

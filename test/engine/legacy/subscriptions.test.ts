@@ -4,10 +4,10 @@
  * Objects are isolated per test file, so these hubs and sessions disturb no other test.
  */
 import { runInDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createPublisher, principalHubName } from "../../../src/mcp/listen/publish";
-import { post, readMessage } from "../../helpers/rpc";
+import { fixture, post, readMessage, sessionName } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
 
 type Json = Record<string, any>;
@@ -25,14 +25,15 @@ function legacyCall(method: string, params: Json, session?: string) {
   );
 }
 
-async function openSession(): Promise<string> {
-  const response = await legacyCall("initialize", { protocolVersion: VERSION, capabilities: { sampling: {} } });
+/** A new session; by default one whose client can be asked things, so its state is stored at initialize. */
+async function openSession(capabilities: Json = { sampling: {} }): Promise<string> {
+  const response = await legacyCall("initialize", { protocolVersion: VERSION, capabilities });
   return response.headers.get("mcp-session-id")!;
 }
 
 async function openStream(session: string) {
   const stream = sseReader(
-    await exports.default.fetch("http://localhost:8787/mcp", {
+    await fixture.fetch("http://localhost:8787/mcp", {
       headers: { accept: "text/event-stream", "mcp-session-id": session, "mcp-protocol-version": VERSION },
     }),
   );
@@ -40,20 +41,20 @@ async function openStream(session: string) {
   // The stream is live once the session's hub holds its socket.
   const hub = env.SUBSCRIPTIONS.getByName(principalHubName("anonymous"));
   const deadline = Date.now() + 2_000;
-  const attached = () => runInDurableObject(hub, (_instance, state) => state.getWebSockets(`s:${session}`).length > 0);
+  const attached = () => runInDurableObject(hub, (_instance, state) => state.getWebSockets(`s:${sessionName(session)}`).length > 0);
   while (!(await attached()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   return stream;
 }
 
 const savedSubscriptions = (session: string) =>
   runInDurableObject(
-    env.LEGACY_SESSIONS.getByName(session),
+    env.LEGACY_SESSIONS.getByName(sessionName(session)),
     async (_instance, state) => (await state.storage.get<Json>("session"))!.subscriptions,
   );
 
 /** A URI of 2,048 UTF-16 units (the most one may have) ending in `tail`: 4 KiB as V8 stores it. */
 const longUri = (index: number, tail: string) => {
-  const head = `note://${index}/`;
+  const head = `fixture://${index}/`;
   return `${head}${"x".repeat(2_048 - head.length - tail.length)}${tail}`;
 };
 
@@ -89,19 +90,24 @@ describe("2025 session subscriptions measured as stored", () => {
     });
   }
 
-  it("refuses the oversized subscription the same way when no stream is open, and the next GET stream works", async () => {
-    const session = await openSession();
-    const uris = [0, 1, 2].map((index) => longUri(index, "\u0101"));
-    for (const uri of uris.slice(0, 2)) await legacyCall("resources/subscribe", { uri }, session);
-    expect((await readMessage(await legacyCall("resources/subscribe", { uri: uris[2] }, session))).error?.code).toBe(-32602);
-    expect(await savedSubscriptions(session)).toEqual(uris.slice(0, 2));
+  for (const [stored, capabilities] of [
+    ["stored at initialize", { sampling: {} }],
+    ["stored on its first subscription", {}],
+  ] as const) {
+    it(`refuses the oversized subscription the same way when no stream is open (a session ${stored}), and the next GET stream works`, async () => {
+      const session = await openSession(capabilities);
+      const uris = [0, 1, 2].map((index) => longUri(index, "\u0101"));
+      for (const uri of uris.slice(0, 2)) await legacyCall("resources/subscribe", { uri }, session);
+      expect((await readMessage(await legacyCall("resources/subscribe", { uri: uris[2] }, session))).error?.code).toBe(-32602);
+      expect(await savedSubscriptions(session)).toEqual(uris.slice(0, 2));
 
-    const stream = await openStream(session);
-    await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).resourceUpdated(uris[1]!);
-    expect(await stream.message()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: uris[1] } });
-    // Unsubscribing is never refused: it only makes the set smaller.
-    expect((await readMessage(await legacyCall("resources/unsubscribe", { uri: uris[1] }, session))).result).toEqual({});
-    expect(await savedSubscriptions(session)).toEqual(uris.slice(0, 1));
-    await stream.cancel();
-  });
+      const stream = await openStream(session);
+      await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).resourceUpdated(uris[1]!);
+      expect(await stream.message()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: uris[1] } });
+      // Unsubscribing is never refused: it only makes the set smaller.
+      expect((await readMessage(await legacyCall("resources/unsubscribe", { uri: uris[1] }, session))).result).toEqual({});
+      expect(await savedSubscriptions(session)).toEqual(uris.slice(0, 1));
+      await stream.cancel();
+    });
+  }
 });

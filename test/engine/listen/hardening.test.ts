@@ -4,30 +4,16 @@
  * read is skipped, and a failed publish never fails the write that preceded it. In a file of its own: Durable
  * Objects are isolated per test file, so the sockets planted here disturb no other test.
  */
-import { createExecutionContext, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import * as z from "zod/mini";
-import worker from "../../../src";
-import { defineTool, text } from "../../../src/mcp";
 import type { ListenerSpec } from "../../../src/mcp/listen/hub";
 import { globalHubName } from "../../../src/mcp/listen/publish";
 import { MAX_ATTACHMENT_BYTES, storedSize } from "../../../src/mcp/listen/stored-size";
-import { type Json, readMessage, rpc, send, testServer } from "../../helpers/rpc";
+import { FIXTURE, valueUri } from "../../helpers/fixture";
+import { type Json, readMessage, send, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
-import { announceToolsChanged as trigger } from "../../helpers/tools";
 import { expectError, withLogs } from "../../helpers/wire";
-
-/** Announces that one resource changed, to the caller's listeners. */
-const touch = defineTool({
-  name: "touch",
-  description: "Announces a resource update.",
-  input: z.strictObject({ uri: z.string() }),
-  async handler({ uri }, ctx) {
-    await ctx.publish.resourceUpdated(uri);
-    return { content: [text("ok")] };
-  },
-});
 
 const readers: ReturnType<typeof sseReader>[] = [];
 afterEach(async () => {
@@ -81,10 +67,9 @@ describe("filters measured as stored", () => {
       expect(message.error?.message).toContain("bytes as stored");
 
       // A write tool still succeeds, and the other listener hears about it.
-      const notebook = (await tool("create_notebook", {})).structuredContent.notebook_id;
-      const added = await tool("add_note", { notebook_id: notebook, title: "t", body: "b" });
-      expect(added.isError).toBeUndefined();
-      expect(added.structuredContent.id).toMatch(/^n_/);
+      const stored = await tool("put", { key: "after-refusal", value: "v" });
+      expect(stored.isError).toBeUndefined();
+      expect(stored.structuredContent).toEqual({ uri: valueUri("after-refusal"), value: "v" });
       expect(await bystander.message()).toMatchObject({ method: "notifications/resources/list_changed" });
     });
   }
@@ -92,7 +77,7 @@ describe("filters measured as stored", () => {
   it("accepts a non-Latin-1 filter that fits as stored, and delivers to it", async () => {
     const uris = longUris("\u0101").slice(0, 2);
     const reader = await listen({ resourceSubscriptions: uris }, "fits");
-    expect((await tool("touch", { uri: uris[1] }, testServer({ tools: [touch] }))).isError).toBeUndefined();
+    expect((await tool("publish", { what: "updated", uri: uris[1] })).isError).toBeUndefined();
     expect(await reader.message()).toMatchObject({ method: "notifications/resources/updated", params: { uri: uris[1] } });
   });
   it("never measures less than V8 stores: the largest attachment measured to fit is always storable", () => {
@@ -133,7 +118,7 @@ describe("a hub with an unreadable listener", () => {
   });
 
   it("skips and closes a socket whose attachment is missing or malformed, and still delivers to every other listener", async () => {
-    const server = testServer({ tools: [trigger] }, { LISTEN_GLOBAL_SHARDS: "1" });
+    const server = testServer(FIXTURE, { LISTEN_GLOBAL_SHARDS: "1" });
     const listener = await listen({ toolsListChanged: true }, "survivor", server);
     const hub = env.SUBSCRIPTIONS.getByName(globalHubName(0));
     const before = await hub.count();
@@ -147,7 +132,7 @@ describe("a hub with an unreadable listener", () => {
     });
     expect(await hub.count()).toBe(before + 2);
 
-    const result = await tool("trigger", {}, server);
+    const result = await tool("publish", { what: "tools" }, server);
     expect(result.isError).toBeUndefined();
     expect(await listener.message()).toMatchObject({ method: "notifications/tools/list_changed" });
     // The unreadable sockets were closed, not kept to fail again.
@@ -192,17 +177,16 @@ describe("publishing is best effort", () => {
   };
   for (const [name, hubs] of Object.entries(failingHubs)) {
     it(`commits and reports a write as successful when the hub fails (${name}), and logs the failure`, async () => {
-      const broken = rpc((request) => worker.fetch(request, { ...env, SUBSCRIPTIONS: hubs } as unknown as Env, createExecutionContext()));
+      const broken = testServer(FIXTURE, { SUBSCRIPTIONS: hubs as unknown as string });
+      const key = `kept-${name.replaceAll(" ", "-").toLowerCase()}`;
       const { entries } = await withLogs(async () => {
-        const notebook = (await tool("create_notebook", {}, broken)).structuredContent.notebook_id;
-        const added = await tool("add_note", { notebook_id: notebook, title: "kept", body: "b" }, broken);
-        expect(added.isError).toBeUndefined();
-        expect(added.structuredContent).toMatchObject({ title: "kept" });
-        const noteId = added.structuredContent.id;
-        const updated = await tool("update_note", { notebook_id: notebook, note_id: noteId, body: "c" }, broken);
+        const stored = await tool("put", { key, value: "b" }, broken);
+        expect(stored.isError).toBeUndefined();
+        expect(stored.structuredContent).toEqual({ uri: valueUri(key), value: "b" });
+        const updated = await tool("put", { key, value: "c" }, broken);
         expect(updated.isError).toBeUndefined();
-        const read = await tool("get_note", { notebook_id: notebook, note_id: noteId }, broken);
-        expect(read.structuredContent).toMatchObject({ title: "kept", body: "c" });
+        const read = await readMessage(await broken.send("resources/read", { uri: valueUri(key) }));
+        expect(read.result?.contents).toEqual([{ uri: valueUri(key), mimeType: "text/plain", text: "c" }]);
       });
       expect(entries).toContainEqual(
         expect.objectContaining({ level: "error", message: "publish failed", event: "resources_list_changed" }),

@@ -6,13 +6,13 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { globalHubName } from "../../../src/mcp/listen/publish";
+import { FIXTURE } from "../../helpers/fixture";
 import { testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
-import { announceToolsChanged as trigger } from "../../helpers/tools";
 
 describe("hub hibernation", () => {
   it("lets an idle hub be evicted from memory while its listeners stay subscribed", { timeout: 40_000 }, async () => {
-    const server = testServer({ tools: [trigger] }, { LISTEN_GLOBAL_SHARDS: "1", LISTEN_KEEPALIVE_MS: "60000" });
+    const server = testServer(FIXTURE, { LISTEN_GLOBAL_SHARDS: "1", LISTEN_KEEPALIVE_MS: "60000" });
     const reader = sseReader(await server.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "sleepy" }));
     expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
     const hub = env.SUBSCRIPTIONS.getByName(globalHubName(0));
@@ -20,7 +20,7 @@ describe("hub hibernation", () => {
 
     // Nothing may touch the hub for longer than workerd's 10 s idle window (with margin).
     await new Promise((resolve) => setTimeout(resolve, 15_000));
-    await server.send("tools/call", { name: "trigger", arguments: {} });
+    await server.send("tools/call", { name: "publish", arguments: { what: "tools" } });
     expect(await reader.message()).toMatchObject({
       method: "notifications/tools/list_changed",
       params: { _meta: { "io.modelcontextprotocol/subscriptionId": "sleepy" } },

@@ -5,13 +5,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { principalHubName } from "../../../src/mcp/listen/publish";
+import { FIXTURE } from "../../helpers/fixture";
 import { testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
-import { announceToolsChanged as trigger } from "../../helpers/tools";
 
 describe("listener caps", () => {
   it("refuses a listener over the per-hub cap in-band, before any acknowledgement", async () => {
-    const capped = testServer({ tools: [trigger] }, { LISTEN_MAX_PER_HUB: "2", LISTEN_GLOBAL_SHARDS: "1" });
+    const capped = testServer(FIXTURE, { LISTEN_MAX_PER_HUB: "2", LISTEN_GLOBAL_SHARDS: "1" });
     const open = [];
     for (const id of ["a", "b"]) {
       const reader = sseReader(await capped.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id }));
@@ -34,7 +34,7 @@ describe("listener caps", () => {
 
   it("frees the slot of a client that hung up unnoticed as soon as a new listener needs it", async () => {
     // A keep-alive far away: only the hub's probe can reveal the hang-up within this test.
-    const capped = testServer({ tools: [trigger] }, { LISTEN_MAX_PER_HUB: "2", LISTEN_GLOBAL_SHARDS: "1", LISTEN_KEEPALIVE_MS: "60000" });
+    const capped = testServer(FIXTURE, { LISTEN_MAX_PER_HUB: "2", LISTEN_GLOBAL_SHARDS: "1", LISTEN_KEEPALIVE_MS: "60000" });
     const hub = env.SUBSCRIPTIONS.getByName(principalHubName("anonymous"));
     const deadline = Date.now() + 2_000;
     while ((await hub.count()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -1,36 +1,18 @@
 import { abortAllDurableObjects } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import * as z from "zod/mini";
-import { definePrompt, defineResource, defineTool, text } from "../../../src/mcp";
 import { parseConfig } from "../../../src/mcp/config";
 import { uriMatches } from "../../../src/mcp/listen/hub";
 import { createPublisher, globalHubName, principalHubName } from "../../../src/mcp/listen/publish";
-import { readMessage, readSse, send, testServer } from "../../helpers/rpc";
+import { FIXTURE } from "../../helpers/fixture";
+import { readMessage, readSse, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
 import { expectError } from "../../helpers/wire";
 
 const ID = "subscriptionId";
 const tag = (id: string | number) => ({ "io.modelcontextprotocol/subscriptionId": id });
 
-const trigger = defineTool({
-  name: "trigger",
-  description: "Publishes a change.",
-  input: z.strictObject({ what: z.enum(["tools", "prompts", "resources", "updated"]), uri: z.optional(z.string()) }),
-  async handler({ what, uri }, ctx) {
-    if (what === "tools") await ctx.publish.toolsListChanged();
-    if (what === "prompts") await ctx.publish.promptsListChanged();
-    if (what === "resources") await ctx.publish.resourcesListChanged();
-    if (what === "updated") await ctx.publish.resourceUpdated(uri!);
-    return { content: [text("published")] };
-  },
-});
-const definition = {
-  tools: [trigger],
-  prompts: [definePrompt({ name: "p", description: "A prompt.", get: () => ({ messages: [] }) })],
-  resources: [defineResource({ uri: "test://r", name: "r", read: () => [{ uri: "test://r", text: "r" }] })],
-};
-const server = testServer(definition, { LISTEN_KEEPALIVE_MS: "60000" });
+const server = testServer(FIXTURE, { LISTEN_KEEPALIVE_MS: "60000" });
 const readers: ReturnType<typeof sseReader>[] = [];
 afterEach(async () => {
   await Promise.all(readers.splice(0).map((reader) => reader.cancel()));
@@ -46,7 +28,7 @@ async function listen(notifications: Record<string, unknown>, id: string | numbe
   return reader;
 }
 
-const publish = (what: string, uri?: string) => server.send("tools/call", { name: "trigger", arguments: { what, uri } }).then(readMessage);
+const publish = (what: string, uri?: string) => server.send("tools/call", { name: "publish", arguments: { what, uri } }).then(readMessage);
 
 describe("subscriptions/listen", () => {
   it("advertises listChanged and subscribe because the hub is bound", async () => {
@@ -116,7 +98,7 @@ describe("subscriptions/listen", () => {
     await reader.message();
     await server.send(
       "tools/call",
-      { name: "trigger", arguments: { what: "tools" } },
+      { name: "publish", arguments: { what: "tools" } },
       {
         metaExtra: { progressToken: "p", "io.modelcontextprotocol/logLevel": "debug" },
       },
@@ -134,14 +116,17 @@ describe("subscriptions/listen", () => {
         id: 5,
         result: {
           resultType: "complete",
-          _meta: { "io.modelcontextprotocol/serverInfo": { name: "test-server", version: "1.0.0" }, ...tag(5) },
+          _meta: {
+            "io.modelcontextprotocol/serverInfo": { name: FIXTURE.name, title: FIXTURE.title, version: FIXTURE.version },
+            ...tag(5),
+          },
         },
       },
     ]);
   });
 
   it("drops notification types the server cannot deliver from the acknowledgement, and never sends them", async () => {
-    const toolsOnly = testServer({ tools: [trigger] });
+    const toolsOnly = testServer({ tools: FIXTURE.tools });
     const reader = await listen(
       { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, madeUp: true },
       7,
@@ -173,7 +158,7 @@ describe("subscriptions/listen", () => {
   });
 
   it("answers -32601 (404) when the Worker has no hub binding, and advertises no listChanged", async () => {
-    const unbound = testServer(definition, { SUBSCRIPTIONS: undefined as unknown as string });
+    const unbound = testServer(FIXTURE, { SUBSCRIPTIONS: undefined as unknown as string });
     const response = await unbound.send("subscriptions/listen", { notifications: { toolsListChanged: true } });
     expect(response.status).toBe(404);
     const { result } = await readMessage(await unbound.send("server/discover"));
@@ -197,7 +182,7 @@ describe("listen stream hygiene", () => {
   it("sends comment keep-alives at the configured interval (default 20 s, within 15-25 s)", async () => {
     const defaults = parseConfig({ MCP_ENV: "development" });
     expect(defaults.ok && defaults.config.listen.keepAliveMs).toBe(20_000);
-    const quick = testServer(definition, { LISTEN_KEEPALIVE_MS: "100" });
+    const quick = testServer(FIXTURE, { LISTEN_KEEPALIVE_MS: "100" });
     const reader = await listen({ toolsListChanged: true }, "ka", quick);
     expect(await reader.frame()).toEqual({ comment: "listening" });
     await reader.message();
@@ -206,7 +191,7 @@ describe("listen stream hygiene", () => {
   });
 
   it("ends the stream gracefully with the completion result {resultType: complete, _meta: {subscriptionId}} after the maximum lifetime", async () => {
-    const shortLived = testServer(definition, { LISTEN_MAX_LIFETIME_MS: "300" });
+    const shortLived = testServer(FIXTURE, { LISTEN_MAX_LIFETIME_MS: "300" });
     const reader = await listen({ toolsListChanged: true }, "life", shortLived);
     await reader.message();
     expect(await reader.message(2_000)).toEqual({
@@ -276,28 +261,5 @@ describe("privacy and sharding", () => {
     expect(uriMatches("file:///a/b.txt", "file:///a/")).toBe(true);
     expect(uriMatches("file:///ab", "file:///a")).toBe(false);
     expect(uriMatches("file:///a", "file:///a")).toBe(true);
-  });
-});
-
-describe("notes example publishes changes", () => {
-  it("announces an updated note to listeners subscribed to it", async () => {
-    const call = async (name: string, args: object) =>
-      (await readMessage(await send("tools/call", { name, arguments: args }))).result as any;
-    const notebook = (await call("create_notebook", {})).structuredContent.notebook_id;
-    const note = (await call("add_note", { notebook_id: notebook, title: "t", body: "b" })).structuredContent.id;
-    const response = await send(
-      "subscriptions/listen",
-      { notifications: { resourceSubscriptions: [`note://${notebook}/${note}`], resourcesListChanged: true } },
-      { id: "notes" },
-    );
-    const reader = sseReader(response);
-    readers.push(reader);
-    await reader.message();
-    await call("update_note", { notebook_id: notebook, note_id: note, body: "changed" });
-    expect(await reader.message()).toMatchObject({
-      method: "notifications/resources/updated",
-      params: { uri: `note://${notebook}/${note}` },
-    });
-    // With authorization off, adding a note announces no list change (test/app/notes.test.ts covers both cases).
   });
 });

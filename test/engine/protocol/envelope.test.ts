@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { FIXTURE } from "../../helpers/fixture";
 import { type Json, MODERN, meta, post, readMessage, SERVED_VERSIONS, send, standardHeaders, testServer } from "../../helpers/rpc";
 import { expectError } from "../../helpers/wire";
 
@@ -173,10 +174,10 @@ describe("methods", () => {
       supportedVersions: SERVED_VERSIONS,
       capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} },
       cacheScope: "public",
-      _meta: { "io.modelcontextprotocol/serverInfo": { name: "mcp-notes-server", version: "0.1.0" } },
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: FIXTURE.name, version: FIXTURE.version } },
     });
     expect(Number.isInteger(message.result?.ttlMs)).toBe(true);
-    expect(typeof message.result?.instructions).toBe("string");
+    expect(message.result?.instructions).toBe(FIXTURE.instructions);
   });
 
   it("advertises logging (deprecated in 2026-07-28) only to 2025 clients: in initialize, not in server/discover", async () => {

@@ -1,0 +1,15 @@
+/**
+ * The app's declarations pass every check the engine makes at startup, so a broken tool name, schema or header
+ * binding fails `npm test` rather than the first request after deploying.
+ */
+import { describe, expect, it } from "vitest";
+import { validateServer } from "../../src/mcp";
+import { prompts } from "../../src/prompts";
+import { resources } from "../../src/resources";
+import { tools } from "../../src/tools";
+
+describe("the app's declarations", () => {
+  it("accepts every declaration in src/: tool names, JSON Schemas, header bindings, prompts", () => {
+    expect(() => validateServer({ name: "template", version: "1", tools, resources, prompts })).not.toThrow();
+  });
+});
