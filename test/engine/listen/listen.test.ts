@@ -199,7 +199,10 @@ describe("listen stream hygiene", () => {
       id: "life",
       result: {
         resultType: "complete",
-        _meta: { "io.modelcontextprotocol/serverInfo": { name: "engine-fixture", title: "Engine fixture", version: "1.0.0" }, ...tag("life") },
+        _meta: {
+          "io.modelcontextprotocol/serverInfo": { name: "engine-fixture", title: "Engine fixture", version: "1.0.0" },
+          ...tag("life"),
+        },
       },
     });
     expect(await reader.message(1_000)).toBe("end");
