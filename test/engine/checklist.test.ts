@@ -18,7 +18,7 @@ import { defineResource, defineTool, elicitForm, text } from "../../src/mcp";
 import { digestJson, importKeyRing, open, parseKeySpec, seal } from "../../src/mcp/input/state-token";
 import { createPublisher, principalHubName } from "../../src/mcp/listen/publish";
 import { tools as exampleTools } from "../../src/tools";
-import { tools as fixtureTools } from "../helpers/fixture";
+import { adminOnly, tools as fixtureTools } from "../helpers/fixture";
 import { localIssuer } from "../helpers/issuer";
 import { type Json, meta, readMessage, send, standardHeaders, testServer, URL_MCP } from "../helpers/rpc";
 import { sseReader } from "../helpers/sse";
@@ -293,13 +293,6 @@ beforeAll(async () => {
   issuer = await localIssuer();
 });
 const token = (claims: { sub?: string; aud?: string; exp?: number; scope?: string } = {}) => issuer.token(claims);
-const adminOnly = defineTool({
-  name: "admin_report",
-  description: "Needs the admin scope.",
-  input: z.strictObject({}),
-  scopes: ["notes:admin"],
-  handler: () => ({ content: [text("secret report")] }),
-});
 const authed = () => testServer({ tools: [...exampleTools, adminOnly, askingTool("confirm", false)] }, issuer.vars);
 const bearer = (jwt: string) => ({ authorization: `Bearer ${jwt}` });
 

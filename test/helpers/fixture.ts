@@ -23,6 +23,29 @@ import {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** How many times `counted` ran: a refused request must leave it unchanged (no tool code ran). */
+export const runs = { counted: 0 };
+
+/** Counts its runs. Not in FIXTURE: tests that need it build their server with it. */
+export const counted = defineTool({
+  name: "counted",
+  description: "Counts its runs.",
+  input: z.strictObject({}),
+  handler: () => {
+    runs.counted++;
+    return { content: [text("ran")] };
+  },
+});
+
+/** Needs the `notes:admin` scope (authorization tests). Not in FIXTURE. */
+export const adminOnly = defineTool({
+  name: "admin_report",
+  description: "Needs the admin scope.",
+  input: z.strictObject({}),
+  scopes: ["notes:admin"],
+  handler: () => ({ content: [text("secret report")] }),
+});
+
 /** The JSON-RPC ids of `progress` calls that saw their signal aborted, in order. */
 export const cancelledRequests: (string | number)[] = [];
 

@@ -7,7 +7,7 @@
 
 import type { InputApi } from "../input/ask";
 import { invalidParams, ResourceNotFound, truncate } from "../protocol/errors";
-import type { Annotations, CacheHint, Icon, JsonObject, ResourceContents } from "../protocol/wire";
+import type { Annotations, CacheHint, Icon, JsonObject, ResourceContents, ResourceLink } from "../protocol/wire";
 import type { HandlerContext } from "./context";
 import { handlerContext, type RequestScope } from "./context";
 import { Registry } from "./registry";
@@ -39,17 +39,7 @@ export interface ResourceDefinition extends ResourceCommon {
 }
 
 /** One concrete resource as `resources/list` shows it. */
-export interface ListedResource {
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-  icons?: Icon[];
-  annotations?: Annotations;
-  _meta?: JsonObject;
-}
+export type ListedResource = ResourceLink;
 
 /** One page of a template's listing; `nextCursor` (a string of your choosing) asks to be called again with it. */
 export interface ResourceListPage {

@@ -77,22 +77,24 @@ export type ResourceContents =
   | { uri: string; mimeType?: string; text: string; _meta?: JsonObject }
   | { uri: string; mimeType?: string; blob: string; _meta?: JsonObject };
 
+/** A resource named without its contents: a `resource_link` content block, or an entry of `resources/list`. */
+export interface ResourceLink {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  icons?: Icon[];
+  annotations?: Annotations;
+  _meta?: JsonObject;
+}
+
 export type ContentBlock =
   | { type: "text"; text: string; annotations?: Annotations; _meta?: JsonObject }
   | { type: "image"; data: string; mimeType: string; annotations?: Annotations; _meta?: JsonObject }
   | { type: "audio"; data: string; mimeType: string; annotations?: Annotations; _meta?: JsonObject }
-  | {
-      type: "resource_link";
-      uri: string;
-      name: string;
-      title?: string;
-      description?: string;
-      mimeType?: string;
-      size?: number;
-      icons?: Icon[];
-      annotations?: Annotations;
-      _meta?: JsonObject;
-    }
+  | ({ type: "resource_link" } & ResourceLink)
   | { type: "resource"; resource: ResourceContents; annotations?: Annotations; _meta?: JsonObject };
 
 export interface ToolAnnotations {

@@ -1,11 +1,9 @@
 import { env } from "cloudflare:workers";
 import { generateKeyPair } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import * as z from "zod/mini";
-import { defineTool, text } from "../../../src/mcp";
 import { parseConfig } from "../../../src/mcp/config";
 import { createPublisher } from "../../../src/mcp/listen/publish";
-import { FIXTURE, valueUri } from "../../helpers/fixture";
+import { adminOnly, FIXTURE, valueUri } from "../../helpers/fixture";
 import { AUDIENCE, ISSUER, localIssuer } from "../../helpers/issuer";
 import { fixture, readMessage, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
@@ -21,13 +19,6 @@ beforeAll(async () => {
 
 const token = (claims: Record<string, unknown> = {}, key?: () => CryptoKey) => issuer.token(claims, key?.());
 
-const adminOnly = defineTool({
-  name: "admin_report",
-  description: "Needs the admin scope.",
-  input: z.strictObject({}),
-  scopes: ["notes:admin"],
-  handler: () => ({ content: [text("secret report")] }),
-});
 const server = (vars: Record<string, string> = {}) =>
   testServer({ ...FIXTURE, tools: [...FIXTURE.tools, adminOnly] }, { ...issuer.vars, ...vars });
 const as = (jwt: string) => ({ headers: { authorization: `Bearer ${jwt}` } });

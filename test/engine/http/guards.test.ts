@@ -1,32 +1,20 @@
 import { describe, expect, it } from "vitest";
-import * as z from "zod/mini";
-import { defineTool, text } from "../../../src/mcp";
+import { counted, runs } from "../../helpers/fixture";
 import { type Json, meta, post, readMessage, SERVED_VERSIONS, send, standardHeaders, testServer, URL_MCP } from "../../helpers/rpc";
 import { expectError } from "../../helpers/wire";
 
 const discover = { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta() } };
 const headers = standardHeaders("server/discover");
 
-/** Counts its runs, so a test can show that a refused request ran no tool code. */
-let runs = 0;
-const counted = defineTool({
-  name: "counted",
-  description: "Counts its runs.",
-  input: z.strictObject({}),
-  handler: () => {
-    runs++;
-    return { content: [text("ran")] };
-  },
-});
 const counting = testServer({ tools: [counted] });
 const callCounted = { name: "counted", arguments: {} };
 
 describe("Origin and Host (DNS-rebinding protection)", () => {
-  it("refuses a foreign Origin with 403 and a JSON-RPC error without id, before any tool code runs", async () => {
+  it("refuses a foreign Origin with 403 and a JSON-RPC error without id, before any tool code runs.counted", async () => {
     await expectError(await post(discover, { ...headers, origin: "https://evil.example" }), 403, -32600, null);
-    const before = runs;
+    const before = runs.counted;
     await expectError(await counting.send("tools/call", callCounted, { headers: { origin: "https://evil.example" } }), 403, -32600, null);
-    expect(runs).toBe(before);
+    expect(runs.counted).toBe(before);
   });
 
   it("refuses Origin: null and unparseable origins with 403", async () => {
@@ -169,14 +157,14 @@ describe("MCP header mirroring", () => {
     for (const value of ["prompts/list", "TOOLS/LIST"]) {
       await expectError(await send("tools/list", {}, { id: 161, headers: { "mcp-method": value } }), 400, -32020, 161);
     }
-    const before = runs;
+    const before = runs.counted;
     await expectError(
       await counting.send("tools/call", callCounted, { id: 162, headers: { "mcp-method": "tools/list" } }),
       400,
       -32020,
       162,
     );
-    expect(runs).toBe(before);
+    expect(runs.counted).toBe(before);
   });
 
   it("refuses a missing or mismatching Mcp-Name on tools/call, naming both values", async () => {
@@ -212,7 +200,7 @@ describe("MCP header mirroring", () => {
     }
     // Unpadded, with characters outside the alphabet, decoding to bytes that are not UTF-8, or well-formed but
     // naming another tool: none of them reaches the tool.
-    const before = runs;
+    const before = runs.counted;
     const unpadded = btoa("counted").replace(/=+$/, "");
     for (const value of [
       `=?base64?${unpadded}?=`,
@@ -222,7 +210,7 @@ describe("MCP header mirroring", () => {
     ]) {
       await expectError(await counting.send("tools/call", callCounted, { headers: { "mcp-name": value } }), 400, -32020);
     }
-    expect(runs).toBe(before);
+    expect(runs.counted).toBe(before);
   });
 
   it("refuses header values longer than the 1,024-character cap", async () => {

@@ -5,6 +5,7 @@ import { defineTool, text, validateServer } from "../../../src/mcp";
 import { parseConfig } from "../../../src/mcp/config";
 import { toJsonSchema } from "../../../src/mcp/define/schema";
 import { headerBindings } from "../../../src/mcp/http/param-headers";
+import { counted, runs } from "../../helpers/fixture";
 import { fixture, readMessage, send, testServer } from "../../helpers/rpc";
 import { expectError, withLogs } from "../../helpers/wire";
 
@@ -146,16 +147,6 @@ describe("rate limiting", () => {
   /** TIGHT_LIMITER (vitest.config.ts) allows 3 requests per caller per 60 s; each test uses its own client IP. */
   const tight = (vars: Record<string, string> = {}) =>
     testServer({ tools: [counted] }, { RATE_LIMITER: (env as unknown as Record<string, string>).TIGHT_LIMITER!, ...vars });
-  let runs = 0;
-  const counted = defineTool({
-    name: "counted",
-    description: "Counts its runs.",
-    input: z.strictObject({}),
-    handler: () => {
-      runs++;
-      return { content: [text("ran")] };
-    },
-  });
   const batchOf = (size: number) =>
     Array.from({ length: size }, (_, i) => ({
       jsonrpc: "2.0",
@@ -179,20 +170,20 @@ describe("rate limiting", () => {
     expect(other.status).toBe(200);
   });
 
-  it("counts every request in a 2025-03-26 batch: 5 calls against a limit of 3 are refused with 429 and none runs", async () => {
-    const before = runs;
+  it("counts every request in a 2025-03-26 batch: 5 calls against a limit of 3 are refused with 429 and none runs.counted", async () => {
+    const before = runs.counted;
     const response = await tight().post(batchOf(5), legacyHeaders("203.0.113.20"));
     expect(response.status).toBe(429);
     expect(response.headers.get("retry-after")).toBe("60");
-    expect(runs).toBe(before);
+    expect(runs.counted).toBe(before);
   });
 
   it("serves a batch within the limit and charges each of its requests", async () => {
     const limited = tight();
-    const before = runs;
+    const before = runs.counted;
     const response = await limited.post(batchOf(3), legacyHeaders("203.0.113.21"));
     expect(response.status).toBe(200);
-    expect(runs).toBe(before + 3);
+    expect(runs.counted).toBe(before + 3);
     const next = await limited.send("server/discover", {}, { headers: { "cf-connecting-ip": "203.0.113.21" } });
     expect(next.status).toBe(429);
   });
