@@ -163,46 +163,52 @@ describe("multi round-trip requests through the client's handlers", () => {
     expect(asked).toEqual(["sample"]);
   });
 
-  it("drafts a note in three rounds: form and roots together, then sampling, then a confirmation form", async () => {
-    const { client, asked } = await connect(
-      { elicitation: {}, sampling: {}, roots: {} },
-      {
-        elicit: (params) =>
-          params.message.startsWith("Save")
-            ? { action: "accept", content: { title: params.requestedSchema.properties.title.default, save: true } }
-            : { action: "accept", content: { audience: "the team", length: "short" } },
-        sample: (params) => `Draft mentioning ${params.messages[0].content.text.includes("proj") ? "proj" : "nothing"}.`,
-        roots: () => [{ uri: "file:///home/user/proj", name: "proj" }],
-      },
-    );
-    const notebook = await newNotebook(client);
-    const result: any = await client.callTool({ name: "draft_note", arguments: { notebook_id: notebook, topic: "Release plan" } });
-    expect(textOf(result)).toMatch(/^Saved the draft as note n_/);
-    expect(asked.map((entry) => entry.split(":")[0])).toEqual(["elicit", "roots", "sample", "elicit"]);
-    const saved: any = await client.callTool({ name: "search_notes", arguments: { notebook_id: notebook, query: "" } });
-    expect(saved.structuredContent.notes[0]).toMatchObject({ title: "Release plan", tags: ["draft"] });
-    const body: any = await client.callTool({
-      name: "get_note",
-      arguments: { notebook_id: notebook, note_id: saved.structuredContent.notes[0].id },
-    });
-    expect(body.structuredContent.body).toBe("Draft mentioning proj.");
-  });
+  it(
+    "drafts a note in three rounds: form and roots together, then sampling, then a confirmation form",
+    singleUse(async () => {
+      const { client, asked } = await connect(
+        { elicitation: {}, sampling: {}, roots: {} },
+        {
+          elicit: (params) =>
+            params.message.startsWith("Save")
+              ? { action: "accept", content: { title: params.requestedSchema.properties.title.default, save: true } }
+              : { action: "accept", content: { audience: "the team", length: "short" } },
+          sample: (params) => `Draft mentioning ${params.messages[0].content.text.includes("proj") ? "proj" : "nothing"}.`,
+          roots: () => [{ uri: "file:///home/user/proj", name: "proj" }],
+        },
+      );
+      const notebook = await newNotebook(client);
+      const result: any = await client.callTool({ name: "draft_note", arguments: { notebook_id: notebook, topic: "Release plan" } });
+      expect(textOf(result)).toMatch(/^Saved the draft as note n_/);
+      expect(asked.map((entry) => entry.split(":")[0])).toEqual(["elicit", "roots", "sample", "elicit"]);
+      const saved: any = await client.callTool({ name: "search_notes", arguments: { notebook_id: notebook, query: "" } });
+      expect(saved.structuredContent.notes[0]).toMatchObject({ title: "Release plan", tags: ["draft"] });
+      const body: any = await client.callTool({
+        name: "get_note",
+        arguments: { notebook_id: notebook, note_id: saved.structuredContent.notes[0].id },
+      });
+      expect(body.structuredContent.body).toBe("Draft mentioning proj.");
+    }),
+  );
 
-  it("falls back to asking the user to write the draft when the client offers no sampling", async () => {
-    const { client, asked } = await connect(
-      { elicitation: {} },
-      {
-        elicit: (params) =>
-          params.message.startsWith("Save")
-            ? { action: "accept", content: { title: "Mine", save: true } }
-            : params.message.startsWith("Your client cannot draft")
-              ? { action: "accept", content: { body: "Written by hand." } }
-              : { action: "accept", content: { audience: "me", length: "long" } },
-      },
-    );
-    const notebook = await newNotebook(client);
-    const result = await client.callTool({ name: "draft_note", arguments: { notebook_id: notebook, topic: "Manual" } });
-    expect(textOf(result)).toMatch(/^Saved the draft/);
-    expect(asked).toHaveLength(3);
-  });
+  it(
+    "falls back to asking the user to write the draft when the client offers no sampling",
+    singleUse(async () => {
+      const { client, asked } = await connect(
+        { elicitation: {} },
+        {
+          elicit: (params) =>
+            params.message.startsWith("Save")
+              ? { action: "accept", content: { title: "Mine", save: true } }
+              : params.message.startsWith("Your client cannot draft")
+                ? { action: "accept", content: { body: "Written by hand." } }
+                : { action: "accept", content: { audience: "me", length: "long" } },
+        },
+      );
+      const notebook = await newNotebook(client);
+      const result = await client.callTool({ name: "draft_note", arguments: { notebook_id: notebook, topic: "Manual" } });
+      expect(textOf(result)).toMatch(/^Saved the draft/);
+      expect(asked).toHaveLength(3);
+    }),
+  );
 });

@@ -10,7 +10,7 @@ const counting = testServer({ tools: [counted] });
 const callCounted = { name: "counted", arguments: {} };
 
 describe("Origin and Host (DNS-rebinding protection)", () => {
-  it("refuses a foreign Origin with 403 and a JSON-RPC error without id, before any tool code runs.counted", async () => {
+  it("refuses a foreign Origin with 403 and a JSON-RPC error without id, before any tool code runs", async () => {
     await expectError(await post(discover, { ...headers, origin: "https://evil.example" }), 403, -32600, null);
     const before = runs.counted;
     await expectError(await counting.send("tools/call", callCounted, { headers: { origin: "https://evil.example" } }), 403, -32600, null);

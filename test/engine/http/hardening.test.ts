@@ -170,7 +170,7 @@ describe("rate limiting", () => {
     expect(other.status).toBe(200);
   });
 
-  it("counts every request in a 2025-03-26 batch: 5 calls against a limit of 3 are refused with 429 and none runs.counted", async () => {
+  it("counts every request in a 2025-03-26 batch: 5 calls against a limit of 3 are refused with 429 and none runs", async () => {
     const before = runs.counted;
     const response = await tight().post(batchOf(5), legacyHeaders("203.0.113.20"));
     expect(response.status).toBe(429);
