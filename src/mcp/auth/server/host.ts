@@ -27,6 +27,8 @@ export interface EngineRouter {
 
 type ProviderEnv = EngineBindings & { OAUTH_PROVIDER: OAuthHelpers };
 
+const ROOT_RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
+
 /** Most origins one isolate keeps a provider for (a Worker has one or two: workers.dev and a custom domain). */
 const MAX_ORIGINS = 4;
 const providers = new Map<string, OAuthProvider<ProviderEnv>>();
@@ -43,7 +45,11 @@ export async function serveAuthorizationServer(
   // Why before anything is stored: registration writes to KV and the token endpoint does crypto; floods stop here.
   const limited = await checkOAuthRateLimit(request, env, config);
   if (limited) return limited;
-  const origin = new URL(request.url).origin;
+  const url = new URL(request.url);
+  const origin = url.origin;
+  // Clients probe the root form of the protected resource metadata too (RFC 9728 §3.1 leaves the path-inserted form
+  // for a resource with a path). The one resource here is /mcp, so both forms answer the provider's one document.
+  if (url.pathname === ROOT_RESOURCE_METADATA) request = new Request(new URL(`${ROOT_RESOURCE_METADATA}/mcp`, origin), request);
   const provider = providers.get(origin) ?? new OAuthProvider(providerOptions(origin, engine, settings));
   if (!providers.has(origin) && providers.size < MAX_ORIGINS) providers.set(origin, provider);
   return provider.fetch(request, env as ProviderEnv, execution);

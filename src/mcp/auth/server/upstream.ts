@@ -10,7 +10,10 @@ import { memoize } from "../../memo";
 
 /** Who signed in upstream, as the MCP tools see them (`ctx.principal`). */
 export interface UpstreamIdentity {
-  /** Stable across logins and unique per provider: the provider's numeric id or `sub`, never a changeable name. */
+  /**
+   * Stable across logins and unique per provider: the provider's numeric id or `sub`, never a changeable name.
+   * No `:` in it (the provider's storage keys use it as a separator), so `sub` is percent-encoded.
+   */
   id: string;
   name: string;
   /** The provider's access token, kept only when AUTH_UPSTREAM_TOKEN=on. */
@@ -105,13 +108,13 @@ async function githubUser(accessToken: string): Promise<{ id: string; name: stri
   const user = (await response.json()) as { id?: unknown; login?: unknown; name?: unknown };
   if (typeof user.id !== "number" || typeof user.login !== "string") throw new Error("GitHub /user has no id");
   // Why the numeric id: a login can be renamed and then taken by someone else; the id never changes hands.
-  return { id: `github:${user.id}`, name: typeof user.name === "string" && user.name ? user.name : user.login };
+  return { id: `github-${user.id}`, name: typeof user.name === "string" && user.name ? user.name : user.login };
 }
 
 function oidcUser(tokens: oauth.TokenEndpointResponse): { id: string; name: string } {
   const claims = oauth.getValidatedIdTokenClaims(tokens)!;
   const name = [claims.name, claims.preferred_username, claims.email].find((value) => typeof value === "string" && value);
-  return { id: `oidc:${claims.sub}`, name: (name as string | undefined) ?? claims.sub };
+  return { id: `oidc-${encodeURIComponent(claims.sub)}`, name: (name as string | undefined) ?? claims.sub };
 }
 
 /** The origin the login redirects to, which the consent form's CSP must allow. */
