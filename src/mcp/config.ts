@@ -258,7 +258,8 @@ function readAuthServerSettings(read: VarReader, mode: Config["mode"]): AuthServ
     if (value === undefined) read.problems.push(`${name} is not set`);
     return value ?? "";
   };
-  const issuer = login === "oidc" ? httpsUrl(read, "AUTH_LOGIN_ISSUER", required("AUTH_LOGIN_ISSUER", read.string("AUTH_LOGIN_ISSUER"))) : undefined;
+  const issuer =
+    login === "oidc" ? httpsUrl(read, "AUTH_LOGIN_ISSUER", required("AUTH_LOGIN_ISSUER", read.string("AUTH_LOGIN_ISSUER"))) : undefined;
   // Why a problem rather than a 500 at the first login: the provider keeps every client and grant in this namespace.
   if (!read.hasBinding("OAUTH_KV")) read.problems.push("OAUTH_KV (a KV namespace binding) is missing");
   const consentSecret = read.string("AUTH_CONSENT_SECRET");

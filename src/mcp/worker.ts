@@ -22,7 +22,10 @@ const authorizationServer = () => import("./auth/server/host");
 export function createMcpWorker<E extends EngineBindings = EngineBindings>(definition: ServerDefinition) {
   const server = new McpServer(definition);
   const router = createRouter(server);
-  const engine = { server, fetch: (request: Request, env: EngineBindings, execution: ExecutionContext) => router.fetch(request, env, execution) };
+  const engine = {
+    server,
+    fetch: (request: Request, env: EngineBindings, execution: ExecutionContext) => router.fetch(request, env, execution),
+  };
   return {
     fetch: async (request: Request, env: E, execution: ExecutionContext) => {
       const loaded = loadConfig(env);

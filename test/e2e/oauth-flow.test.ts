@@ -17,8 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unstable_startWorker } from "wrangler";
 import { TEST_BINDINGS } from "../../vitest.config";
 import { Browser } from "./oauth/browser";
-import { type FakeUpstream, startFakeUpstream } from "./oauth/fake-upstream";
 import { CIMD_CLIENT_ID, CIMD_REDIRECT_URI } from "./oauth/cimd";
+import { type FakeUpstream, startFakeUpstream } from "./oauth/fake-upstream";
 
 const WORKER_PORT = 8971;
 const UPSTREAM_PORT = 8972;
@@ -182,7 +182,15 @@ async function loginForCode(clientId: string, browser = new Browser()) {
 }
 
 const exchange = (clientId: string, code: string, verifier: string, extra: Record<string, string> = {}) =>
-  token({ grant_type: "authorization_code", client_id: clientId, code, code_verifier: verifier, redirect_uri: REDIRECT_URI, resource: MCP, ...extra });
+  token({
+    grant_type: "authorization_code",
+    client_id: clientId,
+    code,
+    code_verifier: verifier,
+    redirect_uri: REDIRECT_URI,
+    resource: MCP,
+    ...extra,
+  });
 
 describe("discovery in authorization-server mode", () => {
   it("describes one server: the authorization server metadata and the protected resource metadata agree", async () => {
@@ -221,13 +229,20 @@ describe("the official client through registration, PKCE, login, consent and a t
     expect(alice.callback?.searchParams.get("iss")).toBe(ORIGIN);
     const created: any = await client.callTool({ name: "create_notebook", arguments: { title: "Alice's" } });
     notebook = created.structuredContent.notebook_id;
-    const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "Secret", body: "alice only" } });
+    const added: any = await client.callTool({
+      name: "add_note",
+      arguments: { notebook_id: notebook, title: "Secret", body: "alice only" },
+    });
     expect(added.isError).toBeFalsy();
     await client.close();
   });
 
   it("refreshes Alice's token and keeps serving her", async () => {
-    const refreshed = await token({ grant_type: "refresh_token", client_id: alice.information!.client_id, refresh_token: alice.saved!.refresh_token! });
+    const refreshed = await token({
+      grant_type: "refresh_token",
+      client_id: alice.information!.client_id,
+      refresh_token: alice.saved!.refresh_token!,
+    });
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.refresh_token).not.toBe(alice.saved!.refresh_token);
     expect((await mcpAs(refreshed.body.access_token!)).status).toBe(200);
@@ -246,7 +261,10 @@ describe("the official client through registration, PKCE, login, consent and a t
   it("revokes Alice's access token: /mcp then refuses it", async () => {
     const accessToken = alice.saved!.access_token;
     expect((await mcpAs(accessToken)).status).toBe(200);
-    const revoked = await fetch(`${ORIGIN}/token`, form({ token: accessToken, token_type_hint: "access_token", client_id: alice.information!.client_id }));
+    const revoked = await fetch(
+      `${ORIGIN}/token`,
+      form({ token: accessToken, token_type_hint: "access_token", client_id: alice.information!.client_id }),
+    );
     expect(revoked.status).toBe(200);
     expect((await mcpAs(accessToken)).status).toBe(401);
   });

@@ -45,7 +45,13 @@ export class Browser {
   }
 
   /** Submits the consent form on `page` (at `pageUrl`) with the given decision and scopes. */
-  async submitConsent(pageUrl: string, page: string, stopAt: string, decision: "approve" | "deny" = "approve", fields: Record<string, string> = {}) {
+  async submitConsent(
+    pageUrl: string,
+    page: string,
+    stopAt: string,
+    decision: "approve" | "deny" = "approve",
+    fields: Record<string, string> = {},
+  ) {
     const handle = /name="handle" value="([^"]+)"/.exec(page)?.[1];
     if (!handle) throw new Error("no consent form on the page");
     const form = new URLSearchParams({ handle, decision, ...fields });

@@ -21,7 +21,7 @@ const LOGIN = {
   AUTH_LOGIN_CLIENT_ID: "upstream-client",
   AUTH_LOGIN_CLIENT_SECRET: "upstream-secret",
 };
-const definition = { name: "test-server", version: "1.0.0", ...FIXTURE, tools: [...FIXTURE.tools, adminOnly] };
+const definition = { ...FIXTURE, tools: [...FIXTURE.tools, adminOnly] };
 const loginEnv = { ...env, ...LOGIN } as unknown as Env;
 
 /** The engine's router as the provider calls it: with the grant's props and the token's scopes on the context. */
@@ -59,7 +59,13 @@ describe("authorization-server settings", () => {
   });
 
   it("reads GitHub login with its default scope and the documented lifetimes", () => {
-    const loaded = parseConfig({ ...TEST_BINDINGS, OAUTH_KV: {}, AUTH_LOGIN: "github", AUTH_LOGIN_CLIENT_ID: "a", AUTH_LOGIN_CLIENT_SECRET: "b" });
+    const loaded = parseConfig({
+      ...TEST_BINDINGS,
+      OAUTH_KV: {},
+      AUTH_LOGIN: "github",
+      AUTH_LOGIN_CLIENT_ID: "a",
+      AUTH_LOGIN_CLIENT_SECRET: "b",
+    });
     expect(loaded.ok && loaded.config.authServer).toMatchObject({
       login: "github",
       scopes: ["read:user"],
@@ -81,7 +87,7 @@ describe("the principal in authorization-server mode", () => {
   it("hides the tools the grant's scopes do not cover, and lists them once granted", async () => {
     const names = async (scope: string[]) => {
       const { result } = await readMessage(await engineAs({ props: { id: "oidc-alice" }, scope }).send("tools/list"));
-      return (result?.tools as { name: string }[]).map((tool) => tool.name);
+      return ((result?.tools ?? []) as { name: string }[]).map((tool) => tool.name);
     };
     expect(await names([])).not.toContain("admin_report");
     expect(await names(["notes:admin"])).toContain("admin_report");
@@ -90,7 +96,9 @@ describe("the principal in authorization-server mode", () => {
   it("refuses /mcp with 401 when the request did not come through the provider (fails closed)", async () => {
     const response = await engineAs().send("tools/list");
     expect(response.status).toBe(401);
-    expect(response.headers.get("www-authenticate")).toContain('resource_metadata="http://localhost:8787/.well-known/oauth-protected-resource/mcp"');
+    expect(response.headers.get("www-authenticate")).toContain(
+      'resource_metadata="http://localhost:8787/.well-known/oauth-protected-resource/mcp"',
+    );
   });
 });
 
@@ -119,7 +127,10 @@ describe("the OAuth endpoints and storage", () => {
     const now = Math.floor(Date.now() / 1000);
     const client = { clientId: "live-client", redirectUris: ["http://127.0.0.1:9/cb"], tokenEndpointAuthMethod: "none" };
     const grant = (id: string, userId: string, clientId: string, expiresAt: number) =>
-      env.OAUTH_KV.put(`grant:${userId}:${id}`, JSON.stringify({ id, userId, clientId, scope: [], metadata: {}, encryptedProps: "", createdAt: now - 10, expiresAt }));
+      env.OAUTH_KV.put(
+        `grant:${userId}:${id}`,
+        JSON.stringify({ id, userId, clientId, scope: [], metadata: {}, encryptedProps: "", createdAt: now - 10, expiresAt }),
+      );
     await env.OAUTH_KV.put("client:live-client", JSON.stringify(client));
     await grant("expired", "oidc-a", "live-client", now - 1);
     await grant("orphaned", "oidc-b", "deleted-client", now + 3_600);

@@ -11,11 +11,11 @@
  *   /authorize  /oauth/callback                   consent and third-party login (login.ts)
  *   /mcp                                          the engine, with a verified token only
  */
-import { OAuthProvider, type OAuthHelpers, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
-import { advertisedScopes } from "../authenticate";
+import { type OAuthHelpers, OAuthProvider, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
 import type { EngineBindings } from "../../bindings";
 import type { AuthServerSettings, Config } from "../../config";
 import type { McpServer } from "../../protocol/server";
+import { advertisedScopes } from "../authenticate";
 import { handleLogin } from "./login";
 import { checkOAuthRateLimit } from "./rate-limit";
 

@@ -11,8 +11,8 @@
  * Everything else falls through to the engine's routes (the landing page, /health).
  */
 import {
-  type AuthRequest,
   AuthorizationError,
+  type AuthRequest,
   authorizationErrorRedirect,
   CimdFetchError,
   type OAuthHelpers,

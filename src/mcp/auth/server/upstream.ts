@@ -53,7 +53,12 @@ export function newSecrets(settings: AuthServerSettings): UpstreamSecrets {
 }
 
 /** The URL that starts the upstream login. */
-export async function loginUrl(settings: AuthServerSettings, callbackUrl: string, state: string, secrets: UpstreamSecrets): Promise<string> {
+export async function loginUrl(
+  settings: AuthServerSettings,
+  callbackUrl: string,
+  state: string,
+  secrets: UpstreamSecrets,
+): Promise<string> {
   const as = await authorizationServer(settings);
   const url = new URL(as.authorization_endpoint!);
   url.searchParams.set("client_id", settings.clientId);
