@@ -147,6 +147,14 @@ describe("the OAuth endpoints and storage", () => {
     expect(await env.OAUTH_KV.get("grant:oidc-d:expired")).not.toBeNull();
   });
 
+  it("keeps the landing page and /health, with connect instructions for signing in upstream", async () => {
+    const worker = createMcpWorker(definition);
+    const page = await worker.fetch(new Request("http://localhost:8787/"), loginEnv, createExecutionContext());
+    expect(await page.text()).toContain("sign in with your organisation&#39;s identity provider and approve the client");
+    const health = await worker.fetch(new Request("http://localhost:8787/health"), loginEnv, createExecutionContext());
+    expect(await health.json()).toEqual({ status: "ok" });
+  });
+
   it("serves no OAuth endpoint in the default mode: the provider is not in play", async () => {
     const worker = createMcpWorker(definition);
     for (const path of ["/.well-known/oauth-authorization-server", "/authorize", "/register", "/token"]) {
