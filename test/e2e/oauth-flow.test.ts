@@ -360,6 +360,26 @@ describe("refusals, each with its RFC error code", () => {
     expect(await answer.response.text()).toMatch(/invalid_request|access_denied/);
   });
 
+  it("refuses an upstream ID token whose nonce is not this login's: the client gets access_denied, not a code", async () => {
+    const clientId = await registerClient();
+    upstream.tamperNonce(true);
+    try {
+      const { code, redirect } = await loginForCode(clientId);
+      expect(code).toBeNull();
+      expect(redirect.searchParams.get("error")).toBe("access_denied");
+      expect(redirect.searchParams.get("state")).toBe("client-state");
+      expect(redirect.searchParams.get("iss")).toBe(ORIGIN);
+    } finally {
+      upstream.tamperNonce(false);
+    }
+  });
+
+  it("refuses an upstream callback whose state this browser did not start, on the page", async () => {
+    const response = await fetch(`${ORIGIN}/oauth/callback?code=stolen&state=forged`, { redirect: "manual" });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("location")).toBeNull();
+  });
+
   it("refuses a consent answer without its CSRF token (invalid_request)", async () => {
     const response = await fetch(`${ORIGIN}/authorize`, form({ decision: "approve" }));
     expect(response.status).toBe(400);

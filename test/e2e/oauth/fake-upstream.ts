@@ -20,6 +20,8 @@ interface PendingCode {
 export interface FakeUpstream {
   issuer: string;
   signInAs(user: { sub: string; name: string }): void;
+  /** The next ID tokens carry a nonce other than the one asked for (a replayed or injected token). */
+  tamperNonce(on: boolean): void;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export async function startFakeUpstream(port: number): Promise<FakeUpstream> {
   const jwk = { ...(await exportJWK(publicKey)), kid: "k1", alg: "RS256", use: "sig" };
   const codes = new Map<string, PendingCode>();
   let user = { sub: "alice-0001", name: "Alice" };
+  let wrongNonce = false;
 
   const server: Server = createServer(async (request, response) => {
     const url = new URL(request.url!, issuer);
@@ -82,7 +85,8 @@ export async function startFakeUpstream(port: number): Promise<FakeUpstream> {
       if (!pending || pending.redirectUri !== form.get("redirect_uri") || pending.challenge !== challenge) {
         return json(400, { error: "invalid_grant" });
       }
-      const idToken = await new SignJWT({ name: pending.user.name, ...(pending.nonce && { nonce: pending.nonce }) })
+      const nonce = wrongNonce ? "some-other-login" : pending.nonce;
+      const idToken = await new SignJWT({ name: pending.user.name, ...(nonce && { nonce }) })
         .setProtectedHeader({ alg: "RS256", kid: "k1" })
         .setIssuer(issuer)
         .setSubject(pending.user.sub)
@@ -99,6 +103,9 @@ export async function startFakeUpstream(port: number): Promise<FakeUpstream> {
     issuer,
     signInAs: (next) => {
       user = next;
+    },
+    tamperNonce: (on) => {
+      wrongNonce = on;
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

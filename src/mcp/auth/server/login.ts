@@ -19,7 +19,7 @@ import {
 } from "@cloudflare/workers-oauth-provider";
 import type { AuthServerSettings } from "../../config";
 import { consentPage, errorPage, pageHeaders } from "./consent-page";
-import { finishLogin, loginOrigin, loginUrl, newSecrets, type UpstreamSecrets } from "./upstream";
+import { finishLogin, loginOrigin, loginUrl, newSecrets, type UpstreamIdentity, type UpstreamSecrets } from "./upstream";
 
 export const CALLBACK_PATH = "/oauth/callback";
 
@@ -108,7 +108,16 @@ async function finishUpstream(request: Request, helpers: OAuthHelpers, context: 
     headers.set("location", authorizationErrorRedirect(authRequest, "access_denied", "the sign-in was declined"));
     return new Response(null, { status: 302, headers });
   }
-  const identity = await finishLogin(context.settings, callback, new URL(CALLBACK_PATH, request.url).href, data);
+  let identity: UpstreamIdentity;
+  try {
+    identity = await finishLogin(context.settings, callback, new URL(CALLBACK_PATH, request.url).href, data);
+  } catch (error) {
+    // A code the provider refused, an ID token with the wrong nonce, issuer or audience: nobody is signed in, and the
+    // client is told so. Logged by kind only: the error may quote the provider's answer, tokens included.
+    console.warn(JSON.stringify({ level: "warn", message: "upstream login failed", error: (error as Error).name }));
+    headers.set("location", authorizationErrorRedirect(authRequest, "access_denied", "the sign-in could not be verified"));
+    return new Response(null, { status: 302, headers });
+  }
   const { redirectTo } = await helpers.completeAuthorization({
     request: authRequest,
     userId: identity.id,
