@@ -49,10 +49,12 @@ export async function serveAuthorizationServer(
   const origin = url.origin;
   // Clients probe the root form of the protected resource metadata too (RFC 9728 §3.1 leaves the path-inserted form
   // for a resource with a path). The one resource here is /mcp, so both forms answer the provider's one document.
-  if (url.pathname === ROOT_RESOURCE_METADATA) request = new Request(new URL(`${ROOT_RESOURCE_METADATA}/mcp`, origin), request);
+  const forwarded =
+    url.pathname === ROOT_RESOURCE_METADATA ? new Request(new URL(`${ROOT_RESOURCE_METADATA}/mcp`, origin), request) : request;
+  // One provider per origin (its resource URL is `<origin>/mcp`), kept for the few origins a Worker answers on.
   const provider = providers.get(origin) ?? new OAuthProvider(providerOptions(origin, engine, settings));
   if (!providers.has(origin) && providers.size < MAX_ORIGINS) providers.set(origin, provider);
-  return provider.fetch(request, env as ProviderEnv, execution);
+  return provider.fetch(forwarded, env as ProviderEnv, execution);
 }
 
 /** Deletes expired grants and their tokens (the scheduled handler); clients expire in KV by themselves. */
