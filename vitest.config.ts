@@ -26,6 +26,8 @@ export default defineConfig({
                 LEGACY_SESSIONS: { className: "LegacySession", useSQLite: true },
                 REPLAY_GUARD: { className: "ReplayGuard", useSQLite: true },
               },
+              // Authorization-server mode's clients, grants and tokens (test/engine/auth/authorization-server.test.ts).
+              kvNamespaces: ["OAUTH_KV"],
               // The suite sends thousands of requests from one address; a tight limiter is tested on its own.
               ratelimits: {
                 RATE_LIMITER: { simple: { limit: 1_000_000, period: 60 } },

@@ -19,4 +19,8 @@ export interface EngineBindings {
   REPLAY_GUARD?: DurableObjectNamespace<ReplayGuard>;
   /** Requests per caller per minute on `/mcp`; without it nothing is rate limited. */
   RATE_LIMITER?: RateLimit;
+  /** Authorization-server mode (AUTH_LOGIN): clients, grants and tokens (stored hashed or encrypted). Required there. */
+  OAUTH_KV?: KVNamespace;
+  /** Authorization-server mode: requests per client IP per period on `/register` and `/token`. */
+  OAUTH_RATE_LIMITER?: RateLimit;
 }

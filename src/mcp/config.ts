@@ -35,8 +35,36 @@ export interface Config {
   listen: ListenSettings;
   legacy: LegacySettings;
   rateLimit: RateLimitSettings;
-  /** OAuth 2.1 resource server settings; `undefined` means authorization is off (every caller is anonymous). */
+  /** OAuth 2.1 resource server settings (an external issuer, AUTH_ISSUER); `undefined` otherwise. */
   auth?: AuthSettings;
+  /**
+   * The built-in OAuth authorization server with third-party login (AUTH_LOGIN); `undefined` otherwise. With
+   * neither `auth` nor `authServer` authorization is off and every caller is anonymous.
+   */
+  authServer?: AuthServerSettings;
+}
+
+/** The built-in authorization server: who signs people in upstream, and the lifetimes of what it issues. */
+export interface AuthServerSettings {
+  /** The third-party login: a GitHub OAuth app, or any OpenID Connect issuer found by discovery. */
+  login: "github" | "oidc";
+  /** The OAuth client this server is at the upstream provider. */
+  clientId: string;
+  clientSecret: string;
+  /** The OpenID Connect issuer (`oidc` only); its discovery document names every endpoint. */
+  issuer?: string;
+  /** Scopes asked of the upstream provider. */
+  scopes: string[];
+  /** Signs the cookie that remembers approved clients (32 characters or more). */
+  consentSecret: string;
+  /** Keep the upstream access token in `ctx.principal.upstreamToken`, for tools that call the provider's API. */
+  keepUpstreamToken: boolean;
+  accessTokenSeconds: number;
+  /** A grant (its refresh tokens) ends this long after the code exchange, however often it is refreshed. */
+  refreshTokenSeconds: number;
+  /** A dynamically registered client that obtains no token for this long is deleted. */
+  clientSeconds: number;
+  scopeHierarchy: ScopeHierarchy;
 }
 
 export interface AuthSettings {
@@ -103,6 +131,9 @@ export interface StateSettings {
  */
 const DEVELOPMENT_STATE_KEYS = "dev:ZGV2ZWxvcG1lbnQtb25seSBrZXksIG5ldmVyIHVzZSBpbiBwcm9kdWN0aW9uIQ";
 
+/** The development-only consent-cookie key: public, so refused in production like the state key. */
+const DEVELOPMENT_CONSENT_SECRET = "development-only consent secret, never use in production";
+
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
 
 /** Parses the environment once per isolate (the env object is stable), so requests pay nothing for it. */
@@ -141,7 +172,10 @@ export function parseConfig(vars: Record<string, unknown>): ConfigResult {
     },
     rateLimit: { periodSeconds: Number(read.oneOf("RATE_LIMIT_PERIOD_SECONDS", ["10", "60"], "60")) },
     auth: readAuthSettings(read),
+    authServer: readAuthServerSettings(read, mode),
   };
+  // Why: two sources of truth for who may call would leave one of them silently ignored.
+  if (config.auth && config.authServer) problems.push("AUTH_ISSUER and AUTH_LOGIN cannot both be set");
   return problems.length ? { ok: false, problems } : { ok: true, config };
 }
 
@@ -164,15 +198,7 @@ const ASYMMETRIC = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256
 function readAuthSettings(read: VarReader): AuthSettings | undefined {
   const issuer = read.string("AUTH_ISSUER");
   if (issuer === undefined) return undefined;
-  const url = (name: string, value: string | undefined) => {
-    if (value === undefined) return undefined;
-    // Why https only (loopback excepted): keys fetched over plain HTTP could be swapped by anyone on the path.
-    const parsed = URL.canParse(value) ? new URL(value) : undefined;
-    if (!parsed || (parsed.protocol !== "https:" && !["localhost", "127.0.0.1"].includes(parsed.hostname))) {
-      read.problems.push(`${name} must be an https URL`);
-    }
-    return value;
-  };
+  const url = (name: string, value: string | undefined) => httpsUrl(read, name, value);
   url("AUTH_ISSUER", issuer);
   const algorithms = read.list("AUTH_ALGORITHMS");
   if (algorithms.some((algorithm) => !ASYMMETRIC.includes(algorithm))) {
@@ -188,9 +214,6 @@ function readAuthSettings(read: VarReader): AuthSettings | undefined {
       read.problems.push('AUTH_JWKS must be a JSON Web Key Set ({"keys": [...]})');
     }
   }
-  const hierarchyRules = read.list("AUTH_SCOPE_HIERARCHY");
-  const { hierarchy, problem } = parseScopeHierarchy(hierarchyRules.length ? hierarchyRules : ["prefix"]);
-  if (problem) read.problems.push(problem);
   return {
     issuer,
     // Usually this server's URL; some issuers (Cloudflare Access) name an application tag instead.
@@ -198,7 +221,64 @@ function readAuthSettings(read: VarReader): AuthSettings | undefined {
     jwksUrl: url("AUTH_JWKS_URL", read.string("AUTH_JWKS_URL")) ?? `${issuer.replace(/\/+$/, "")}/.well-known/jwks.json`,
     ...(jwks && { jwks }),
     algorithms: algorithms.length ? algorithms : ["RS256", "ES256"],
-    scopeHierarchy: hierarchy,
+    scopeHierarchy: readScopeHierarchy(read),
+  };
+}
+
+/** An https URL (loopback excepted), else a problem naming the setting. */
+function httpsUrl(read: VarReader, name: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  // Why https only (loopback excepted): keys or tokens fetched over plain HTTP could be swapped by anyone on the path.
+  const parsed = URL.canParse(value) ? new URL(value) : undefined;
+  if (!parsed || (parsed.protocol !== "https:" && !["localhost", "127.0.0.1"].includes(parsed.hostname))) {
+    read.problems.push(`${name} must be an https URL`);
+  }
+  return value;
+}
+
+function readScopeHierarchy(read: VarReader): ScopeHierarchy {
+  const hierarchyRules = read.list("AUTH_SCOPE_HIERARCHY");
+  const { hierarchy, problem } = parseScopeHierarchy(hierarchyRules.length ? hierarchyRules : ["prefix"]);
+  if (problem) read.problems.push(problem);
+  return hierarchy;
+}
+
+/** Upstream scopes asked by default: enough to identify the person, nothing more. */
+const DEFAULT_LOGIN_SCOPES = { github: ["read:user"], oidc: ["openid", "profile", "email"] };
+
+function readAuthServerSettings(read: VarReader, mode: Config["mode"]): AuthServerSettings | undefined {
+  const login = read.string("AUTH_LOGIN");
+  if (login === undefined) return undefined;
+  if (login !== "github" && login !== "oidc") {
+    read.problems.push("AUTH_LOGIN must be one of github, oidc");
+    return undefined;
+  }
+  // Why each read is spelled out: the README check finds every setting by its `read.<kind>("NAME")` call.
+  const required = (name: string, value: string | undefined) => {
+    if (value === undefined) read.problems.push(`${name} is not set`);
+    return value ?? "";
+  };
+  const issuer =
+    login === "oidc" ? httpsUrl(read, "AUTH_LOGIN_ISSUER", required("AUTH_LOGIN_ISSUER", read.string("AUTH_LOGIN_ISSUER"))) : undefined;
+  // Why a problem rather than a 500 at the first login: the provider keeps every client and grant in this namespace.
+  if (!read.hasBinding("OAUTH_KV")) read.problems.push("OAUTH_KV (a KV namespace binding) is missing");
+  const consentSecret = read.string("AUTH_CONSENT_SECRET");
+  // Why: the remembered-approval cookie is only as strong as its key; a published or short one is forgeable.
+  if (consentSecret === undefined && mode === "production") read.problems.push("AUTH_CONSENT_SECRET is not set");
+  if (consentSecret !== undefined && consentSecret.length < 32) read.problems.push("AUTH_CONSENT_SECRET must be 32 characters or more");
+  const scopes = read.list("AUTH_LOGIN_SCOPES");
+  return {
+    login,
+    clientId: required("AUTH_LOGIN_CLIENT_ID", read.string("AUTH_LOGIN_CLIENT_ID")),
+    clientSecret: required("AUTH_LOGIN_CLIENT_SECRET", read.string("AUTH_LOGIN_CLIENT_SECRET")),
+    ...(issuer !== undefined && { issuer }),
+    scopes: scopes.length ? scopes : DEFAULT_LOGIN_SCOPES[login],
+    consentSecret: consentSecret ?? DEVELOPMENT_CONSENT_SECRET,
+    keepUpstreamToken: read.oneOf("AUTH_UPSTREAM_TOKEN", ["on", "off"], "off") === "on",
+    accessTokenSeconds: read.integer("AUTH_ACCESS_TOKEN_SECONDS", 3_600, 60, 86_400),
+    refreshTokenSeconds: read.integer("AUTH_REFRESH_TOKEN_SECONDS", 2_592_000, 3_600, 31_536_000),
+    clientSeconds: read.integer("AUTH_CLIENT_TTL_SECONDS", 2_592_000, 3_600, 31_536_000),
+    scopeHierarchy: readScopeHierarchy(read),
   };
 }
 
@@ -208,6 +288,11 @@ export class VarReader {
     private readonly vars: Record<string, unknown>,
     readonly problems: string[],
   ) {}
+
+  /** Whether a binding (not a setting) is present: presence only, never its value. */
+  hasBinding(name: string): boolean {
+    return this.vars[name] !== undefined && this.vars[name] !== null;
+  }
 
   string(name: string): string | undefined {
     const value = this.vars[name];

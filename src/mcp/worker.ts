@@ -3,17 +3,45 @@
  * `createMcpWorker`: turns the server's declarations into a Worker `fetch` handler; `validateServer` checks them.
  */
 import type { EngineBindings } from "./bindings";
+import { loadConfig } from "./config";
 import { createRouter } from "./http/router";
 import { McpServer, type ServerDefinition } from "./protocol/server";
 
 /**
- * Builds the Worker's `fetch` handler. `E` is the app's env (`Env` from `wrangler types`): it may hold any
- * bindings, and the engine uses those of `EngineBindings` that it has. Invalid declarations throw at startup.
+ * The built-in OAuth authorization server, loaded on first use in that mode only: "none" and "resource server"
+ * never evaluate it or `@cloudflare/workers-oauth-provider`. (The bundler keeps it in the same file, initialized
+ * lazily.)
+ */
+const authorizationServer = () => import("./auth/server/host");
+
+/**
+ * Builds the Worker's `fetch` handler (and a `scheduled` one that purges expired OAuth grants in authorization-server
+ * mode). `E` is the app's env (`Env` from `wrangler types`): it may hold any bindings, and the engine uses those of
+ * `EngineBindings` that it has. Invalid declarations throw at startup.
  */
 export function createMcpWorker<E extends EngineBindings = EngineBindings>(definition: ServerDefinition) {
-  const router = createRouter(new McpServer(definition));
+  const server = new McpServer(definition);
+  const router = createRouter(server);
+  const engine = {
+    server,
+    fetch: (request: Request, env: EngineBindings, execution: ExecutionContext) => router.fetch(request, env, execution),
+  };
   return {
-    fetch: (request: Request, env: E, execution: ExecutionContext) => router.fetch(request, env, execution),
+    fetch: async (request: Request, env: E, execution: ExecutionContext) => {
+      const loaded = loadConfig(env);
+      if (loaded.ok && loaded.config.authServer) {
+        const { serveAuthorizationServer } = await authorizationServer();
+        return serveAuthorizationServer(request, env, execution, engine, loaded.config);
+      }
+      return router.fetch(request, env, execution);
+    },
+    scheduled: async (_controller: ScheduledController, env: E) => {
+      const loaded = loadConfig(env);
+      if (!loaded.ok || !loaded.config.authServer) return;
+      const { purgeExpiredGrants } = await authorizationServer();
+      const { grantsPurged } = await purgeExpiredGrants(env, engine, loaded.config);
+      console.log(JSON.stringify({ level: "info", message: "oauth purge", grantsPurged }));
+    },
   } satisfies ExportedHandler<E>;
 }
 

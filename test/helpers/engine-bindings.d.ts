@@ -10,5 +10,6 @@ declare namespace Cloudflare {
     LEGACY_SESSIONS: DurableObjectNamespace<import("../../src/mcp").LegacySession>;
     REPLAY_GUARD: DurableObjectNamespace<import("../../src/mcp").ReplayGuard>;
     RATE_LIMITER: RateLimit;
+    OAUTH_KV: KVNamespace;
   }
 }

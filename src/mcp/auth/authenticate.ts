@@ -52,7 +52,13 @@ function challenge(request: Request, status: 400 | 401 | 403, message: string, p
  * Verifies the bearer token and returns the principal; anonymous when authorization is off.
  * `scopes` are the scopes a client should ask for (`advertisedScopes`), named in every 401 challenge.
  */
-export async function authenticate(request: Request, config: Config, scopes: readonly string[]): Promise<Principal> {
+export async function authenticate(
+  request: Request,
+  config: Config,
+  scopes: readonly string[],
+  execution?: ExecutionContext,
+): Promise<Principal> {
+  if (config.authServer) return grantedPrincipal(request, execution, scopes);
   const settings = config.auth;
   if (!settings) return ANONYMOUS;
   // Why: URLs end up in logs, histories and Referer headers; a token there is a leaked token (OAuth 2.1).
@@ -84,6 +90,27 @@ export async function authenticate(request: Request, config: Config, scopes: rea
   }
 }
 
+/**
+ * With the built-in authorization server the provider has already checked the token (signature, expiry, audience)
+ * before the request reached the engine, and put what it verified on the execution context: the grant's props
+ * (`ctx.props`, written by this server at login) and the token's scopes (`ctx.auth.scope`).
+ * Why fail closed: a request that reached /mcp without them did not pass through the provider.
+ */
+function grantedPrincipal(request: Request, execution: ExecutionContext | undefined, scopes: readonly string[]): Principal {
+  const verified = execution as (ExecutionContext & { props?: unknown; auth?: { scope?: unknown } }) | undefined;
+  const props = verified?.props as { id?: unknown; name?: unknown; upstreamToken?: unknown } | undefined;
+  if (typeof props?.id !== "string" || !Array.isArray(verified?.auth?.scope)) {
+    throw challenge(request, 401, "Unauthorized: a bearer token is required", scopes.length ? { scope: scopes.join(" ") } : {});
+  }
+  return {
+    id: props.id,
+    scopes: verified.auth.scope.filter((scope): scope is string => typeof scope === "string"),
+    authenticated: true,
+    ...(typeof props.name === "string" && { name: props.name }),
+    ...(typeof props.upstreamToken === "string" && { upstreamToken: props.upstreamToken }),
+  };
+}
+
 /** Scopes from `scope` (space-separated, RFC 8693) or `scp` (an array, as some issuers send); never an empty one. */
 function scopesOf(payload: Record<string, unknown>): string[] {
   if (typeof payload.scope === "string") return payload.scope.split(" ").filter(Boolean);
@@ -103,8 +130,9 @@ export interface ScopedTool {
  * by default). With authorization off there are no scopes to check.
  */
 export function permits(principal: Principal, tool: ScopedTool, config: Config): boolean {
-  if (!principal.authenticated || !config.auth) return true;
-  return (tool.scopes ?? []).every(scopeHolder(principal.scopes, config.auth.scopeHierarchy));
+  const hierarchy = (config.auth ?? config.authServer)?.scopeHierarchy;
+  if (!principal.authenticated || !hierarchy) return true;
+  return (tool.scopes ?? []).every(scopeHolder(principal.scopes, hierarchy));
 }
 
 /** 403 with every scope the tool needs in one challenge, so the client can step up in one go. */

@@ -9,6 +9,13 @@ export interface Principal {
   readonly id: string;
   readonly scopes: readonly string[];
   readonly authenticated: boolean;
+  /** A name to show (the upstream login's display name), when the built-in authorization server signed them in. */
+  readonly name?: string;
+  /**
+   * The upstream provider's access token (AUTH_UPSTREAM_TOKEN=on), for tools that call that provider's API on the
+   * user's behalf. A secret: never log it, never return it, never send it anywhere but that provider.
+   */
+  readonly upstreamToken?: string;
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ id: "anonymous", scopes: Object.freeze([]), authenticated: false });

@@ -7,7 +7,7 @@
 import type { Config } from "../config";
 import type { McpServer } from "../protocol/server";
 
-const escapeHtml = (value: string) =>
+export const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char]!);
 
 const item = (name: string, description?: string) =>
@@ -34,10 +34,19 @@ function snippets(endpoint: string, name: string): [string, string][] {
   ];
 }
 
+/** How a person gets access in the current authorization mode (only called when authorization is on). */
+function signInNote(config: Config): string {
+  if (config.authServer) {
+    const upstream = config.authServer.login === "github" ? "GitHub" : "your organisation's identity provider";
+    return `This server requires authorization. Add the endpoint below to your MCP client (in Claude: Settings, Connectors, Add custom connector); it opens a browser where you sign in with ${upstream} and approve the client, then it lists what your account may use.`;
+  }
+  return "This server requires authorization: connect with an MCP client that signs in, and it will list what your account may use.";
+}
+
 export function landingPage(request: Request, server: McpServer, config: Config): Response {
   const endpoint = `${new URL(request.url).origin}/mcp`;
   const { name, title, version, description } = server.info;
-  const open = !config.auth;
+  const open = !config.auth && !config.authServer;
   const tools = [...server.tools.values()].map((tool) => item(tool.name, tool.title ?? tool.description)).join("");
   const resourceItems = [
     ...[...server.resources.fixed.values()].map((resource) => item(resource.uri, resource.title ?? resource.description ?? "")),
@@ -71,7 +80,7 @@ ${description ? `<p>${escapeHtml(description)}</p>` : ""}
 ${
   open
     ? section("Tools", tools) + section("Resources", resourceItems) + section("Prompts", prompts)
-    : `<p class="note">This server requires authorization: connect with an MCP client that signs in, and it will list what your account may use.</p>`
+    : `<p class="note">${escapeHtml(signInNote(config))}</p>`
 }
 <h2>Connect</h2>
 ${snippets(endpoint, name)

@@ -119,7 +119,7 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
     checkContentType(request);
     checkAccept(request);
     // Why before the body is read: an unauthenticated or throttled caller should cost as little as possible.
-    exchange.principal = await authenticate(request, config, scopesOf(server));
+    exchange.principal = await authenticate(request, config, scopesOf(server), exchange.execution);
     await checkRateLimit(exchange);
     const body = await readJsonBody(request, {
       maxBytes: config.limits.maxBodyBytes,
@@ -148,7 +148,7 @@ async function guarded(server: McpServer, exchange: HttpExchange, verb: string, 
   try {
     checkHost(exchange.request, exchange.config);
     checkOrigin(exchange.request, exchange.config);
-    exchange.principal = await authenticate(exchange.request, exchange.config, scopesOf(server));
+    exchange.principal = await authenticate(exchange.request, exchange.config, scopesOf(server), exchange.execution);
     await checkRateLimit(exchange);
     const response = await next();
     logRequest(exchange.record, response.status);

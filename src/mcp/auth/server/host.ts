@@ -1,0 +1,107 @@
+/**
+ * @module host
+ * Authorization-server mode (AUTH_LOGIN set): the Worker runs `@cloudflare/workers-oauth-provider`, which owns the
+ * OAuth endpoints and the discovery documents, validates every token on /mcp, and hands the engine's router the
+ * request with the grant's identity on the execution context. This module is imported dynamically, only in this
+ * mode: a server in "none" or "resource server" mode never evaluates it or the provider.
+ *
+ *   /.well-known/oauth-authorization-server       RFC 8414 metadata (the provider)
+ *   /.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata (the provider; the engine serves none here)
+ *   /register  /token                             DCR, code and refresh exchange, revocation (the provider, rate limited)
+ *   /authorize  /oauth/callback                   consent and third-party login (login.ts)
+ *   /mcp                                          the engine, with a verified token only
+ */
+import { type OAuthHelpers, OAuthProvider, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
+import type { EngineBindings } from "../../bindings";
+import type { AuthServerSettings, Config } from "../../config";
+import type { McpServer } from "../../protocol/server";
+import { advertisedScopes } from "../authenticate";
+import { handleLogin } from "./login";
+import { checkOAuthRateLimit } from "./rate-limit";
+
+/** What the host needs of the engine: its declarations (name, scopes) and its router for everything else. */
+export interface EngineRouter {
+  server: McpServer;
+  fetch(request: Request, env: EngineBindings, execution: ExecutionContext): Promise<Response>;
+}
+
+type ProviderEnv = EngineBindings & { OAUTH_PROVIDER: OAuthHelpers };
+
+const ROOT_RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
+
+/** Most origins one isolate keeps a provider for (a Worker has one or two: workers.dev and a custom domain). */
+const MAX_ORIGINS = 4;
+const providers = new Map<string, OAuthProvider<ProviderEnv>>();
+
+/** Serves one request in authorization-server mode. */
+export async function serveAuthorizationServer(
+  request: Request,
+  env: EngineBindings,
+  execution: ExecutionContext,
+  engine: EngineRouter,
+  config: Config,
+): Promise<Response> {
+  const settings = config.authServer!;
+  // Why before anything is stored: registration writes to KV and the token endpoint does crypto; floods stop here.
+  const limited = await checkOAuthRateLimit(request, env, config);
+  if (limited) return limited;
+  const url = new URL(request.url);
+  const origin = url.origin;
+  // Clients probe the root form of the protected resource metadata too (RFC 9728 §3.1 leaves the path-inserted form
+  // for a resource with a path). The one resource here is /mcp, so both forms answer the provider's one document.
+  const forwarded =
+    url.pathname === ROOT_RESOURCE_METADATA ? new Request(new URL(`${ROOT_RESOURCE_METADATA}/mcp`, origin), request) : request;
+  // One provider per origin (its resource URL is `<origin>/mcp`), kept for the few origins a Worker answers on.
+  const provider = providers.get(origin) ?? new OAuthProvider(providerOptions(origin, engine, settings));
+  if (!providers.has(origin) && providers.size < MAX_ORIGINS) providers.set(origin, provider);
+  return provider.fetch(forwarded, env as ProviderEnv, execution);
+}
+
+/** Deletes expired grants and their tokens (the scheduled handler); clients expire in KV by themselves. */
+export async function purgeExpiredGrants(env: EngineBindings, engine: EngineRouter, config: Config): Promise<{ grantsPurged: number }> {
+  // The resource URL plays no part in purging (it only reads and deletes KV records), but the options require one.
+  const provider = new OAuthProvider(providerOptions("https://purge.invalid", engine, config.authServer!));
+  let grantsPurged = 0;
+  let cursor: string | undefined;
+  // Bounded: a namespace of a million grants is purged over several runs rather than one unbounded one.
+  for (let batch = 0; batch < 100; batch++) {
+    const result = await provider.purgeExpiredData(env as ProviderEnv, { ...(cursor && { cursor }) });
+    grantsPurged += result.grantsPurged;
+    if (result.done || !result.cursor) break;
+    cursor = result.cursor;
+  }
+  return { grantsPurged };
+}
+
+function providerOptions(origin: string, engine: EngineRouter, settings: AuthServerSettings): OAuthProviderOptions<ProviderEnv> {
+  const scopes = advertisedScopes(engine.server.tools.values());
+  const context = { settings, scopes, serverName: engine.server.info.title ?? engine.server.info.name };
+  return {
+    apiRoute: "/mcp",
+    apiHandler: { fetch: (request, env, execution) => engine.fetch(request, env, execution) },
+    defaultHandler: {
+      fetch: (request, env, execution) =>
+        handleLogin(request as Request, (env as ProviderEnv).OAUTH_PROVIDER, context, (next) => engine.fetch(next, env, execution)),
+    },
+    authorizeEndpoint: "/authorize",
+    tokenEndpoint: "/token",
+    clientRegistrationEndpoint: "/register",
+    accessTokenTTL: settings.accessTokenSeconds,
+    refreshTokenTTL: settings.refreshTokenSeconds,
+    // Why: claude.ai registers a new client at every connect; unused ones are deleted instead of piling up.
+    clientRegistrationTTL: settings.clientSeconds,
+    clientIdMetadataDocumentEnabled: true,
+    ...(scopes.length && { scopesSupported: scopes, requiredScopes: scopes }),
+    // One document describes /mcp, served by the provider only: the engine's own metadata routes stay unreached.
+    resourceMetadata: {
+      resource: `${origin}/mcp`,
+      authorization_servers: [origin],
+      bearer_methods_supported: ["header"],
+      resource_name: context.serverName,
+    },
+    onError: ({ code, status, internal }) => {
+      // Never the request, the description or any token: the error code and the failed check are enough.
+      console.warn(JSON.stringify({ level: "warn", message: "oauth error", code, status, reason: internal?.reason }));
+    },
+  };
+}

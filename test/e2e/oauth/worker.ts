@@ -1,0 +1,27 @@
+/**
+ * The app's Worker for the authorization-server end-to-end tests, with one change: the client ID metadata document
+ * of a test client (at an https URL that does not exist) is answered here instead of fetched, so the CIMD flow runs
+ * offline. Every other fetch (the fake upstream provider on 127.0.0.1) goes out as usual.
+ */
+import app from "../../../src/index";
+import { CIMD_CLIENT_ID, CIMD_REDIRECT_URI } from "./cimd";
+
+const realFetch = globalThis.fetch;
+globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+  const url = input instanceof Request ? input.url : String(input);
+  if (url !== CIMD_CLIENT_ID) return realFetch(input, init);
+  return Response.json(
+    {
+      client_id: CIMD_CLIENT_ID,
+      client_name: "CIMD Test Client",
+      redirect_uris: [CIMD_REDIRECT_URI],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    },
+    { headers: { "cache-control": "no-store" } },
+  );
+}) as typeof fetch;
+
+export default app;
+export { LegacySession, Notebook, ReplayGuard, SubscriptionHub } from "../../../src/index";
