@@ -25,6 +25,7 @@ export default defineConfig({
                 SUBSCRIPTIONS: { className: "SubscriptionHub", useSQLite: true },
                 LEGACY_SESSIONS: { className: "LegacySession", useSQLite: true },
                 REPLAY_GUARD: { className: "ReplayGuard", useSQLite: true },
+                TASKS: { className: "TaskRunner", useSQLite: true },
               },
               // The suite sends thousands of requests from one address; a tight limiter is tested on its own.
               ratelimits: {

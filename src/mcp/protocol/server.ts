@@ -11,10 +11,11 @@ import { describePrompt, getPrompt, type Prompt } from "../define/prompts";
 import { Registry } from "../define/registry";
 import { listResources } from "../define/resource-list";
 import { type Resource, ResourceIndex } from "../define/resources";
-import { callTool, checkToolNames, describeTool, type Tool } from "../define/tools";
+import { callTool, checkToolNames, describeTool, type TaskCall, type Tool } from "../define/tools";
 import { type HeaderBinding, headerBindings } from "../http/param-headers";
 import type { ListenSupport } from "../listen/listen";
 import { memoize } from "../memo";
+import { TASK_METHODS, TASKS_EXTENSION } from "../tasks/wire";
 import { complete } from "./completion";
 import { methodNotFound } from "./errors";
 import { type Icon, type Implementation, type JsonObject, META, servedVersions } from "./wire";
@@ -84,6 +85,8 @@ export class McpServer {
     if (this.resources.size > 0) capabilities.resources = live.resources ? { subscribe: true, listChanged: true } : {};
     if (this.prompts.size > 0) capabilities.prompts = live.prompts ? { listChanged: true } : {};
     if (this.hasCompletions()) capabilities.completions = {};
+    // Tasks need their Durable Objects (TASKS); they are a 2026-07-28 extension (per-request capabilities).
+    if (era === "stateless" && env.TASKS && this.hasTaskTools()) capabilities.extensions = { [TASKS_EXTENSION]: {} };
     return capabilities;
   }
 
@@ -103,6 +106,11 @@ export class McpServer {
   /** Every result carries the server's identity in `_meta` (spec 2026-07-28, ResultMetaObject). */
   resultMeta(): JsonObject {
     return { [META.serverInfo]: this.info };
+  }
+
+  /** Whether any tool may run as a task. */
+  hasTaskTools(): boolean {
+    return [...this.tools.values()].some((tool) => (tool.taskSupport ?? "forbidden") !== "forbidden");
   }
 
   private hasCompletions(): boolean {
@@ -125,7 +133,13 @@ export class McpServer {
         "tools/list",
         list("tools", this.tools, (scope) => (tool) => permits(scope.principal, tool, scope.config)),
       );
-      methods.set("tools/call", (params, scope) => callTool(this.tools, params, scope));
+      // Why loaded on first use: servers and requests without tasks never pay for the task code.
+      const startTask = async (call: TaskCall) => (await import("../tasks/start")).startTask(this.info.name, call);
+      methods.set("tools/call", (params, scope) => callTool(this.tools, params, scope, startTask));
+    }
+    if (this.hasTaskTools()) {
+      for (const name of TASK_METHODS)
+        methods.set(name, async (params, scope) => (await import("../tasks/methods")).serveTaskMethod(name, params, scope));
     }
     if (this.resources.size > 0) {
       // Templates that list resources for the caller make the list per caller; otherwise it is one shared list.
