@@ -9,7 +9,7 @@ export type { Principal } from "./auth/principal";
 export type { EngineBindings } from "./bindings";
 export { audio, embeddedResource, image, resourceLink, text, toBase64 } from "./define/content";
 export type { HandlerContext } from "./define/context";
-export type { JsonSchemaInput } from "./define/json-schema";
+export { type JsonSchemaInput, jsonSchema } from "./define/json-schema";
 export { definePrompt, type Prompt, type PromptContext } from "./define/prompts";
 export {
   type Completer,

@@ -12,6 +12,7 @@ import {
   elicitForm,
   embeddedResource,
   image,
+  jsonSchema,
   listRoots,
   sample,
   samplingText,
@@ -407,7 +408,7 @@ export const tools = [
   defineTool({
     name: "json_schema_2020_12_tool",
     description: "Tool with JSON Schema 2020-12 features",
-    input: {
+    input: jsonSchema({
       $schema: "https://json-schema.org/draft/2020-12/schema",
       type: "object",
       $defs: {
@@ -426,7 +427,7 @@ export const tools = [
       then: { required: ["phone"] },
       else: { required: ["email"] },
       additionalProperties: false,
-    },
+    }),
     handler: (args) => ({ content: [text(`Received ${JSON.stringify(args)}`)] }),
   }),
 ];

@@ -13,7 +13,7 @@ import type { ContentBlock, Icon, JsonObject, ToolAnnotations } from "../protoco
 import { declaresTasks, type TaskSupport, tasksRequired } from "../tasks/wire";
 import { text } from "./content";
 import { type HandlerContext, handlerContext, type RequestScope } from "./context";
-import { checkJsonSchemaInput, type JsonSchemaInput, jsonSchemaProblems } from "./json-schema";
+import type { JsonSchemaInput } from "./json-schema";
 import type { Registry } from "./registry";
 import { describeIssues, type ObjectSchema, toJsonSchema } from "./schema";
 
@@ -26,7 +26,7 @@ export type ToolContext = HandlerContext &
     checkpoint(): Promise<void>;
   };
 
-/** A tool's input: a zod object, or a raw JSON Schema 2020-12 object (its arguments are then plain JSON). */
+/** A tool's input: a zod object, or `jsonSchema({...})` (its arguments are then plain JSON). */
 export type ToolInput = ObjectSchema | JsonSchemaInput;
 type ArgsOf<In extends ToolInput> = In extends ObjectSchema ? z.output<In> : JsonObject;
 
@@ -45,8 +45,8 @@ export interface ToolDefinition<In extends ToolInput, Out extends z.ZodMiniType 
   /** What the tool does, written for the model that decides whether to call it. */
   description: string;
   /**
-   * Arguments; `z.strictObject` refuses unknown keys, which catches misspelled arguments. Or a JSON Schema 2020-12
-   * object, listed verbatim and validated with `@cfworker/json-schema` (no `$dynamicRef`).
+   * Arguments; `z.strictObject` refuses unknown keys, which catches misspelled arguments. Or `jsonSchema({...})`:
+   * a JSON Schema 2020-12 object, listed verbatim and validated with `@cfworker/json-schema` (no `$dynamicRef`).
    */
   input: In;
   /** Shape of `structuredContent`, when the tool returns structured data. */
@@ -84,7 +84,9 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 export function checkToolNames(tools: readonly Tool[]): void {
   for (const tool of tools) {
     if (!TOOL_NAME.test(tool.name)) throw new Error(`Tool name "${tool.name}" must be 1-128 characters of A-Za-z0-9_.-`);
-    if (!isZod(tool.input)) checkJsonSchemaInput(tool.name, tool.input);
+    if (!isZod(tool.input) && typeof (tool.input as Partial<JsonSchemaInput>).problems !== "function") {
+      throw new Error(`Tool "${tool.name}": input must be a zod object or jsonSchema({...})`);
+    }
     if (tool.taskSupport !== undefined && !["forbidden", "optional", "required"].includes(tool.taskSupport)) {
       throw new Error(`Tool "${tool.name}": taskSupport must be "forbidden", "optional" or "required"`);
     }
@@ -93,7 +95,7 @@ export function checkToolNames(tools: readonly Tool[]): void {
 
 /** The `tools/list` entry of a tool, with its JSON Schemas derived once per isolate. */
 export const describeTool = memoize((tool: Tool): JsonObject => {
-  const inputSchema = isZod(tool.input) ? toJsonSchema(tool.input, "input") : tool.input;
+  const inputSchema = isZod(tool.input) ? toJsonSchema(tool.input, "input") : tool.input.jsonSchema;
   const listing: JsonObject = { name: tool.name, description: tool.description, inputSchema };
   if (tool.title) listing.title = tool.title;
   if (tool.output) listing.outputSchema = toJsonSchema(tool.output, "output");
@@ -113,9 +115,9 @@ function isZod(input: ToolInput): input is ObjectSchema {
 }
 
 /** The arguments as the handler gets them, or the message that tells the model what is wrong with them. */
-export async function parseArguments(tool: Tool, args: JsonObject): Promise<{ ok: true; data: unknown } | { ok: false; message: string }> {
+export function parseArguments(tool: Tool, args: JsonObject): { ok: true; data: unknown } | { ok: false; message: string } {
   if (!isZod(tool.input)) {
-    const problems = await jsonSchemaProblems(tool.input, args);
+    const problems = tool.input.problems(args);
     return problems === undefined
       ? { ok: true, data: args }
       : { ok: false, message: `Invalid arguments for tool ${tool.name}: ${problems}` };
@@ -151,7 +153,7 @@ export async function callTool(
   const asTask = runsAsTask(tool, scope);
 
   // Why: argument errors are tool results, not protocol errors, so the model sees the message and can fix its call.
-  const parsed = await parseArguments(tool, args);
+  const parsed = parseArguments(tool, args);
   if (!parsed.ok) return toolError(parsed.message) as JsonObject;
 
   if (asTask) return startTask({ tool, args, parsedArgs: parsed.data, params, scope });

@@ -41,7 +41,7 @@ export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOut
   const scope: LogScope = { traceId: record.traceId, requestId: record.requestId, method: "tools/call" };
   const tool = serverNamed(record.server)?.tools.get(record.tool);
   if (!tool) return { kind: "failed", error: { code: -32603, message: `Tool ${record.tool} is no longer served` } };
-  const parsed = await parseArguments(tool, record.args);
+  const parsed = parseArguments(tool, record.args);
   if (!parsed.ok) return { kind: "completed", result: toolError(parsed.message) as JsonObject };
 
   const started = Date.now();
