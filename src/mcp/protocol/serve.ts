@@ -73,7 +73,7 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
   });
   // A listen stream is not one answer but a long-lived stream of notifications: it has its own module.
   const support = server.listenSupport(exchange.env);
-  if (message.method === "subscriptions/listen" && (support.tools || support.prompts || support.resources)) {
+  if (message.method === "subscriptions/listen" && (support.tools || support.prompts || support.resources || support.tasks)) {
     const stream = serveListen(scope, message.params, support, server.resultMeta());
     logRequest(record, stream.status);
     return settled(stream);

@@ -93,7 +93,12 @@ export class McpServer {
   /** Which notification types `subscriptions/listen` can deliver here. */
   listenSupport(env: EngineBindings): ListenSupport {
     const hub = env.SUBSCRIPTIONS !== undefined;
-    return { tools: hub && this.tools.size > 0, prompts: hub && this.prompts.size > 0, resources: hub && this.resources.size > 0 };
+    return {
+      tools: hub && this.tools.size > 0,
+      prompts: hub && this.prompts.size > 0,
+      resources: hub && this.resources.size > 0,
+      tasks: hub && env.TASKS !== undefined && this.hasTaskTools(),
+    };
   }
 
   /** The handler for a method, or -32601 (HTTP 404) when the method is unknown or its capability is absent. */

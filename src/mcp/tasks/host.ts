@@ -12,7 +12,8 @@ import { describeIssues } from "../define/schema";
 import { responseSchemas } from "../input/ask";
 import { describeError, log } from "../log";
 import type { JsonObject } from "../protocol/wire";
-import { detailedTask, type TaskInit, type TaskRecord, taskFields } from "./record";
+import { publishTaskStatus } from "../listen/publish";
+import { detailedTask, storedBytes, type TaskInit, type TaskRecord, taskFields } from "./record";
 import type { RunOutcome } from "./run";
 import { TASK_SETTINGS } from "./settings";
 import { TERMINAL } from "./wire";
@@ -79,7 +80,10 @@ export class TaskHost {
       delete record.statusMessage;
     }
     this.save(record);
-    if (record.status === "working") await this.state.storage.setAlarm(Date.now());
+    if (record.status === "working") {
+      this.announce(record);
+      await this.state.storage.setAlarm(Date.now());
+    }
     return { kind: "ok" };
   }
 
@@ -156,6 +160,21 @@ export class TaskHost {
     Object.assign(record, change, { lastUpdatedAt: Date.now() });
     if (record.status !== "input_required") record.pending = {};
     this.save(record);
+    this.announce(record);
+  }
+
+  /**
+   * Sends the task's new status to its principal's `subscriptions/listen` streams (`taskIds` filter). Best effort,
+   * after the change is stored: a client that misses it still sees the status on its next tasks/get.
+   */
+  private announce(record: TaskRecord): void {
+    let task = detailedTask(record);
+    // Why: hub messages travel over a WebSocket and may sit in a replay buffer; a big result is fetched by tasks/get.
+    if (storedBytes(task) > TASK_SETTINGS.maxNotificationBytes) task = taskFields(record);
+    const sent = publishTaskStatus(this.env.SUBSCRIPTIONS, record.principal.id, record.taskId, task).catch((error: unknown) =>
+      log({ traceId: record.traceId }, "error", "task status publish failed", describeError(error)),
+    );
+    this.state.waitUntil(sent);
   }
 
   /** The task, when it exists, has not expired, and belongs to `principal` (anyone else is told it is unknown). */

@@ -24,6 +24,12 @@ export const TASK_SETTINGS = {
   maxResultBytes: 1_000_000,
   /** Largest `ctx.state` kept between runs, as stored (UTF-8 JSON). */
   maxStateBytes: 128 * 1024,
+  /**
+   * Largest `notifications/tasks` sent with its payload (result, error or inputRequests), as UTF-8 JSON; a larger
+   * one goes without it, and the client reads it with tasks/get. Why: it crosses the hub's WebSocket and may be
+   * kept in a 64 KiB replay buffer.
+   */
+  maxNotificationBytes: 16 * 1024,
   /** Largest `tasks/update` answers taken at once, as stored (UTF-8 JSON). */
   maxAnswerBytes: 256 * 1024,
 } as const;
