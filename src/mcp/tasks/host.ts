@@ -10,9 +10,9 @@
 import type { EngineBindings } from "../bindings";
 import { describeIssues } from "../define/schema";
 import { responseSchemas } from "../input/ask";
+import { publishTaskStatus } from "../listen/publish";
 import { describeError, log } from "../log";
 import type { JsonObject } from "../protocol/wire";
-import { publishTaskStatus } from "../listen/publish";
 import { detailedTask, storedBytes, type TaskInit, type TaskRecord, taskFields } from "./record";
 import type { RunOutcome } from "./run";
 import { TASK_SETTINGS } from "./settings";
@@ -161,6 +161,18 @@ export class TaskHost {
     if (record.status !== "input_required") record.pending = {};
     this.save(record);
     this.announce(record);
+    if (TERMINAL.includes(record.status)) this.releaseQuota(record);
+  }
+
+  /** The task stops counting against its caller's quota. Best effort: a lost release expires with the task. */
+  private releaseQuota(record: TaskRecord): void {
+    const ledger = this.env.TASKS?.getByName(record.quota);
+    if (!ledger) return;
+    this.state.waitUntil(
+      ledger
+        .release(record.taskId)
+        .catch((error: unknown) => log({ traceId: record.traceId }, "error", "task quota release failed", describeError(error))),
+    );
   }
 
   /**
@@ -191,6 +203,8 @@ export class TaskHost {
   /** Deletes everything the task held: its record and its alarm; a run in progress is stopped. */
   private async release(): Promise<void> {
     this.run?.abort(new DOMException("The task expired", "AbortError"));
+    const record = this.load();
+    if (record && !TERMINAL.includes(record.status)) this.releaseQuota(record);
     await this.state.storage.deleteAlarm();
     await this.state.storage.deleteAll();
   }

@@ -18,6 +18,8 @@ export interface TaskInit {
   client: { protocolVersion: string; capabilities: ClientCapabilities; info?: Implementation };
   requestId: RequestId;
   traceId: string;
+  /** The ledger object that counts this task while it is in progress (quota.ts). */
+  quota: string;
   /** Answers and `ctx.state` gathered by multi round-trip rounds before the task was created. */
   answers: JsonObject;
   state: JsonObject;

@@ -8,6 +8,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { EngineBindings } from "../bindings";
 import type { JsonObject } from "../protocol/wire";
 import type { TaskHost, UpdateOutcome } from "./host";
+import type { QuotaLedger } from "./quota";
 import type { TaskInit } from "./record";
 
 export class TaskRunner extends DurableObject<EngineBindings> {
@@ -35,6 +36,21 @@ export class TaskRunner extends DurableObject<EngineBindings> {
   /** False when there is no task for this principal. */
   async cancel(principal: string): Promise<boolean> {
     return (await this.host()).cancel(principal);
+  }
+
+  /** Quota ledger role (an object named `quota:...`, see quota.ts): counts a task in, unless the caller is at `max`. */
+  async admit(taskId: string, expiresAt: number, max: number): Promise<boolean> {
+    return (await this.ledger()).admit(taskId, expiresAt, max);
+  }
+
+  /** Quota ledger role: the task no longer counts. */
+  async release(taskId: string): Promise<void> {
+    (await this.ledger()).release(taskId);
+  }
+
+  private async ledger(): Promise<QuotaLedger> {
+    const { QuotaLedger } = await import("./quota");
+    return new QuotaLedger(this.ctx.storage);
   }
 
   override async alarm(): Promise<void> {

@@ -8,6 +8,11 @@ export const TASK_SETTINGS = {
    * a task still working when this elapses is stopped and deleted with everything it held.
    */
   ttlMs: 60 * 60_000,
+  /**
+   * Tasks one caller (principal, or client IP when anonymous) may have in progress (working or input_required) at
+   * once; finished tasks do not count. Over it, tools/call answers a tool error the model can read.
+   */
+  maxActivePerCaller: 10,
   /** Suggested polling interval for `tasks/get`. */
   pollIntervalMs: 1_000,
   /**

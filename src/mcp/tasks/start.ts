@@ -8,11 +8,13 @@
  * its result is answered at once, and no task is created (the spec allows either).
  */
 import { handlerContext } from "../define/context";
-import { checkedResult, crashResult, type TaskCall, type ToolResult } from "../define/tools";
+import { checkedResult, crashResult, type TaskCall, type ToolResult, toolError } from "../define/tools";
 import type { InputApi, RoundOutcome } from "../input/ask";
 import { RpcError } from "../protocol/errors";
 import type { JsonObject } from "../protocol/wire";
 import { newTaskId } from "./ids";
+import { quotaName } from "./quota";
+import { TASK_SETTINGS } from "./settings";
 
 /** Thrown by `ctx.progress()` here: the work starts, and moves to the task. */
 class HandOver extends Error {}
@@ -48,9 +50,17 @@ export async function startTask(server: string, { tool, args, parsedArgs, params
   if (!handedOver && outcome) return outcome.kind === "input_required" ? outcome.result : checkedResult(tool, outcome.value, scope);
 
   const taskId = newTaskId();
+  const tasks = scope.env.TASKS!;
+  // Why counted before the task exists: a caller at its limit must not get a task that then holds resources.
+  const quota = quotaName(scope);
+  const limit = TASK_SETTINGS.maxActivePerCaller;
+  if (!(await tasks.getByName(quota).admit(taskId, Date.now() + TASK_SETTINGS.ttlMs, limit))) {
+    return toolError(`Too many tasks in progress (at most ${limit} per caller): wait for one to finish, or cancel one`) as JsonObject;
+  }
   // Resolves once the object has stored the task: a tasks/get from any isolate finds it (spec: durably created).
-  const task = await scope.env.TASKS!.getByName(taskId).create({
+  const task = await tasks.getByName(taskId).create({
     taskId,
+    quota,
     server,
     tool: tool.name,
     args,
