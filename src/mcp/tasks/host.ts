@@ -119,7 +119,11 @@ export class TaskHost {
         signal: controller.signal,
         waitUntil: (promise) => this.state.waitUntil(promise),
         statusMessage: (message) => this.patchWorking({ statusMessage: message }),
-        saveState: (state) => this.patchWorking({ state }),
+        saveState: (state) => {
+          this.patchWorking({ state });
+          // A checkpoint renews the watchdog: a run that dies after it resumes from it one lease later.
+          this.state.waitUntil(this.state.storage.setAlarm(Date.now() + TASK_SETTINGS.leaseMs));
+        },
       });
     } catch (error) {
       // The run machinery itself failed (not the handler): the task fails with an internal error.
