@@ -14,11 +14,10 @@ import { publishTaskStatus } from "../listen/publish";
 import { describeError, log } from "../log";
 import type { JsonObject } from "../protocol/wire";
 import { detailedTask, storedBytes, type TaskInit, type TaskRecord, taskFields } from "./record";
+import type { UpdateOutcome } from "./rpc";
 import type { RunOutcome } from "./run";
 import { TASK_SETTINGS } from "./settings";
 import { TERMINAL } from "./wire";
-
-export type UpdateOutcome = { kind: "ok" } | { kind: "unknown" } | { kind: "invalid"; message: string };
 
 const KEY = "task";
 

@@ -7,11 +7,12 @@
 import { DurableObject } from "cloudflare:workers";
 import type { EngineBindings } from "../bindings";
 import type { JsonObject } from "../protocol/wire";
-import type { TaskHost, UpdateOutcome } from "./host";
+import type { TaskHost } from "./host";
 import type { QuotaLedger } from "./quota";
 import type { TaskInit } from "./record";
+import type { TaskObject, UpdateOutcome } from "./rpc";
 
-export class TaskRunner extends DurableObject<EngineBindings> {
+export class TaskRunner extends DurableObject<EngineBindings> implements TaskObject {
   private hosted?: Promise<TaskHost>;
 
   private host(): Promise<TaskHost> {
