@@ -127,7 +127,7 @@ export function parseArguments(tool: Tool, args: JsonObject): { ok: true; data: 
   return { ok: false, message: `Invalid arguments for tool ${tool.name}: ${describeIssues(parsed.error as z.core.$ZodError)}` };
 }
 
-/** A call that becomes a task: what `startTask` (tasks/start.ts, loaded only then) needs. */
+/** A call that becomes a task: what `startTask` (tasks/start.ts, handed in by the server: it imports this module) needs. */
 export interface TaskCall {
   tool: Tool;
   /** The arguments as sent (the task parses them again when it runs) and as parsed for this run. */

@@ -15,7 +15,7 @@ import { describeError, log } from "../log";
 import type { JsonObject } from "../protocol/wire";
 import { detailedTask, storedBytes, type TaskInit, type TaskRecord, taskFields } from "./record";
 import type { UpdateOutcome } from "./rpc";
-import type { RunOutcome } from "./run";
+import { type RunOutcome, runTask } from "./run";
 import { TASK_SETTINGS } from "./settings";
 import { TERMINAL } from "./wire";
 
@@ -112,7 +112,6 @@ export class TaskHost {
     await this.state.storage.setAlarm(Date.now() + TASK_SETTINGS.leaseMs);
     let outcome: RunOutcome;
     try {
-      const { runTask } = await import("./run");
       outcome = await runTask(record, {
         env: this.env,
         signal: controller.signal,

@@ -1,7 +1,7 @@
 /**
  * @module tasks/methods
  * `tasks/get`, `tasks/update` and `tasks/cancel` on the Worker: checks who may ask, then asks the task's own
- * Durable Object. Loaded on the first task request.
+ * Durable Object.
  */
 import type { RequestScope } from "../define/context";
 import { isObject } from "../protocol/envelope";
