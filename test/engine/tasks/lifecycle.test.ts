@@ -120,6 +120,22 @@ describe("expiry", () => {
   });
 });
 
+describe("duration", () => {
+  it("a task still working when its ttlMs elapses is stopped and deleted, and its id is then unknown", async () => {
+    const { taskId } = await createTask("held_task", {});
+    await settle(server, taskId, (polled) => polled.statusMessage === "Held");
+    const stub = env.TASKS.getByName(taskId);
+    await runInDurableObject(stub, (_instance, state) => {
+      const record = state.storage.kv.get<Record<string, number>>("task")!;
+      state.storage.kv.put("task", { ...record, createdAt: Date.now() - record.ttlMs! - 1 });
+    });
+    const message = await readMessage(await taskRequest(server, "tasks/get", { taskId }));
+    expect(message.error).toMatchObject({ code: -32602, message: "Failed to retrieve task: Task not found" });
+    const left = await runInDurableObject(stub, async (_instance, state) => [...state.storage.kv.list()].length);
+    expect(left).toBe(0);
+  });
+});
+
 describe("cancellation", () => {
   it("tasks/cancel acks empty, the task is cancelled and its handler sees the signal", async () => {
     const { taskId } = await createTask("held_task", {});
