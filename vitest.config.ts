@@ -25,6 +25,7 @@ export default defineConfig({
                 SUBSCRIPTIONS: { className: "SubscriptionHub", useSQLite: true },
                 LEGACY_SESSIONS: { className: "LegacySession", useSQLite: true },
                 REPLAY_GUARD: { className: "ReplayGuard", useSQLite: true },
+                TASKS: { className: "TaskRunner", useSQLite: true },
               },
               // Authorization-server mode's clients, grants and tokens (test/engine/auth/authorization-server.test.ts).
               kvNamespaces: ["OAUTH_KV"],

@@ -18,5 +18,5 @@ export default createMcpWorker<Env>({
   prompts,
 });
 
-export { LegacySession, ReplayGuard, SubscriptionHub } from "./mcp";
+export { LegacySession, ReplayGuard, SubscriptionHub, TaskRunner } from "./mcp";
 export { Notebook } from "./notes";

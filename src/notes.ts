@@ -197,6 +197,18 @@ export class Notebook extends DurableObject<Env> {
       .toArray();
   }
 
+  count(): number {
+    return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM notes").one().n;
+  }
+
+  /** Whole notes by id, after `afterId` when given: pages for a job that visits every note (retag_notebook). */
+  notesAfter(afterId: string | undefined, limit: number): Note[] {
+    return this.sql
+      .exec<NoteRow>("SELECT * FROM notes WHERE id > ? ORDER BY id LIMIT ?", afterId ?? "", limit)
+      .toArray()
+      .map(toNote);
+  }
+
   /** Note ids starting with `prefix`, for completion. */
   ids(prefix: string, limit: number): string[] {
     return this.sql

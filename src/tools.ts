@@ -279,7 +279,106 @@ export const tools = [
       return { content: [text(`Saved the draft as note ${added.id}.`), linkTo(args.notebook_id, added)] };
     },
   }),
+
+  defineTool({
+    name: "retag_notebook",
+    title: "Retag a whole notebook",
+    description:
+      "Suggest tags for every note of a notebook from its most frequent words, then (after the user confirms) add them or replace the old tags. Visits every note in batches, so on a large notebook it runs in the background as a task when the client supports tasks; reports progress and can be cancelled.",
+    input: z.strictObject({
+      notebook_id: notebookId,
+      batch_delay_ms: z.optional(
+        z.int().check(z.minimum(0), z.maximum(5_000), z.describe("Pause between batches of 25 notes, to keep a busy notebook responsive")),
+      ),
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    // Runs as a task for clients that declared the Tasks extension, synchronously for the others.
+    taskSupport: "optional",
+    async handler(args, ctx) {
+      const notebook = await openNotebook(ctx, args.notebook_id);
+      if (!notebook) return unknownNotebook(args.notebook_id);
+      // The first progress report is where a task takes over (questions asked before it are asked up front).
+      ctx.progress(0, undefined, "Scanning notes");
+      const total = await notebook.count();
+      // Every run starts the handler from the top: ctx.state (saved at each checkpoint) says where to resume.
+      const state = ctx.state as { scanned?: number; changing?: number; after?: string; applied?: number; applyAfter?: string };
+      while (state.scanned === undefined || state.after !== "") {
+        const page = await notebook.notesAfter(state.after, RETAG_BATCH);
+        state.scanned = (state.scanned ?? 0) + page.length;
+        state.changing = (state.changing ?? 0) + page.filter((note) => retagged(note, "add").join() !== note.tags.join()).length;
+        // "" marks the scan as done, so a later run goes straight to the question.
+        state.after = page.length < RETAG_BATCH ? "" : page[page.length - 1]!.id;
+        ctx.progress(state.scanned, total * 2, `Scanned ${state.scanned} of ${total} notes`);
+        if (ctx.signal.aborted) return toolError("Cancelled; no tags were changed.");
+        await pause(args.batch_delay_ms ?? 0, ctx.signal);
+        await ctx.checkpoint();
+      }
+      if (state.changing === 0) return { content: [text(`All ${total} notes already carry their suggested tags.`)] };
+
+      // One question mid-way, once the scan knows what would change. Without forms: only add tags (non-destructive).
+      let mode: "add" | "replace" = "add";
+      if (ctx.supports("form")) {
+        const { apply } = await ctx.ask({
+          apply: elicitForm(
+            `${state.changing} of ${total} notes would get new tags. Apply them? "add" keeps existing tags; "replace" removes them.`,
+            retagChoice,
+          ),
+        });
+        if (apply.action !== "accept" || !apply.content.apply) return { content: [text("No tags were changed.")] };
+        mode = apply.content.mode;
+      }
+      while (state.applyAfter !== "") {
+        const page = await notebook.notesAfter(state.applyAfter, RETAG_BATCH);
+        for (const note of page) {
+          const tags = retagged(note, mode);
+          if (tags.join() !== note.tags.join()) await notebook.update(note.id, { tags });
+        }
+        state.applied = (state.applied ?? 0) + page.length;
+        state.applyAfter = page.length < RETAG_BATCH ? "" : page[page.length - 1]!.id;
+        ctx.progress(total + state.applied, total * 2, `Retagged ${state.applied} of ${total} notes`);
+        if (ctx.signal.aborted) return toolError(`Cancelled after retagging ${state.applied} of ${total} notes.`);
+        await pause(args.batch_delay_ms ?? 0, ctx.signal);
+        await ctx.checkpoint();
+      }
+      await noteListChanged(ctx);
+      return { content: [text(`Retagged the notebook (${mode}): ${state.changing} of ${total} notes got new tags.`)] };
+    },
+  }),
 ];
+
+const RETAG_BATCH = 25;
+const retagChoice = z.object({ apply: z.boolean(), mode: z.enum(["add", "replace"]) });
+/** Waits `ms`, or less when the call is cancelled. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    const stop = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    signal.addEventListener("abort", stop, { once: true });
+  });
+}
+const STOPWORDS = new Set(
+  "about after again also because been before being between both could does doing down during each from further have having here into just more most other over same should some such than that their them then there these they this those through under until very what when where which while will with would your".split(
+    " ",
+  ),
+);
+
+/** A note's tags after retagging: its three most frequent words of 4+ letters (title counted twice), added or replacing. */
+function retagged(note: Note, mode: "add" | "replace"): string[] {
+  const counts = new Map<string, number>();
+  for (const word of `${note.title} ${note.title} ${note.body}`.toLowerCase().match(/\p{L}{4,}/gu) ?? []) {
+    if (!STOPWORDS.has(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  }
+  const suggested = [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, 3)
+    .map(([word]) => word.slice(0, NOTE_LIMITS.tag));
+  const base = mode === "replace" ? [] : note.tags;
+  return [...new Set([...base, ...suggested])].slice(0, NOTE_LIMITS.tags);
+}
 
 function firstSentence(body: string): string {
   const sentence = /^[\s\S]*?[.!?](\s|$)/.exec(body)?.[0] ?? body;

@@ -9,6 +9,7 @@
 import type { ReplayGuard } from "./input/replay-guard";
 import type { LegacySession } from "./legacy/session";
 import type { SubscriptionHub } from "./listen/hub";
+import type { TaskObject } from "./tasks/rpc";
 
 export interface EngineBindings {
   /** `subscriptions/listen` and change notifications (`listChanged`, `resources/subscribe`). */
@@ -17,6 +18,8 @@ export interface EngineBindings {
   LEGACY_SESSIONS?: DurableObjectNamespace<LegacySession>;
   /** Single-use `requestState` (`ctx.ask(..., { singleUse: true })`); without it such a round is refused. */
   REPLAY_GUARD?: DurableObjectNamespace<ReplayGuard>;
+  /** The Tasks extension: one Durable Object per task; without it no tool runs as a task (nor is it advertised). */
+  TASKS?: DurableObjectNamespace<TaskObject>;
   /** Requests per caller per minute on `/mcp`; without it nothing is rate limited. */
   RATE_LIMITER?: RateLimit;
   /** Authorization-server mode (AUTH_LOGIN): clients, grants and tokens (stored hashed or encrypted). Required there. */

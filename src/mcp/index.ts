@@ -9,6 +9,7 @@ export type { Principal } from "./auth/principal";
 export type { EngineBindings } from "./bindings";
 export { audio, embeddedResource, image, resourceLink, text, toBase64 } from "./define/content";
 export type { HandlerContext } from "./define/context";
+export { type JsonSchemaInput, jsonSchema } from "./define/json-schema";
 export { definePrompt, type Prompt, type PromptContext } from "./define/prompts";
 export {
   type Completer,
@@ -27,5 +28,7 @@ export { LegacySession } from "./legacy/session";
 // Durable Object classes: the app's entry module re-exports them under the names wrangler.toml binds.
 export { SubscriptionHub } from "./listen/hub";
 export type { ServerDefinition } from "./protocol/server";
+export { TaskRunner } from "./tasks/runner";
+export type { TaskSupport } from "./tasks/wire";
 export { ENGINE_VERSION } from "./version";
 export { createMcpWorker, validateServer } from "./worker";

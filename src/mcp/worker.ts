@@ -6,6 +6,7 @@ import type { EngineBindings } from "./bindings";
 import { loadConfig } from "./config";
 import { createRouter } from "./http/router";
 import { McpServer, type ServerDefinition } from "./protocol/server";
+import { registerServer } from "./tasks/servers";
 
 /**
  * The built-in OAuth authorization server, loaded on first use in that mode only: "none" and "resource server"
@@ -21,6 +22,8 @@ const authorizationServer = () => import("./auth/server/host");
  */
 export function createMcpWorker<E extends EngineBindings = EngineBindings>(definition: ServerDefinition) {
   const server = new McpServer(definition);
+  // A task's Durable Object runs in an isolate of this Worker and finds its tools here (see tasks/servers.ts).
+  registerServer(server);
   const router = createRouter(server);
   const engine = {
     server,

@@ -12,6 +12,7 @@ import {
   elicitForm,
   embeddedResource,
   image,
+  jsonSchema,
   listRoots,
   sample,
   samplingText,
@@ -323,7 +324,119 @@ export const tools = [
       return { content: [text(`Elicitation completed: action=${form.action}`)] };
     },
   }),
+  // Tasks extension (scenarios tasks-*). A task is created at the handler's first ctx.progress().
+  defineTool({
+    name: "greet",
+    description: "Greets by name, synchronously.",
+    input: z.strictObject({ name: z.string() }),
+    handler: ({ name }) => ({ content: [text(`Hello, ${name}!`)] }),
+  }),
+  defineTool({
+    name: "slow_compute",
+    description: "Works for `seconds` seconds, then answers; as a task when the client can take one.",
+    input: z.strictObject({ seconds: z.number().check(z.minimum(0), z.maximum(600)), label: z.optional(z.string()) }),
+    taskSupport: "optional",
+    async handler({ seconds, label }, ctx) {
+      ctx.progress(0, seconds, "Computing");
+      await pauseUnlessAborted(seconds * 1000, ctx.signal);
+      return { content: [text(`Computed ${label ?? "result"} in ${seconds}s`)] };
+    },
+  }),
+  defineTool({
+    name: "failing_job",
+    description: "Runs only as a task, and after about a second reports a tool error.",
+    input: noArgs,
+    taskSupport: "required",
+    async handler(_args, ctx) {
+      ctx.progress(0, 1, "Working");
+      await pauseUnlessAborted(1000, ctx.signal);
+      return toolError("The job failed");
+    },
+  }),
+  defineTool({
+    name: "protocol_error_job",
+    description: "A task whose result breaks its own output schema: a server bug, reported as a protocol error.",
+    input: noArgs,
+    output: z.object({ count: z.number() }),
+    taskSupport: "optional",
+    async handler(_args, ctx) {
+      ctx.progress(0, 1, "Working");
+      return { content: [], structuredContent: { count: "not a number" as unknown as number } };
+    },
+  }),
+  defineTool({
+    name: "confirm_delete",
+    description: "Asks, inside its task, to confirm deleting a file.",
+    input: z.strictObject({ filename: z.string() }),
+    taskSupport: "optional",
+    async handler({ filename }, ctx) {
+      ctx.progress(0, 1, "Waiting for confirmation");
+      const { confirm } = await ctx.ask({ confirm: elicitForm(`Delete ${filename}?`, z.object({ confirm: z.boolean() })) });
+      const yes = confirm.action === "accept" && confirm.content.confirm;
+      return { content: [text(yes ? `Deleted ${filename}` : `Kept ${filename}`)] };
+    },
+  }),
+  defineTool({
+    name: "multi_input",
+    description: "Asks two questions at once inside its task.",
+    input: noArgs,
+    taskSupport: "optional",
+    async handler(_args, ctx) {
+      ctx.progress(0, 1, "Waiting for input");
+      const { name, confirm } = await ctx.ask({
+        name: nameForm("Your name?"),
+        confirm: elicitForm("Go ahead?", z.object({ confirm: z.boolean() })),
+      });
+      const who = name.action === "accept" ? name.content.name : "nobody";
+      return { content: [text(`Hello, ${who}; confirmed: ${confirm.action === "accept" && confirm.content.confirm}`)] };
+    },
+  }),
+  defineTool({
+    name: "test_tool_with_task",
+    description: "Asks for a name up front (multi round-trip), then works as a task.",
+    input: noArgs,
+    taskSupport: "required",
+    async handler(_args, ctx) {
+      const { user_name } = await ctx.ask({ user_name: nameForm("What is your name?") });
+      ctx.progress(0, 1, "Working");
+      await pauseUnlessAborted(500, ctx.signal);
+      const name = user_name.action === "accept" ? user_name.content.name : "stranger";
+      return { content: [text(`Hello, ${name}, from a task`)] };
+    },
+  }),
+  // Scenario json-schema-2020-12: a raw JSON Schema input, listed verbatim.
+  defineTool({
+    name: "json_schema_2020_12_tool",
+    description: "Tool with JSON Schema 2020-12 features",
+    input: jsonSchema({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      $defs: {
+        address: { $anchor: "addressDef", type: "object", properties: { street: { type: "string" }, city: { type: "string" } } },
+      },
+      properties: {
+        name: { type: "string" },
+        address: { $ref: "#/$defs/address" },
+        contactMethod: { type: "string", enum: ["phone", "email"] },
+        phone: { type: "string" },
+        email: { type: "string" },
+      },
+      allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+      if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+      // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword (if/then/else), not a promise.
+      then: { required: ["phone"] },
+      else: { required: ["email"] },
+      additionalProperties: false,
+    }),
+    handler: (args) => ({ content: [text(`Received ${JSON.stringify(args)}`)] }),
+  }),
 ];
+
+/** Waits `ms`, or less when the signal aborts (tasks/cancel). */
+async function pauseUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  const until = Date.now() + ms;
+  while (!signal.aborted && Date.now() < until) await pause(Math.min(200, until - Date.now()));
+}
 
 export const resources = [
   defineResource({

@@ -12,4 +12,4 @@ export default createMcpWorker<Env>({
   resources,
   prompts,
 });
-export { LegacySession, ReplayGuard, SubscriptionHub } from "../../src/mcp";
+export { LegacySession, ReplayGuard, SubscriptionHub, TaskRunner } from "../../src/mcp";

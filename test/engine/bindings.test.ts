@@ -44,6 +44,26 @@ const definition = {
         return { content: [text(ok.action)] };
       },
     }),
+    defineTool({
+      name: "maybe_task",
+      description: "Runs as a task where it can.",
+      input: z.strictObject({}),
+      taskSupport: "optional",
+      async handler(_args, ctx) {
+        ctx.progress(0, 1, "Working");
+        return { content: [text("done")] };
+      },
+    }),
+    defineTool({
+      name: "task_only",
+      description: "Runs only as a task.",
+      input: z.strictObject({}),
+      taskSupport: "required",
+      async handler(_args, ctx) {
+        ctx.progress(0, 1, "Working");
+        return { content: [text("done")] };
+      },
+    }),
   ],
   resources: [defineResource({ uri: "info://about", name: "about", read: () => [{ uri: "info://about", text: "about" }] })],
   prompts: [definePrompt({ name: "hello", get: () => ({ messages: [] }) })],
@@ -140,6 +160,36 @@ describe("a server without REPLAY_GUARD", () => {
   it("still asks questions that are not single use", async () => {
     const result = await server.call("tools/call", { name: "confirm", arguments: {} }, { capabilities: FORM });
     expect(result.resultType).toBe("input_required");
+  });
+});
+
+describe("a server without TASKS", () => {
+  const server = serverWithout("TASKS");
+  const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+  const taskClient = { extensions: { [TASKS_EXTENSION]: {} } };
+
+  it("does not advertise the Tasks extension (a server with the binding does)", async () => {
+    expect((await discover(server)).extensions).toBeUndefined();
+    expect((await discover(serverWithout())).extensions).toEqual({ [TASKS_EXTENSION]: {} });
+  });
+
+  it("runs an optional task tool synchronously, even for a client that declared the extension", async () => {
+    const result = await server.call("tools/call", { name: "maybe_task", arguments: {} }, { capabilities: taskClient });
+    expect(result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "done" }] });
+  });
+
+  it("answers a task-only tool with a clear error naming the missing binding", async () => {
+    const message = await readMessage(await server.send("tools/call", { name: "task_only", arguments: {} }, { capabilities: taskClient }));
+    expect(message.error).toMatchObject({ code: -32603, message: expect.stringContaining("no TASKS binding") });
+  });
+
+  it("answers tasks/get with -32601 (the methods are off)", async () => {
+    const response = await server.send(
+      "tasks/get",
+      { taskId: "AAAAAAAAAAAAAAAAAAAAAA" },
+      { capabilities: taskClient, headers: { "mcp-name": "AAAAAAAAAAAAAAAAAAAAAA" } },
+    );
+    expect((await readMessage(response)).error?.code).toBe(-32601);
   });
 });
 

@@ -9,6 +9,7 @@ declare namespace Cloudflare {
     SUBSCRIPTIONS: DurableObjectNamespace<import("../../src/mcp").SubscriptionHub>;
     LEGACY_SESSIONS: DurableObjectNamespace<import("../../src/mcp").LegacySession>;
     REPLAY_GUARD: DurableObjectNamespace<import("../../src/mcp").ReplayGuard>;
+    TASKS: DurableObjectNamespace<import("../../src/mcp").TaskRunner>;
     RATE_LIMITER: RateLimit;
     OAUTH_KV: KVNamespace;
   }

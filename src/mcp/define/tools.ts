@@ -5,17 +5,30 @@
 import type * as z from "zod/mini";
 import { requireToolScopes } from "../auth/authenticate";
 import type { InputApi, RoundOutcome } from "../input/ask";
-import { describeError, log } from "../log";
+import { describeError, type LogScope, log } from "../log";
 import { memoize } from "../memo";
 import { isObject } from "../protocol/envelope";
 import { ErrorCode, INTERNAL_ERROR_MESSAGE, invalidParams, RpcError, truncate } from "../protocol/errors";
 import type { ContentBlock, Icon, JsonObject, ToolAnnotations } from "../protocol/wire";
+import { declaresTasks, type TaskSupport, tasksRequired } from "../tasks/wire";
 import { text } from "./content";
 import { type HandlerContext, handlerContext, type RequestScope } from "./context";
+import type { JsonSchemaInput } from "./json-schema";
 import type { Registry } from "./registry";
 import { describeIssues, type ObjectSchema, toJsonSchema } from "./schema";
 
-export type ToolContext = HandlerContext & InputApi;
+export type ToolContext = HandlerContext &
+  InputApi & {
+    /**
+     * In a task: saves `ctx.state` and, once this run has used its time slice, ends the run; the next run starts
+     * the handler again from the top with the saved state (so resume from it). Outside a task it does nothing.
+     */
+    checkpoint(): Promise<void>;
+  };
+
+/** A tool's input: a zod object, or `jsonSchema({...})` (its arguments are then plain JSON). */
+export type ToolInput = ObjectSchema | JsonSchemaInput;
+type ArgsOf<In extends ToolInput> = In extends ObjectSchema ? z.output<In> : JsonObject;
 
 export interface ToolResult<Structured = unknown> {
   content?: ContentBlock[];
@@ -25,13 +38,16 @@ export interface ToolResult<Structured = unknown> {
   _meta?: JsonObject;
 }
 
-export interface ToolDefinition<In extends ObjectSchema, Out extends z.ZodMiniType | undefined> {
+export interface ToolDefinition<In extends ToolInput, Out extends z.ZodMiniType | undefined> {
   /** 1-128 characters of A-Z a-z 0-9 _ - . ; unique within the server. */
   name: string;
   title?: string;
   /** What the tool does, written for the model that decides whether to call it. */
   description: string;
-  /** Arguments; `z.strictObject` refuses unknown keys, which catches misspelled arguments. */
+  /**
+   * Arguments; `z.strictObject` refuses unknown keys, which catches misspelled arguments. Or `jsonSchema({...})`:
+   * a JSON Schema 2020-12 object, listed verbatim and validated with `@cfworker/json-schema` (no `$dynamicRef`).
+   */
   input: In;
   /** Shape of `structuredContent`, when the tool returns structured data. */
   output?: Out;
@@ -39,17 +55,24 @@ export interface ToolDefinition<In extends ObjectSchema, Out extends z.ZodMiniTy
   icons?: Icon[];
   /** OAuth scopes a caller needs (when authorization is on); tools the caller may not use are not listed to it. */
   scopes?: string[];
+  /**
+   * Whether the tool may run as a task (Tasks extension): "optional" runs it as a task for clients that declared
+   * the extension and synchronously for others; "required" refuses others with -32021. Default "forbidden".
+   * In a task, questions asked before the first `ctx.progress()` are asked up front (multi round-trip rounds on
+   * `tools/call`); the task is created at that first `ctx.progress()`, and later questions go through the task.
+   */
+  taskSupport?: TaskSupport;
   handler: (
-    args: z.output<In>,
+    args: ArgsOf<In>,
     ctx: ToolContext,
   ) => Promise<ToolResult<Out extends z.ZodMiniType ? z.input<Out> : never>> | ToolResult<Out extends z.ZodMiniType ? z.input<Out> : never>;
 }
 
 /** A tool with its types erased, as the engine holds it. */
-export type Tool = ToolDefinition<ObjectSchema, z.ZodMiniType | undefined>;
+export type Tool = ToolDefinition<ToolInput, z.ZodMiniType | undefined>;
 
 /** Declares a tool. The types of `args` and `structuredContent` follow from the zod schemas. */
-export function defineTool<In extends ObjectSchema, Out extends z.ZodMiniType | undefined = undefined>(
+export function defineTool<In extends ToolInput, Out extends z.ZodMiniType | undefined = undefined>(
   definition: ToolDefinition<In, Out>,
 ): Tool {
   return definition as unknown as Tool;
@@ -61,12 +84,19 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 export function checkToolNames(tools: readonly Tool[]): void {
   for (const tool of tools) {
     if (!TOOL_NAME.test(tool.name)) throw new Error(`Tool name "${tool.name}" must be 1-128 characters of A-Za-z0-9_.-`);
+    if (!isZod(tool.input) && typeof (tool.input as Partial<JsonSchemaInput>).problems !== "function") {
+      throw new Error(`Tool "${tool.name}": input must be a zod object or jsonSchema({...})`);
+    }
+    if (tool.taskSupport !== undefined && !["forbidden", "optional", "required"].includes(tool.taskSupport)) {
+      throw new Error(`Tool "${tool.name}": taskSupport must be "forbidden", "optional" or "required"`);
+    }
   }
 }
 
 /** The `tools/list` entry of a tool, with its JSON Schemas derived once per isolate. */
 export const describeTool = memoize((tool: Tool): JsonObject => {
-  const listing: JsonObject = { name: tool.name, description: tool.description, inputSchema: toJsonSchema(tool.input, "input") };
+  const inputSchema = isZod(tool.input) ? toJsonSchema(tool.input, "input") : tool.input.jsonSchema;
+  const listing: JsonObject = { name: tool.name, description: tool.description, inputSchema };
   if (tool.title) listing.title = tool.title;
   if (tool.output) listing.outputSchema = toJsonSchema(tool.output, "output");
   if (tool.annotations) listing.annotations = tool.annotations;
@@ -79,7 +109,40 @@ export function toolError(message: string): ToolResult<never> {
   return { content: [text(message)], isError: true };
 }
 
-export async function callTool(tools: Registry<Tool>, params: JsonObject, scope: RequestScope): Promise<JsonObject> {
+/** Whether a tool's input is a zod schema (else it is a raw JSON Schema object). */
+function isZod(input: ToolInput): input is ObjectSchema {
+  return "_zod" in input;
+}
+
+/** The arguments as the handler gets them, or the message that tells the model what is wrong with them. */
+export function parseArguments(tool: Tool, args: JsonObject): { ok: true; data: unknown } | { ok: false; message: string } {
+  if (!isZod(tool.input)) {
+    const problems = tool.input.problems(args);
+    return problems === undefined
+      ? { ok: true, data: args }
+      : { ok: false, message: `Invalid arguments for tool ${tool.name}: ${problems}` };
+  }
+  const parsed = tool.input.safeParse(args);
+  if (parsed.success) return { ok: true, data: parsed.data };
+  return { ok: false, message: `Invalid arguments for tool ${tool.name}: ${describeIssues(parsed.error as z.core.$ZodError)}` };
+}
+
+/** A call that becomes a task: what `startTask` (tasks/start.ts, handed in by the server: it imports this module) needs. */
+export interface TaskCall {
+  tool: Tool;
+  /** The arguments as sent (the task parses them again when it runs) and as parsed for this run. */
+  args: JsonObject;
+  parsedArgs: unknown;
+  params: JsonObject;
+  scope: RequestScope;
+}
+
+export async function callTool(
+  tools: Registry<Tool>,
+  params: JsonObject,
+  scope: RequestScope,
+  startTask: (call: TaskCall) => Promise<JsonObject>,
+): Promise<JsonObject> {
   const name = params.name;
   if (typeof name !== "string") throw invalidParams('Invalid params: "name" must be a string');
   const tool = tools.get(name);
@@ -87,29 +150,56 @@ export async function callTool(tools: Registry<Tool>, params: JsonObject, scope:
   requireToolScopes(scope.request, scope.config, scope.principal, tool);
   const args = params.arguments ?? {};
   if (!isObject(args)) throw invalidParams('Invalid params: "arguments" must be an object');
+  const asTask = runsAsTask(tool, scope);
 
   // Why: argument errors are tool results, not protocol errors, so the model sees the message and can fix its call.
-  const parsed = tool.input.safeParse(args);
-  if (!parsed.success)
-    return toolError(`Invalid arguments for tool ${name}: ${describeIssues(parsed.error as z.core.$ZodError)}`) as JsonObject;
+  const parsed = parseArguments(tool, args);
+  if (!parsed.ok) return toolError(parsed.message) as JsonObject;
 
+  if (asTask) return startTask({ tool, args, parsedArgs: parsed.data, params, scope });
   let outcome: RoundOutcome<ToolResult>;
   try {
     outcome = await scope.runWithInput({ method: "tools/call", name, args }, params, (input) =>
-      Promise.resolve(tool.handler(parsed.data, { ...handlerContext(scope), ...input })),
+      Promise.resolve(tool.handler(parsed.data as never, { ...handlerContext(scope), ...input, checkpoint: async () => {} })),
     );
   } catch (error) {
     if (error instanceof RpcError) throw error;
-    // Why: a crash inside a tool is reported to the model generically; the detail stays in the log.
-    log(scope, "error", "tool handler threw", { tool: name, ...describeError(error) });
-    return toolError(`Tool ${name} failed unexpectedly. Reference: ${scope.traceId}`) as JsonObject;
+    return crashResult(tool, error, scope);
   }
   if (outcome.kind === "input_required") return outcome.result;
   return checkedResult(tool, outcome.value, scope);
 }
 
+/**
+ * Whether this call becomes a task: the tool allows it, the Worker has the TASKS binding, and this request (on the
+ * 2026-07-28 wire) declares the extension. A task-only tool refuses other clients with -32021, before it runs.
+ */
+function runsAsTask(tool: Tool, scope: RequestScope): boolean {
+  const support = tool.taskSupport ?? "forbidden";
+  if (support === "forbidden") return false;
+  if (!scope.env.TASKS) {
+    if (support === "optional") return false;
+    log(scope, "error", "a task-only tool needs the TASKS binding", { tool: tool.name });
+    throw new RpcError(
+      ErrorCode.InternalError,
+      `Tool ${tool.name} runs only as a task, and this server has no TASKS binding`,
+      undefined,
+      500,
+    );
+  }
+  if (scope.era === "stateless" && declaresTasks(scope.meta.clientCapabilities)) return true;
+  if (support === "required") throw tasksRequired();
+  return false;
+}
+
+/** A crash inside a tool, reported to the model generically; the detail stays in the log. */
+export function crashResult(tool: Tool, error: unknown, scope: LogScope): JsonObject {
+  log(scope, "error", "tool handler threw", { tool: tool.name, ...describeError(error) });
+  return toolError(`Tool ${tool.name} failed unexpectedly. Reference: ${scope.traceId}`) as JsonObject;
+}
+
 /** Validates a tool's result against its `output` schema; a mismatch is a server bug (-32603), never sent as is. */
-function checkedResult(tool: Tool, result: ToolResult, scope: RequestScope): JsonObject {
+export function checkedResult(tool: Tool, result: ToolResult, scope: LogScope): JsonObject {
   if (!isObject(result)) throw new Error(`Tool ${tool.name} returned ${typeof result}, expected a ToolResult object`);
   const out: JsonObject = { ...result, content: result.content ?? [] };
   if (tool.output && !result.isError) {

@@ -4,6 +4,7 @@
  * with the spec's value encoding and refuse any missing or mismatching one with 400 and -32020 (HeaderMismatch).
  */
 import { headerMismatch, truncate } from "../protocol/errors";
+import { TASK_METHODS } from "../tasks/wire";
 
 const SENTINEL_PREFIX = "=?base64?";
 const SENTINEL_SUFFIX = "?=";
@@ -42,8 +43,18 @@ export function expectHeader(request: Request, name: string, bodyValue: string, 
   }
 }
 
-/** The request methods whose target (`params.name` or `params.uri`) is mirrored in `Mcp-Name`. */
+/**
+ * The request methods whose target is mirrored in `Mcp-Name`: `params.name`, `params.uri`, or (Tasks extension)
+ * `params.taskId` on `tasks/get`, `tasks/update` and `tasks/cancel`.
+ */
 export function mcpNameOf(method: string, params: Record<string, unknown>): string | undefined {
-  const value = method === "tools/call" || method === "prompts/get" ? params.name : method === "resources/read" ? params.uri : undefined;
+  const value =
+    method === "tools/call" || method === "prompts/get"
+      ? params.name
+      : method === "resources/read"
+        ? params.uri
+        : (TASK_METHODS as readonly string[]).includes(method)
+          ? params.taskId
+          : undefined;
   return typeof value === "string" ? value : undefined;
 }

@@ -21,6 +21,8 @@ const PROBE: HubMessage = { type: "probe" };
 export type HubEvent = (
   | { type: "tools_list_changed" | "prompts_list_changed" | "resources_list_changed"; principal?: string }
   | { type: "resource_updated"; uri: string; principal?: string }
+  /** A task's new status (Tasks extension): its DetailedTask, for its own principal only. */
+  | { type: "task_status"; taskId: string; task: Record<string, unknown>; principal: string }
 ) & {
   /** The event's position in this hub's replay buffer, when the hub keeps one (it serves 2025 sessions). */
   seq?: number;
@@ -32,6 +34,8 @@ export interface ListenerFilter {
   promptsListChanged?: boolean;
   resourcesListChanged?: boolean;
   resourceSubscriptions?: string[];
+  /** Tasks extension: the tasks whose status changes the listener wants (`notifications/tasks`). */
+  taskIds?: string[];
 }
 
 export interface ListenerSpec {
@@ -85,6 +89,8 @@ export function wants(filter: ListenerFilter, event: HubEvent): boolean {
       return filter.resourcesListChanged === true;
     case "resource_updated":
       return (filter.resourceSubscriptions ?? []).some((subscribed) => uriMatches(event.uri, subscribed));
+    case "task_status":
+      return (filter.taskIds ?? []).includes(event.taskId);
   }
 }
 
@@ -125,7 +131,8 @@ function isAttachment(value: unknown): value is Attachment {
     typeof principal === "string" &&
     typeof filter === "object" &&
     filter !== null &&
-    (filter.resourceSubscriptions === undefined || Array.isArray(filter.resourceSubscriptions))
+    (filter.resourceSubscriptions === undefined || Array.isArray(filter.resourceSubscriptions)) &&
+    (filter.taskIds === undefined || Array.isArray(filter.taskIds))
   );
 }
 

@@ -15,6 +15,7 @@ import { lazy } from "../memo";
 import { ErrorCode, invalidParams } from "../protocol/errors";
 import { errorMessage, resultMessage } from "../protocol/messages";
 import { HEADER, type JsonObject, META, type RequestId } from "../protocol/wire";
+import { declaresTasks, tasksRequired } from "../tasks/wire";
 import type { HubEvent, ListenerFilter } from "./hub";
 import { hubStream } from "./hub-stream";
 import { storedSize } from "./stored-size";
@@ -25,6 +26,8 @@ import { storedSize } from "./stored-size";
  */
 export const MAX_RESOURCE_SUBSCRIPTIONS = 64;
 export const MAX_FILTER_BYTES = 12_000;
+/** Task ids one listen request may follow. */
+export const MAX_TASK_SUBSCRIPTIONS = 64;
 
 const filterSchema = lazy(() =>
   z.looseObject({
@@ -34,6 +37,7 @@ const filterSchema = lazy(() =>
     resourceSubscriptions: z.optional(
       z.array(z.string().check(z.minLength(1), z.maxLength(2_048))).check(z.maxLength(MAX_RESOURCE_SUBSCRIPTIONS)),
     ),
+    taskIds: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(64))).check(z.maxLength(MAX_TASK_SUBSCRIPTIONS))),
   }),
 );
 
@@ -42,19 +46,26 @@ export interface ListenSupport {
   tools: boolean;
   prompts: boolean;
   resources: boolean;
+  /** `notifications/tasks` (Tasks extension), for requests that declare the extension. */
+  tasks: boolean;
 }
 
 /** Parses the requested filter and keeps the part this server honours; unknown notification types are dropped. */
-export function honouredFilter(params: JsonObject, support: ListenSupport): ListenerFilter {
+export function honouredFilter(params: JsonObject, support: ListenSupport, declaresTasks = false): ListenerFilter {
   const parsed = filterSchema().safeParse(params.notifications ?? {});
   if (!parsed.success) throw invalidParams(`Invalid params: ${describeIssues(parsed.error as z.core.$ZodError, "notifications")}`);
   const requested = parsed.data;
+  // SEP-2663: a client that asks for task notifications without declaring the extension MUST get -32021.
+  if (requested.taskIds !== undefined && support.tasks && !declaresTasks) throw tasksRequired();
   const honoured: ListenerFilter = {};
   if (requested.toolsListChanged && support.tools) honoured.toolsListChanged = true;
   if (requested.promptsListChanged && support.prompts) honoured.promptsListChanged = true;
   if (requested.resourcesListChanged && support.resources) honoured.resourcesListChanged = true;
   if (requested.resourceSubscriptions?.length && support.resources)
     honoured.resourceSubscriptions = [...new Set(requested.resourceSubscriptions)];
+  // Why any id is honoured: task events go only to their own principal's listeners, so another caller's id (or
+  // one never minted) simply never fires; checking each id here would cost a Durable Object call per id.
+  if (requested.taskIds?.length && support.tasks) honoured.taskIds = [...new Set(requested.taskIds)];
   assertFilterStorable(honoured);
   return honoured;
 }
@@ -78,10 +89,11 @@ export const NOTIFICATION_METHODS: Record<HubEvent["type"], string> = {
   prompts_list_changed: "notifications/prompts/list_changed",
   resources_list_changed: "notifications/resources/list_changed",
   resource_updated: "notifications/resources/updated",
+  task_status: "notifications/tasks",
 };
 
 export function serveListen(scope: RequestScope, params: JsonObject, support: ListenSupport, resultMeta: JsonObject): Response {
-  const filter = honouredFilter(params, support);
+  const filter = honouredFilter(params, support, declaresTasks(scope.meta.clientCapabilities));
   const id = scope.requestId;
   const tag = { [META.subscriptionId]: id };
   const headers = { [HEADER.requestId]: scope.traceId };
@@ -106,7 +118,8 @@ export function serveListen(scope: RequestScope, params: JsonObject, support: Li
     signal: scope.reply.signal,
     headers,
     toMessage(event) {
-      const eventParams: JsonObject = { _meta: tag };
+      // A task notification carries the DetailedTask, as tasks/get would answer it at that moment.
+      const eventParams: JsonObject = event.type === "task_status" ? { ...event.task, _meta: tag } : { _meta: tag };
       if (event.type === "resource_updated") eventParams.uri = event.uri;
       return { jsonrpc: "2.0", method: NOTIFICATION_METHODS[event.type], params: eventParams };
     },

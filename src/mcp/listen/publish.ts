@@ -23,6 +23,12 @@ export interface Publisher {
   resourceUpdated(uri: string, audience?: Audience): Promise<void>;
 }
 
+/** Tells the principal's listen streams that one of its tasks changed status (Tasks extension; engine only). */
+export async function publishTaskStatus(hubs: Hubs, principal: string, taskId: string, task: Record<string, unknown>): Promise<void> {
+  if (!hubs) return;
+  await hubs.getByName(principalHubName(principal)).publish({ type: "task_status", taskId, task, principal });
+}
+
 export const globalHubName = (shard: number) => `global:${shard}`;
 export const principalHubName = (principal: string) => `principal:${principal}`;
 

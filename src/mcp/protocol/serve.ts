@@ -57,7 +57,8 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
   if (name !== undefined) expectHeader(request, HEADER.name, name, maxLength);
   const bindings = message.method === "tools/call" && name !== undefined ? server.headerBindingsOf(name) : undefined;
   if (bindings) checkParamHeaders(request, bindings, message.params.arguments, maxLength);
-  if (name !== undefined && message.method !== "resources/read") record.name = name;
+  // Why not URIs and task ids in the log: a URI may be user data, and a task id is a handle to someone's task.
+  if (name !== undefined && message.method !== "resources/read" && !message.method.startsWith("tasks/")) record.name = name;
   const reply = new Reply(request.signal, {
     headers: { [HEADER.requestId]: exchange.traceId },
     onFinish: (status, code) => logRequest(record, status, code),
@@ -72,7 +73,7 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
   });
   // A listen stream is not one answer but a long-lived stream of notifications: it has its own module.
   const support = server.listenSupport(exchange.env);
-  if (message.method === "subscriptions/listen" && (support.tools || support.prompts || support.resources)) {
+  if (message.method === "subscriptions/listen" && (support.tools || support.prompts || support.resources || support.tasks)) {
     const stream = serveListen(scope, message.params, support, server.resultMeta());
     logRequest(record, stream.status);
     return settled(stream);

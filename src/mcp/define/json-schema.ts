@@ -1,0 +1,39 @@
+/**
+ * @module json-schema
+ * Tool inputs declared as raw JSON Schema 2020-12 (tools ported from other servers): `input: jsonSchema({...})`.
+ * Validated with `@cfworker/json-schema`, which interprets schemas instead of generating code, so it runs where
+ * `new Function` is forbidden (Workers). Only a server that calls `jsonSchema()` bundles the validator.
+ */
+import { Validator } from "@cfworker/json-schema";
+import { truncate } from "../protocol/errors";
+import type { JsonObject } from "../protocol/wire";
+
+/** A tool input declared as JSON Schema: the schema, listed verbatim in tools/list, and its validator. */
+export interface JsonSchemaInput {
+  readonly jsonSchema: JsonObject;
+  /** Undefined when `value` is valid, else a short message (at most five problems) a model can act on. */
+  problems(value: unknown): string | undefined;
+}
+
+/**
+ * Declares a tool's input as a JSON Schema 2020-12 object (root `type: "object"`, as tools/list requires); the
+ * handler's arguments are then plain JSON. Not supported by the validator: `$dynamicRef` / `$dynamicAnchor`.
+ */
+export function jsonSchema(schema: JsonObject): JsonSchemaInput {
+  if (schema.type !== "object") throw new Error('A JSON Schema tool input must have type "object" at its root');
+  let validator: Validator | undefined;
+  return {
+    jsonSchema: schema,
+    problems(value) {
+      // Why "2020-12" and no short-circuit: the library defaults to draft 2019-09 (ignoring `$schema`) and one error.
+      validator ??= new Validator(schema as never, "2020-12", false);
+      const outcome = validator.validate(value);
+      if (outcome.valid) return undefined;
+      const lines = outcome.errors
+        .slice(0, 5)
+        .map((problem) => `${truncate(problem.instanceLocation, 80)}: ${truncate(problem.error, 200)}`);
+      if (outcome.errors.length > 5) lines.push(`...and ${outcome.errors.length - 5} more`);
+      return lines.join("; ");
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * @module tasks/record
+ * What a task's Durable Object stores about it, and the wire shapes derived from that record.
+ */
+import type { Principal } from "../auth/principal";
+import type { InputKind } from "../input/ask";
+import type { ClientCapabilities, Implementation, JsonObject, RequestId } from "../protocol/wire";
+import type { TaskStatus } from "./wire";
+
+/** What the Worker hands the object when it creates a task. */
+export interface TaskInit {
+  taskId: string;
+  /** The server (by name, see servers.ts) and tool the task runs, with the arguments as the client sent them. */
+  server: string;
+  tool: string;
+  args: JsonObject;
+  principal: Principal;
+  client: { protocolVersion: string; capabilities: ClientCapabilities; info?: Implementation };
+  requestId: RequestId;
+  traceId: string;
+  /** The ledger object that counts this task while it is in progress (quota.ts). */
+  quota: string;
+  /** Answers and `ctx.state` gathered by multi round-trip rounds before the task was created. */
+  answers: JsonObject;
+  state: JsonObject;
+}
+
+export interface TaskRecord extends TaskInit {
+  status: TaskStatus;
+  statusMessage?: string;
+  createdAt: number;
+  lastUpdatedAt: number;
+  ttlMs: number;
+  pollIntervalMs: number;
+  /** Questions asked and not answered yet: their kind (to check answers) and wire form (for `inputRequests`). */
+  pending: Record<string, { kind: InputKind; request: JsonObject }>;
+  result?: JsonObject;
+  error?: JsonObject;
+}
+
+/** The flat Task fields (the `CreateTaskResult` body, without `resultType`). */
+export function taskFields(record: TaskRecord): JsonObject {
+  return {
+    taskId: record.taskId,
+    status: record.status,
+    ...(record.statusMessage !== undefined && { statusMessage: record.statusMessage }),
+    createdAt: new Date(record.createdAt).toISOString(),
+    lastUpdatedAt: new Date(record.lastUpdatedAt).toISOString(),
+    ttlMs: record.ttlMs,
+    pollIntervalMs: record.pollIntervalMs,
+  };
+}
+
+/** The DetailedTask of `tasks/get`: the Task plus what its status carries (result, error or inputRequests). */
+export function detailedTask(record: TaskRecord): JsonObject {
+  const task = taskFields(record);
+  if (record.status === "completed") task.result = record.result;
+  if (record.status === "failed") task.error = record.error;
+  if (record.status === "input_required") {
+    task.inputRequests = Object.fromEntries(Object.entries(record.pending).map(([key, { request }]) => [key, request]));
+  }
+  return task;
+}
+
+/** Bytes of a value as stored (UTF-8 JSON). */
+export function storedBytes(value: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(value)).byteLength;
+}

@@ -1,0 +1,49 @@
+/**
+ * @module tasks/runner
+ * `TaskRunner`: the Durable Object class of tasks, one object per task (named by its id), plus one quota ledger per
+ * caller (quota.ts). The methods are the RPC surface the Worker calls (rpc.ts); host.ts does the work.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { EngineBindings } from "../bindings";
+import type { JsonObject } from "../protocol/wire";
+import { TaskHost } from "./host";
+import { QuotaLedger } from "./quota";
+import type { TaskInit } from "./record";
+import type { TaskObject, UpdateOutcome } from "./rpc";
+
+export class TaskRunner extends DurableObject<EngineBindings> implements TaskObject {
+  private readonly host: TaskHost;
+
+  constructor(ctx: DurableObjectState, env: EngineBindings) {
+    super(ctx, env);
+    this.host = new TaskHost(ctx, env);
+  }
+
+  async create(init: TaskInit): Promise<JsonObject> {
+    return this.host.create(init);
+  }
+
+  async get(principal: string): Promise<JsonObject | undefined> {
+    return this.host.get(principal);
+  }
+
+  async update(principal: string, responses: JsonObject): Promise<UpdateOutcome> {
+    return this.host.update(principal, responses);
+  }
+
+  async cancel(principal: string): Promise<boolean> {
+    return this.host.cancel(principal);
+  }
+
+  async admit(taskId: string, expiresAt: number, max: number): Promise<boolean> {
+    return new QuotaLedger(this.ctx.storage).admit(taskId, expiresAt, max);
+  }
+
+  async release(taskId: string): Promise<void> {
+    new QuotaLedger(this.ctx.storage).release(taskId);
+  }
+
+  override async alarm(): Promise<void> {
+    await this.host.alarm();
+  }
+}
