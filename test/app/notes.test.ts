@@ -1,16 +1,13 @@
-import { createExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import worker from "../../src";
 import { prompts } from "../../src/prompts";
 import { resources } from "../../src/resources";
 import { tools } from "../../src/tools";
 import { localIssuer } from "../helpers/issuer";
-import { readMessage, readSse, rpc, testServer } from "../helpers/rpc";
+import { readMessage, readSse, type rpc, testServer } from "../helpers/rpc";
 import { sseReader } from "../helpers/sse";
+import { app } from "./app";
 
 /** The app's own Worker (src/index.ts), called in this isolate with the real bindings. */
-const app = rpc((request) => worker.fetch(request, env, createExecutionContext()));
 const { call, send } = app;
 
 type ToolResult = { content: { type: string; text?: string; uri?: string }[]; structuredContent?: any; isError?: boolean };

@@ -4,7 +4,9 @@
  * clients that did not (the question then is a multi round-trip round).
  */
 import { describe, expect, it } from "vitest";
-import { call } from "../helpers/rpc";
+import { app } from "./app";
+
+const { call } = app;
 
 const TASKS = { elicitation: { form: {} }, extensions: { "io.modelcontextprotocol/tasks": {} } };
 type Json = Record<string, any>;

@@ -51,7 +51,7 @@ describe("@modelcontextprotocol/sdk 1.32.2 client (2025-11-25)", () => {
       const capabilities = client.getServerCapabilities();
       if (notifications) expect(capabilities).toMatchObject({ logging: {}, tools: { listChanged: true }, resources: { subscribe: true } });
       else expect(capabilities?.resources?.subscribe).toBeUndefined();
-      expect((await client.listTools()).tools).toHaveLength(8);
+      expect((await client.listTools()).tools).toHaveLength(9);
     }
   });
 

@@ -66,6 +66,7 @@ describe("official client pinned to 2026-07-28", () => {
       "delete_note",
       "summarize_notes",
       "draft_note",
+      "retag_notebook",
     ]);
     expect(tools.every((tool) => tool.inputSchema.type === "object" && tool.description)).toBe(true);
   });
