@@ -2,7 +2,8 @@
  * @module mcp
  * The engine's public boundary: the only module that code outside `src/mcp/` imports (the app, its tests, the
  * conformance fixture and the bench Workers). Everything a tool, resource or prompt module needs, the Worker
- * factory, and the Durable Object classes that wrangler.toml binds.
+ * factory, and the Durable Object classes (ReplayGuard, LegacySession, SubscriptionHub, TaskRunner) that the app's
+ * entry module re-exports under the names wrangler.toml binds. (Biome keeps these exports sorted by path.)
  */
 
 export type { Principal } from "./auth/principal";
@@ -25,7 +26,6 @@ export { defineTool, type Tool, type ToolContext, type ToolResult, toolError } f
 export { elicitForm, elicitUrl, type InputApi, listRoots, sample, samplingText } from "./input/ask";
 export { ReplayGuard } from "./input/replay-guard";
 export { LegacySession } from "./legacy/session";
-// Durable Object classes: the app's entry module re-exports them under the names wrangler.toml binds.
 export { SubscriptionHub } from "./listen/hub";
 export type { ServerDefinition } from "./protocol/server";
 export { TaskRunner } from "./tasks/runner";
