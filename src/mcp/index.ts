@@ -5,6 +5,7 @@
  * factory, and the Durable Object classes that wrangler.toml binds.
  */
 
+export { defineView, type View, type ViewCsp, type ViewDefinition, type ViewPermissions } from "./apps/views";
 export type { Principal } from "./auth/principal";
 export type { EngineBindings } from "./bindings";
 export { audio, embeddedResource, image, resourceLink, text, toBase64 } from "./define/content";

@@ -7,6 +7,7 @@ import { requireToolScopes } from "../auth/authenticate";
 import type { InputApi, RoundOutcome } from "../input/ask";
 import { describeError, type LogScope, log } from "../log";
 import { memoize } from "../memo";
+import type { View } from "../apps/views";
 import { isObject } from "../protocol/envelope";
 import { ErrorCode, INTERNAL_ERROR_MESSAGE, invalidParams, RpcError, truncate } from "../protocol/errors";
 import type { ContentBlock, Icon, JsonObject, ToolAnnotations } from "../protocol/wire";
@@ -62,6 +63,11 @@ export interface ToolDefinition<In extends ToolInput, Out extends z.ZodMiniType 
    * `tools/call`); the task is created at that first `ctx.progress()`, and later questions go through the task.
    */
   taskSupport?: TaskSupport;
+  /**
+   * An interactive view (MCP Apps, `defineView`) that hosts rendering views show with this tool's results. Listed as
+   * `_meta.ui.resourceUri` to clients that declare the extension only; keep the result useful as text for the others.
+   */
+  view?: View;
   handler: (
     args: ArgsOf<In>,
     ctx: ToolContext,
