@@ -3,11 +3,11 @@
  * `defineTool`, and the `tools/list` and `tools/call` methods.
  */
 import type * as z from "zod/mini";
+import type { View } from "../apps/views";
 import { requireToolScopes } from "../auth/authenticate";
 import type { InputApi, RoundOutcome } from "../input/ask";
 import { describeError, type LogScope, log } from "../log";
 import { memoize } from "../memo";
-import type { View } from "../apps/views";
 import { isObject } from "../protocol/envelope";
 import { ErrorCode, INTERNAL_ERROR_MESSAGE, invalidParams, RpcError, truncate } from "../protocol/errors";
 import type { ContentBlock, Icon, JsonObject, ToolAnnotations } from "../protocol/wire";

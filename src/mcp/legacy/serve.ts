@@ -283,8 +283,7 @@ async function initialize(context: LegacyContext, params: JsonObject): Promise<J
     // on its stream, the answers come back as separate POSTs, and its Durable Object is where they meet.
     // A client offered views (MCP Apps) too: which capabilities it declared decides every later tools/list.
     const stored =
-      ["elicitation", "sampling", "roots"].some((name) => isObject(capabilities[name])) ||
-      server.offersViews(exchange.env, capabilities);
+      ["elicitation", "sampling", "roots"].some((name) => isObject(capabilities[name])) || server.offersViews(exchange.env, capabilities);
     const principal = (exchange.principal ?? ANONYMOUS).id;
     const { token, claims } = await newSession(exchange.config, principal, version, stored);
     if (stored) {

@@ -94,7 +94,8 @@ export class McpServer {
     const live = this.listenSupport(env);
     const capabilities: JsonObject = era === "legacy" ? { logging: {} } : {};
     if (this.tools.size > 0) capabilities.tools = live.tools ? { listChanged: true } : {};
-    if (this.resources.size > this.hiddenViews(env, client)) capabilities.resources = live.resources ? { subscribe: true, listChanged: true } : {};
+    if (this.resources.size > this.hiddenViews(env, client))
+      capabilities.resources = live.resources ? { subscribe: true, listChanged: true } : {};
     if (this.prompts.size > 0) capabilities.prompts = live.prompts ? { listChanged: true } : {};
     if (this.hasCompletions()) capabilities.completions = {};
     // Tasks need their Durable Objects (TASKS); they are a 2026-07-28 extension (per-request capabilities).
