@@ -59,7 +59,6 @@ const withoutViews = serve(
 );
 
 const toolNamed = (result: Json, name: string) => (result.tools as Json[]).find((tool) => tool.name === name)!;
-const uris = (result: Json) => (result.resources as Json[]).map((resource) => resource.uri);
 
 describe("a client that declares the extension", () => {
   it("sees each tool's view as _meta.ui.resourceUri (and the flat ui/resourceUri key 2025 hosts read)", async () => {
