@@ -5,7 +5,6 @@
  * factory, and the Durable Object classes that wrangler.toml binds.
  */
 
-export { defineView, type View, type ViewCsp, type ViewDefinition, type ViewPermissions } from "./apps/views";
 export type { Principal } from "./auth/principal";
 export type { EngineBindings } from "./bindings";
 export { audio, embeddedResource, image, resourceLink, text, toBase64 } from "./define/content";
@@ -23,6 +22,7 @@ export {
 } from "./define/resources";
 export { titledEnum } from "./define/schema";
 export { defineTool, type Tool, type ToolContext, type ToolResult, toolError } from "./define/tools";
+export { defineView, type View, type ViewCsp, type ViewDefinition, type ViewPermissions } from "./define/views";
 export { elicitForm, elicitUrl, type InputApi, listRoots, sample, samplingText } from "./input/ask";
 export { ReplayGuard } from "./input/replay-guard";
 export { LegacySession } from "./legacy/session";

@@ -79,7 +79,7 @@ export const isTemplate = (resource: Resource): resource is ResourceTemplateDefi
 export const NOT_CACHED: CacheHint = { ttlMs: 0, cacheScope: "private" };
 
 export function describeResource(resource: ResourceDefinition): JsonObject {
-  // `view` is the declaration of an interactive view (apps/views.ts): the engine's, never listed.
+  // `view` is the declaration of an interactive view (views.ts): the engine's, never listed.
   const { read: _read, cache: _cache, view: _view, ...listing } = resource as ResourceDefinition & { view?: unknown };
   return listing as unknown as JsonObject;
 }

@@ -3,7 +3,6 @@
  * `defineTool`, and the `tools/list` and `tools/call` methods.
  */
 import type * as z from "zod/mini";
-import type { View } from "../apps/views";
 import { requireToolScopes } from "../auth/authenticate";
 import type { InputApi, RoundOutcome } from "../input/ask";
 import { describeError, type LogScope, log } from "../log";
@@ -17,6 +16,7 @@ import { type HandlerContext, handlerContext, type RequestScope } from "./contex
 import type { JsonSchemaInput } from "./json-schema";
 import type { Registry } from "./registry";
 import { describeIssues, type ObjectSchema, toJsonSchema } from "./schema";
+import type { View } from "./views";
 
 export type ToolContext = HandlerContext &
   InputApi & {

@@ -4,7 +4,6 @@
  * methods served on the 2026-07-28 path.
  */
 
-import { isView, toolViewMeta, UI_EXTENSION, type View, viewsOffered } from "../apps/views";
 import { permits } from "../auth/authenticate";
 import type { EngineBindings } from "../bindings";
 import type { RequestScope } from "../define/context";
@@ -13,6 +12,7 @@ import { Registry } from "../define/registry";
 import { listResources } from "../define/resource-list";
 import { type Resource, type ResourceDefinition, ResourceIndex } from "../define/resources";
 import { callTool, checkToolNames, describeTool, type TaskCall, type Tool } from "../define/tools";
+import { isView, toolViewMeta, UI_EXTENSION, type View, viewsOffered } from "../define/views";
 import { type HeaderBinding, headerBindings } from "../http/param-headers";
 import type { ListenSupport } from "../listen/listen";
 import { memoize } from "../memo";

@@ -1,5 +1,5 @@
 /**
- * @module apps/views
+ * @module views
  * MCP Apps (`io.modelcontextprotocol/ui`, SEP-1865): a tool names an interactive HTML view, a `ui://` resource the
  * host renders in a sandboxed iframe. `defineView` declares one; its HTML is a Workers static asset, read through
  * the ASSETS binding only when `resources/read` asks for it (never at startup, never in the Worker bundle).
@@ -9,9 +9,9 @@
  * client gets exactly the answers it got before views existed (no `_meta.ui`, no `ui://` resource, no extension).
  */
 import type { EngineBindings } from "../bindings";
-import type { Resource, ResourceDefinition } from "../define/resources";
 import { isObject } from "../protocol/envelope";
 import type { ClientCapabilities, JsonObject, ResourceContents } from "../protocol/wire";
+import type { Resource, ResourceDefinition } from "./resources";
 
 export const UI_EXTENSION = "io.modelcontextprotocol/ui";
 export const VIEW_MIME_TYPE = "text/html;profile=mcp-app";
