@@ -28,12 +28,13 @@ const REFRESH_MS = 5_000;
 const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const list = element<HTMLUListElement>("notes");
 const status = element<HTMLParagraphElement>("status");
-const search = element<HTMLFormElement>("search");
+const searchButton = element<HTMLButtonElement>("search");
 const query = element<HTMLInputElement>("query");
-const editor = element<HTMLFormElement>("editor");
+const editor = element<HTMLElement>("editor");
 const titleField = element<HTMLInputElement>("title");
 const tagsField = element<HTMLInputElement>("tags");
 const bodyField = element<HTMLTextAreaElement>("body");
+const saveButton = element<HTMLButtonElement>("save");
 const deleteButton = element<HTMLButtonElement>("delete");
 
 const app = new App({ name: "notebook-view", version: "1.0.0" });
@@ -108,14 +109,20 @@ function close(message: string): void {
 const guarded = (action: () => Promise<void>) => () =>
   void action().catch((error: unknown) => say(error instanceof Error ? error.message : String(error)));
 
-search.addEventListener("submit", (event) => {
-  event.preventDefault();
-  guarded(() => refresh(true))();
+// Buttons and the Enter key, not form submission: a host's sandbox may not allow forms (no allow-forms).
+const search = guarded(() => refresh(true));
+searchButton.addEventListener("click", search);
+query.addEventListener("keydown", (event) => {
+  if (event.key === "Enter") search();
 });
 
-editor.addEventListener("submit", (event) => {
-  event.preventDefault();
+saveButton.addEventListener(
+  "click",
   guarded(async () => {
+    if (!titleField.value.trim()) {
+      titleField.focus();
+      return say("A note needs a title.");
+    }
     const tags = tagsField.value
       .split(",")
       .map((tag) => tag.trim())
@@ -124,8 +131,8 @@ editor.addEventListener("submit", (event) => {
       .structuredContent as unknown as Note;
     say(`Saved "${note.title}".`);
     await refresh();
-  })();
-});
+  }),
+);
 
 // The server asks the user to confirm (through the host) before it deletes; the view only reports the outcome.
 deleteButton.addEventListener(
