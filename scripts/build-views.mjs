@@ -5,10 +5,12 @@
  * Why one file with the script and style inline: hosts render the view in a sandboxed iframe whose origin is
  * `null`, so a script or stylesheet loaded by URL is blocked (CORS, and the host's CSP allows no origin by default).
  *
- * Run by wrangler's [build] (npm run dev, npm run build, deploy; dev rebuilds on change: hot reload) and by
- * `npm test` (pretest), since the Workers test pool does not run wrangler's [build].
+ * Run by wrangler's [build] (npm run dev, npm run build, deploy; dev rebuilds on change: hot reload), and by the
+ * tests as a vitest global setup: the Workers test pool does not run wrangler's [build], and refuses to start
+ * without the assets directory.
  */
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { argv } from "node:process";
 import { fileURLToPath } from "node:url";
 import { build } from "vite";
 
@@ -41,7 +43,12 @@ async function buildView(name) {
   return html;
 }
 
-await mkdir(out, { recursive: true });
-for (const entry of await readdir(`${root}views`, { withFileTypes: true })) {
-  if (entry.isDirectory()) await buildView(entry.name);
+/** Builds every view (the default export, so vitest can run it as a global setup). */
+export default async function buildViews() {
+  await mkdir(out, { recursive: true });
+  for (const entry of await readdir(`${root}views`, { withFileTypes: true })) {
+    if (entry.isDirectory()) await buildView(entry.name);
+  }
 }
+
+if (argv[1] === fileURLToPath(import.meta.url)) await buildViews();
