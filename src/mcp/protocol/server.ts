@@ -150,17 +150,26 @@ export class McpServer {
     return this.offersViews(scope.env, scope.meta.clientCapabilities) ? undefined : (resource) => !isView(resource);
   }
 
-  /** `tools/list` that names each tool's view in its `_meta`, for requests offered views (private: it differs per client). */
-  private withViewMeta(listTools: MethodHandler): MethodHandler {
+  /**
+   * A method whose answer differs for requests offered views: theirs is `adjust`ed and private, so no shared cache
+   * hands it to a client that does not render views (nor theirs to them). Without views, the method as it is.
+   */
+  private differsForViews(handler: MethodHandler, adjust: (result: JsonObject) => JsonObject = (result) => result): MethodHandler {
+    if (this.views.length === 0) return handler;
     return async (params, scope) => {
-      const result = await listTools(params, scope);
+      const result = await handler(params, scope);
       if (!this.offersViews(scope.env, scope.meta.clientCapabilities)) return result;
-      const tools = (result.tools as JsonObject[]).map((entry) => {
-        const view = this.tools.get(entry.name as string)?.view;
-        return view ? { ...entry, _meta: { ...(entry._meta as JsonObject | undefined), ...toolViewMeta(view) } } : entry;
-      });
-      return { ...result, tools, cacheScope: "private" };
+      return { ...adjust(result), cacheScope: "private" };
     };
+  }
+
+  /** `tools/list` entries with each tool's view named in `_meta` (for requests offered views). */
+  private withViewMeta(result: JsonObject): JsonObject {
+    const tools = (result.tools as JsonObject[]).map((entry) => {
+      const view = this.tools.get(entry.name as string)?.view;
+      return view ? { ...entry, _meta: { ...(entry._meta as JsonObject | undefined), ...toolViewMeta(view) } } : entry;
+    });
+    return { ...result, tools };
   }
 
   private hasCompletions(): boolean {
@@ -170,17 +179,23 @@ export class McpServer {
 
   private methodTable(): Map<string, MethodHandler> {
     const methods = new Map<string, MethodHandler>();
-    methods.set("server/discover", async (_params, scope) => ({
-      supportedVersions: servedVersions(scope.config.legacy.enabled),
-      capabilities: this.capabilities(scope.env, "stateless", scope.meta.clientCapabilities),
-      ...(this.instructions && { instructions: this.instructions }),
-      ttlMs: scope.config.listTtlMs,
-      cacheScope: "public",
-    }));
+    methods.set(
+      "server/discover",
+      this.differsForViews(async (_params, scope) => ({
+        supportedVersions: servedVersions(scope.config.legacy.enabled),
+        capabilities: this.capabilities(scope.env, "stateless", scope.meta.clientCapabilities),
+        ...(this.instructions && { instructions: this.instructions }),
+        ttlMs: scope.config.listTtlMs,
+        cacheScope: "public",
+      })),
+    );
     if (this.tools.size > 0) {
       // A tool the caller may not use is not listed to it (it stays callable only with the scopes it needs).
       const listTools = list("tools", this.tools, (scope) => (tool) => permits(scope.principal, tool, scope.config));
-      methods.set("tools/list", this.views.length > 0 ? this.withViewMeta(listTools) : listTools);
+      methods.set(
+        "tools/list",
+        this.differsForViews(listTools, (result) => this.withViewMeta(result)),
+      );
       const startTaskHere = (call: TaskCall) => startTask(this.info.name, call);
       methods.set("tools/call", (params, scope) => callTool(this.tools, params, scope, startTaskHere));
     }
@@ -193,9 +208,11 @@ export class McpServer {
       const shown = this.views.length > 0 ? (scope: RequestScope) => this.visibleResources(scope) : undefined;
       methods.set(
         "resources/list",
-        this.resources.listing.length > 0
-          ? (params, scope) => listResources(this.resources, params, scope, shown?.(scope))
-          : list("resources", this.resources.fixed, shown),
+        this.differsForViews(
+          this.resources.listing.length > 0
+            ? (params, scope) => listResources(this.resources, params, scope, shown?.(scope))
+            : list("resources", this.resources.fixed, shown),
+        ),
       );
       methods.set("resources/templates/list", list("resourceTemplates", this.resources.templates));
       methods.set("resources/read", (params, scope) => this.resources.read(params, scope));

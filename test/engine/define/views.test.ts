@@ -73,9 +73,10 @@ describe("a client that declares the extension", () => {
     expect(result.cacheScope).toBe("private");
   });
 
-  it("is told the server offers the extension, in server/discover", async () => {
-    const { capabilities } = await withViews.call("server/discover", {}, { capabilities: RENDERS_VIEWS });
-    expect((capabilities as Json).extensions).toMatchObject({ [UI]: {} });
+  it("is told the server offers the extension, in a server/discover answer no shared cache may reuse", async () => {
+    const discovered = await withViews.call("server/discover", {}, { capabilities: RENDERS_VIEWS });
+    expect((discovered.capabilities as Json).extensions).toMatchObject({ [UI]: {} });
+    expect(discovered.cacheScope).toBe("private");
   });
 
   it("lists a view shared by two tools once, as an HTML app resource", async () => {
