@@ -37,7 +37,12 @@ export default defineConfig({
             },
           }),
         ],
-        test: { name: "workerd", include: ["test/engine/**/*.test.ts", "test/app/**/*.test.ts"] },
+        test: {
+          name: "workerd",
+          include: ["test/engine/**/*.test.ts", "test/app/**/*.test.ts"],
+          // The views' HTML (build/assets): the pool binds it as ASSETS, and does not start without it.
+          globalSetup: ["scripts/build-views.mjs"],
+        },
       },
       {
         // Checks of the repository itself (import boundary, README), in Node: no Worker, no server.

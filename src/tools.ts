@@ -11,6 +11,7 @@ import * as z from "zod/mini";
 import type { ToolContext } from "./mcp";
 import { defineTool, elicitForm, listRoots, resourceLink, sample, samplingText, text, toolError } from "./mcp";
 import { listsNotes, NOTE_ID, NOTE_LIMITS, NOTEBOOK_ID, type Note, newNotebookId, notebookFor, shelfFor } from "./notes";
+import { notebookView } from "./views";
 
 const notebookId = z.string().check(z.regex(NOTEBOOK_ID), z.describe("Notebook handle returned by create_notebook"));
 const noteId = z.string().check(z.regex(NOTE_ID), z.describe("Note id, as returned by add_note or search_notes"));
@@ -100,6 +101,8 @@ export const tools = [
     }),
     output: z.object({ notes: z.array(summarySchema) }),
     annotations: { readOnlyHint: true, openWorldHint: false },
+    // Hosts that render views show the notebook with the results; the others read them as JSON text.
+    view: notebookView,
     async handler(args, ctx) {
       const notebook = await openNotebook(ctx, args.notebook_id);
       if (!notebook) return unknownNotebook(args.notebook_id);

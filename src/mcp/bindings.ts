@@ -22,6 +22,8 @@ export interface EngineBindings {
   TASKS?: DurableObjectNamespace<TaskObject>;
   /** Requests per caller per minute on `/mcp`; without it nothing is rate limited. */
   RATE_LIMITER?: RateLimit;
+  /** Static assets: the HTML of interactive views (MCP Apps), read when asked for; without it no view is offered. */
+  ASSETS?: Fetcher;
   /** Authorization-server mode (AUTH_LOGIN): clients, grants and tokens (stored hashed or encrypted). Required there. */
   OAUTH_KV?: KVNamespace;
   /** Authorization-server mode: requests per client IP per period on `/register` and `/token`. */

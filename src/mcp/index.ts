@@ -23,6 +23,7 @@ export {
 } from "./define/resources";
 export { titledEnum } from "./define/schema";
 export { defineTool, type Tool, type ToolContext, type ToolResult, toolError } from "./define/tools";
+export { defineView, type View, type ViewCsp, type ViewDefinition, type ViewPermissions } from "./define/views";
 export { elicitForm, elicitUrl, type InputApi, listRoots, sample, samplingText } from "./input/ask";
 export { ReplayGuard } from "./input/replay-guard";
 export { LegacySession } from "./legacy/session";

@@ -7,7 +7,16 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
-import { createMcpWorker, definePrompt, defineResource, defineTool, type EngineBindings, elicitForm, text } from "../../src/mcp";
+import {
+  createMcpWorker,
+  definePrompt,
+  defineResource,
+  defineTool,
+  defineView,
+  type EngineBindings,
+  elicitForm,
+  text,
+} from "../../src/mcp";
 import { readMessage, rpc } from "../helpers/rpc";
 
 const writes: string[] = [];
@@ -190,6 +199,42 @@ describe("a server without TASKS", () => {
       { capabilities: taskClient, headers: { "mcp-name": "AAAAAAAAAAAAAAAAAAAAAA" } },
     );
     expect((await readMessage(response)).error?.code).toBe(-32601);
+  });
+});
+
+describe("a server without ASSETS", () => {
+  const UI = "io.modelcontextprotocol/ui";
+  const rendersViews = { extensions: { [UI]: {} } };
+  const view = defineView({ uri: "ui://bindings/view", name: "view", asset: "/views/view.html" });
+  const withView = {
+    ...definition,
+    tools: [defineTool({ name: "show", description: "Shows a view.", input: z.strictObject({}), view, handler: () => ({ content: [] }) })],
+  };
+  const assets = { fetch: async () => new Response("<!doctype html><p>view</p>") } as unknown as Fetcher;
+  const serve = (bindings: Partial<EngineBindings>) => {
+    const worker = createMcpWorker(withView);
+    const testEnv = { ...env, ...bindings } as Record<string, unknown>;
+    if (!bindings.ASSETS) delete testEnv.ASSETS;
+    return rpc((request) => worker.fetch(request, testEnv as EngineBindings, createExecutionContext()));
+  };
+
+  it("offers no view, even to a client that declares the extension (the same server with ASSETS does)", async () => {
+    for (const [server, offered] of [
+      [serve({}), false],
+      [serve({ ASSETS: assets }), true],
+    ] as const) {
+      const capabilities = (await server.call("server/discover", {}, { capabilities: rendersViews })).capabilities as Record<string, any>;
+      expect(capabilities.extensions?.[UI] !== undefined).toBe(offered);
+      const [tool] = (await server.call("tools/list", {}, { capabilities: rendersViews })).tools as Record<string, unknown>[];
+      expect(tool!._meta !== undefined).toBe(offered);
+      const resources = (await server.call("resources/list", {}, { capabilities: rendersViews })).resources as { uri: string }[];
+      expect(resources.some((resource) => resource.uri === "ui://bindings/view")).toBe(offered);
+    }
+  });
+
+  it("answers a read of the view with 'Resource not found'", async () => {
+    const response = await serve({}).send("resources/read", { uri: "ui://bindings/view" }, { capabilities: rendersViews });
+    expect((await readMessage(response)).error).toMatchObject({ code: -32602, message: "Resource not found" });
   });
 });
 

@@ -38,9 +38,10 @@ export class Registry<T> {
     return this.entries.values();
   }
 
-  /** Every list entry, in declaration order. */
-  descriptions(): JsonObject[] {
-    return this.described().map(({ description }) => description);
+  /** Every list entry (or those `visible`), in declaration order. */
+  descriptions(visible?: (item: T) => boolean): JsonObject[] {
+    const listing = this.described();
+    return (visible ? listing.filter(({ item }) => visible(item)) : listing).map(({ description }) => description);
   }
 
   /** One page of list entries; `visible` hides items from a caller (tools it lacks the scopes for). */

@@ -18,13 +18,19 @@ import { invalidParams } from "../protocol/errors";
 import { openCursor, PAGE_SIZE, sealCursor } from "../protocol/pagination";
 import type { JsonObject } from "../protocol/wire";
 import { handlerContext, type RequestScope } from "./context";
-import { NOT_CACHED, type ResourceIndex } from "./resources";
+import { NOT_CACHED, type ResourceDefinition, type ResourceIndex } from "./resources";
 
 /** Where a page starts, as sealed in the cursor. */
 type Position = { f: number } | { t: string; c?: string };
 
-export async function listResources(index: ResourceIndex, params: JsonObject, scope: RequestScope): Promise<JsonObject> {
-  const fixed = index.fixed.descriptions();
+export async function listResources(
+  index: ResourceIndex,
+  params: JsonObject,
+  scope: RequestScope,
+  /** Hides fixed resources from this caller (views it is not offered). */
+  visible?: (resource: ResourceDefinition) => boolean,
+): Promise<JsonObject> {
+  const fixed = visible ? index.fixed.descriptions(visible) : index.fixed.descriptions();
   const templates = index.listing;
   const start =
     params.cursor === undefined ? { f: 0 } : positionIn(index, await openCursor(scope.config, scope.principal.id, params.cursor));

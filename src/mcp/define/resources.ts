@@ -30,6 +30,7 @@ interface ResourceCommon {
   annotations?: Annotations;
   /** How long clients may cache a read, and for whom. Default: not cached (0, private). */
   cache?: CacheHint;
+  _meta?: JsonObject;
 }
 
 export interface ResourceDefinition extends ResourceCommon {
@@ -78,7 +79,8 @@ export const isTemplate = (resource: Resource): resource is ResourceTemplateDefi
 export const NOT_CACHED: CacheHint = { ttlMs: 0, cacheScope: "private" };
 
 export function describeResource(resource: ResourceDefinition): JsonObject {
-  const { read: _read, cache: _cache, ...listing } = resource;
+  // `view` is the declaration of an interactive view (views.ts): the engine's, never listed.
+  const { read: _read, cache: _cache, view: _view, ...listing } = resource as ResourceDefinition & { view?: unknown };
   return listing as unknown as JsonObject;
 }
 

@@ -16,6 +16,7 @@ import { type HandlerContext, handlerContext, type RequestScope } from "./contex
 import type { JsonSchemaInput } from "./json-schema";
 import type { Registry } from "./registry";
 import { describeIssues, type ObjectSchema, toJsonSchema } from "./schema";
+import type { View } from "./views";
 
 export type ToolContext = HandlerContext &
   InputApi & {
@@ -62,6 +63,11 @@ export interface ToolDefinition<In extends ToolInput, Out extends z.ZodMiniType 
    * `tools/call`); the task is created at that first `ctx.progress()`, and later questions go through the task.
    */
   taskSupport?: TaskSupport;
+  /**
+   * An interactive view (MCP Apps, `defineView`) that hosts rendering views show with this tool's results. Listed as
+   * `_meta.ui.resourceUri` to clients that declare the extension only; keep the result useful as text for the others.
+   */
+  view?: View;
   handler: (
     args: ArgsOf<In>,
     ctx: ToolContext,

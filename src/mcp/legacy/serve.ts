@@ -281,7 +281,9 @@ async function initialize(context: LegacyContext, params: JsonObject): Promise<J
   if (sessions) {
     // A client that can be asked things has its state stored now and read on every request: the questions go out
     // on its stream, the answers come back as separate POSTs, and its Durable Object is where they meet.
-    const stored = ["elicitation", "sampling", "roots"].some((name) => isObject(capabilities[name]));
+    // A client offered views (MCP Apps) too: which capabilities it declared decides every later tools/list.
+    const stored =
+      ["elicitation", "sampling", "roots"].some((name) => isObject(capabilities[name])) || server.offersViews(exchange.env, capabilities);
     const principal = (exchange.principal ?? ANONYMOUS).id;
     const { token, claims } = await newSession(exchange.config, principal, version, stored);
     if (stored) {
@@ -300,7 +302,8 @@ async function initialize(context: LegacyContext, params: JsonObject): Promise<J
   const { name, version: serverVersion } = server.info;
   return {
     protocolVersion: version,
-    capabilities: legacyCapabilities(server.capabilities(exchange.env, "legacy"), sessions !== undefined),
+    // Views only with a session: without one, later requests cannot know this client renders them.
+    capabilities: legacyCapabilities(server.capabilities(exchange.env, "legacy", sessions ? capabilities : {}), sessions !== undefined),
     serverInfo: version === "2025-03-26" ? { name, version: serverVersion } : server.info,
     ...(server.instructions && { instructions: server.instructions }),
   };

@@ -10,8 +10,9 @@ import type { RequestScope } from "../define/context";
 import { describePrompt, getPrompt, type Prompt } from "../define/prompts";
 import { Registry } from "../define/registry";
 import { listResources } from "../define/resource-list";
-import { type Resource, ResourceIndex } from "../define/resources";
+import { type Resource, type ResourceDefinition, ResourceIndex } from "../define/resources";
 import { callTool, checkToolNames, describeTool, type TaskCall, type Tool } from "../define/tools";
+import { isView, toolViewMeta, UI_EXTENSION, type View, viewsOffered } from "../define/views";
 import { type HeaderBinding, headerBindings } from "../http/param-headers";
 import type { ListenSupport } from "../listen/listen";
 import { memoize } from "../memo";
@@ -24,7 +25,7 @@ import { startTask } from "../tasks/start";
 import { TASK_METHODS, TASKS_EXTENSION } from "../tasks/wire";
 import { complete } from "./completion";
 import { methodNotFound } from "./errors";
-import { type Icon, type Implementation, type JsonObject, META, servedVersions } from "./wire";
+import { type ClientCapabilities, type Icon, type Implementation, type JsonObject, META, servedVersions } from "./wire";
 
 export interface ServerDefinition {
   name: string;
@@ -47,6 +48,8 @@ export class McpServer {
   readonly tools: Registry<Tool>;
   readonly prompts: Registry<Prompt>;
   readonly resources: ResourceIndex;
+  /** The interactive views the tools name (MCP Apps), registered as resources offered only where they work. */
+  readonly views: readonly View[];
   /** The `Mcp-Param-*` header bindings of each tool, derived with its JSON Schema on first use. */
   private readonly bindingsOf = memoize((tool: Tool) => headerBindings(tool.name, describeTool(tool).inputSchema as JsonObject));
   private readonly methods: ReadonlyMap<string, MethodHandler>;
@@ -58,7 +61,10 @@ export class McpServer {
     checkToolNames(definition.tools ?? []);
     this.tools = new Registry("Tool", definition.tools ?? [], (tool) => tool.name, describeTool);
     this.prompts = new Registry("Prompt", definition.prompts ?? [], (prompt) => prompt.name, describePrompt);
-    this.resources = new ResourceIndex(definition.resources ?? []);
+    // A tool's view is a resource of the server without being declared twice; a view several tools share, once.
+    this.views = [...new Set((definition.tools ?? []).flatMap((tool) => (tool.view ? [tool.view] : [])))];
+    const declared = definition.resources ?? [];
+    this.resources = new ResourceIndex([...declared, ...this.views.filter((view) => !declared.includes(view))]);
     this.methods = this.methodTable();
   }
 
@@ -84,15 +90,20 @@ export class McpServer {
    * `logging` is offered to 2025 clients only: 2026-07-28 deprecates it (new implementations SHOULD NOT adopt it),
    * and a server that does not declare it sends no `notifications/message` (see `handlerContext`).
    */
-  capabilities(env: EngineBindings, era: "stateless" | "legacy"): JsonObject {
+  capabilities(env: EngineBindings, era: "stateless" | "legacy", client: ClientCapabilities = {}): JsonObject {
     const live = this.listenSupport(env);
     const capabilities: JsonObject = era === "legacy" ? { logging: {} } : {};
     if (this.tools.size > 0) capabilities.tools = live.tools ? { listChanged: true } : {};
-    if (this.resources.size > 0) capabilities.resources = live.resources ? { subscribe: true, listChanged: true } : {};
+    if (this.resources.size > this.hiddenViews(env, client))
+      capabilities.resources = live.resources ? { subscribe: true, listChanged: true } : {};
     if (this.prompts.size > 0) capabilities.prompts = live.prompts ? { listChanged: true } : {};
     if (this.hasCompletions()) capabilities.completions = {};
     // Tasks need their Durable Objects (TASKS); they are a 2026-07-28 extension (per-request capabilities).
-    if (era === "stateless" && env.TASKS && this.hasTaskTools()) capabilities.extensions = { [TASKS_EXTENSION]: {} };
+    const extensions: JsonObject = {};
+    if (era === "stateless" && env.TASKS && this.hasTaskTools()) extensions[TASKS_EXTENSION] = {};
+    // MCP Apps: told only to a client that declared it renders views (others get the answer they always got).
+    if (this.offersViews(env, client)) extensions[UI_EXTENSION] = {};
+    if (Object.keys(extensions).length > 0) capabilities.extensions = extensions;
     return capabilities;
   }
 
@@ -119,9 +130,46 @@ export class McpServer {
     return { [META.serverInfo]: this.info };
   }
 
+  /** Whether this request is offered the views: the server has some, the Worker reads them, the client renders them. */
+  offersViews(env: EngineBindings, client: ClientCapabilities): boolean {
+    return this.views.length > 0 && viewsOffered(env, client);
+  }
+
+  /** How many registered resources this request does not see (views it is not offered). */
+  private hiddenViews(env: EngineBindings, client: ClientCapabilities): number {
+    return this.offersViews(env, client) ? 0 : this.views.length;
+  }
+
   /** Whether any tool may run as a task. */
   hasTaskTools(): boolean {
     return [...this.tools.values()].some((tool) => (tool.taskSupport ?? "forbidden") !== "forbidden");
+  }
+
+  /** Which fixed resources a request sees: all of them, or all but the views when it is not offered them. */
+  private visibleResources(scope: RequestScope): ((resource: ResourceDefinition) => boolean) | undefined {
+    return this.offersViews(scope.env, scope.meta.clientCapabilities) ? undefined : (resource) => !isView(resource);
+  }
+
+  /**
+   * A method whose answer differs for requests offered views: theirs is `adjust`ed and private, so no shared cache
+   * hands it to a client that does not render views (nor theirs to them). Without views, the method as it is.
+   */
+  private differsForViews(handler: MethodHandler, adjust: (result: JsonObject) => JsonObject = (result) => result): MethodHandler {
+    if (this.views.length === 0) return handler;
+    return async (params, scope) => {
+      const result = await handler(params, scope);
+      if (!this.offersViews(scope.env, scope.meta.clientCapabilities)) return result;
+      return { ...adjust(result), cacheScope: "private" };
+    };
+  }
+
+  /** `tools/list` entries with each tool's view named in `_meta` (for requests offered views). */
+  private withViewMeta(result: JsonObject): JsonObject {
+    const tools = (result.tools as JsonObject[]).map((entry) => {
+      const view = this.tools.get(entry.name as string)?.view;
+      return view ? { ...entry, _meta: { ...(entry._meta as JsonObject | undefined), ...toolViewMeta(view) } } : entry;
+    });
+    return { ...result, tools };
   }
 
   private hasCompletions(): boolean {
@@ -131,18 +179,22 @@ export class McpServer {
 
   private methodTable(): Map<string, MethodHandler> {
     const methods = new Map<string, MethodHandler>();
-    methods.set("server/discover", async (_params, scope) => ({
-      supportedVersions: servedVersions(scope.config.legacy.enabled),
-      capabilities: this.capabilities(scope.env, "stateless"),
-      ...(this.instructions && { instructions: this.instructions }),
-      ttlMs: scope.config.listTtlMs,
-      cacheScope: "public",
-    }));
+    methods.set(
+      "server/discover",
+      this.differsForViews(async (_params, scope) => ({
+        supportedVersions: servedVersions(scope.config.legacy.enabled),
+        capabilities: this.capabilities(scope.env, "stateless", scope.meta.clientCapabilities),
+        ...(this.instructions && { instructions: this.instructions }),
+        ttlMs: scope.config.listTtlMs,
+        cacheScope: "public",
+      })),
+    );
     if (this.tools.size > 0) {
       // A tool the caller may not use is not listed to it (it stays callable only with the scopes it needs).
+      const listTools = list("tools", this.tools, (scope) => (tool) => permits(scope.principal, tool, scope.config));
       methods.set(
         "tools/list",
-        list("tools", this.tools, (scope) => (tool) => permits(scope.principal, tool, scope.config)),
+        this.differsForViews(listTools, (result) => this.withViewMeta(result)),
       );
       const startTaskHere = (call: TaskCall) => startTask(this.info.name, call);
       methods.set("tools/call", (params, scope) => callTool(this.tools, params, scope, startTaskHere));
@@ -152,11 +204,15 @@ export class McpServer {
     }
     if (this.resources.size > 0) {
       // Templates that list resources for the caller make the list per caller; otherwise it is one shared list.
+      // Views are listed only to requests they are offered to (zero cost, and no filter, without views).
+      const shown = this.views.length > 0 ? (scope: RequestScope) => this.visibleResources(scope) : undefined;
       methods.set(
         "resources/list",
-        this.resources.listing.length > 0
-          ? (params, scope) => listResources(this.resources, params, scope)
-          : list("resources", this.resources.fixed),
+        this.differsForViews(
+          this.resources.listing.length > 0
+            ? (params, scope) => listResources(this.resources, params, scope, shown?.(scope))
+            : list("resources", this.resources.fixed, shown),
+        ),
       );
       methods.set("resources/templates/list", list("resourceTemplates", this.resources.templates));
       methods.set("resources/read", (params, scope) => this.resources.read(params, scope));
@@ -176,7 +232,11 @@ export class McpServer {
  * A list method (`tools/list`, `prompts/list`, ...): one page of the registry's entries, with cache hints. With authorization on, lists may differ
  * per caller, so shared caches must not reuse them.
  */
-function list<T>(field: string, registry: Registry<T>, visibleTo?: (scope: RequestScope) => (item: T) => boolean): MethodHandler {
+function list<T>(
+  field: string,
+  registry: Registry<T>,
+  visibleTo?: (scope: RequestScope) => ((item: T) => boolean) | undefined,
+): MethodHandler {
   return async (params, scope) => {
     const { page, nextCursor } = registry.page(params.cursor, visibleTo?.(scope));
     return {

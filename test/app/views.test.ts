@@ -1,0 +1,35 @@
+/**
+ * The notebook view of the example: search_notes names it, and a host that renders views reads the built HTML
+ * (npm test builds it first: pretest) through the ASSETS binding.
+ */
+import { describe, expect, it } from "vitest";
+import { app } from "./app";
+
+const RENDERS_VIEWS = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };
+
+describe("the notebook view", () => {
+  it("is named by search_notes, for hosts that render views only", async () => {
+    const named = async (capabilities: Record<string, unknown>) => {
+      const { tools } = await app.call<{ tools: { name: string; _meta?: any }[] }>("tools/list", {}, { capabilities });
+      return tools.filter((tool) => tool._meta?.ui).map((tool) => [tool.name, tool._meta.ui.resourceUri]);
+    };
+    expect(await named(RENDERS_VIEWS)).toEqual([["search_notes", "ui://notes/notebook"]]);
+    expect(await named({})).toEqual([]);
+  });
+
+  it("reads as one self-contained HTML document: script and style inline, nothing loaded from an origin", async () => {
+    const { contents } = await app.call<{ contents: { mimeType: string; text: string; _meta: any }[] }>(
+      "resources/read",
+      { uri: "ui://notes/notebook" },
+      { capabilities: RENDERS_VIEWS },
+    );
+    const [view] = contents;
+    expect(view!.mimeType).toBe("text/html;profile=mcp-app");
+    expect(view!._meta).toEqual({ ui: { prefersBorder: true } });
+    expect(view!.text).toMatch(/^<!doctype html>/i);
+    expect(view!.text).toContain('<script type="module">');
+    expect(view!.text).toContain("<style>");
+    // In the host's sandbox (origin null, CSP without origins) a script or stylesheet by URL would not load.
+    expect(view!.text).not.toMatch(/<script[^>]*\ssrc=|<link[^>]*stylesheet/i);
+  });
+});
