@@ -41,7 +41,7 @@ export default defineConfig({
           name: "workerd",
           include: ["test/engine/**/*.test.ts", "test/app/**/*.test.ts"],
           // The views' HTML (build/assets): the pool binds it as ASSETS, and does not start without it.
-          globalSetup: ["scripts/build-views.mjs"],
+          globalSetup: ["views/build.mjs"],
         },
       },
       {

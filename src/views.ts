@@ -1,6 +1,6 @@
 /**
  * Interactive views (MCP Apps): HTML a host renders next to a tool's result. Each one is built from views/<name>/
- * into build/assets/views/<name>.html (scripts/build-views.mjs) and named by the tools that show it (`view:`).
+ * into build/assets/views/<name>.html (views/build.mjs) and named by the tools that show it (`view:`).
  */
 import { defineView } from "./mcp";
 
