@@ -1,13 +1,15 @@
 /**
  * The notebook view of the example: search_notes names it, and a host that renders views reads the built HTML
- * (npm test builds it first: pretest) through the ASSETS binding.
+ * (the test run builds it first: vitest's global setup) through the ASSETS binding. Without the binding (removed
+ * from wrangler.toml) no view is offered, and these tests do not apply.
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { app } from "./app";
 
 const RENDERS_VIEWS = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };
 
-describe("the notebook view", () => {
+describe.runIf((env as { ASSETS?: unknown }).ASSETS !== undefined)("the notebook view", () => {
   it("is named by search_notes, for hosts that render views only", async () => {
     const named = async (capabilities: Record<string, unknown>) => {
       const { tools } = await app.call<{ tools: { name: string; _meta?: any }[] }>("tools/list", {}, { capabilities });

@@ -4,9 +4,9 @@
  */
 import { readFileSync } from "node:fs";
 
-export type EngineBinding = "SUBSCRIPTIONS" | "LEGACY_SESSIONS" | "REPLAY_GUARD" | "RATE_LIMITER";
+export type EngineBinding = "SUBSCRIPTIONS" | "LEGACY_SESSIONS" | "REPLAY_GUARD" | "RATE_LIMITER" | "TASKS" | "ASSETS";
 
 const config = readFileSync("wrangler.toml", "utf8");
 
-/** Whether wrangler.toml declares the binding (a commented-out `# name = ...` line does not count). */
-export const appBinds = (name: EngineBinding): boolean => new RegExp(`^name = "${name}"$`, "m").test(config);
+/** Whether wrangler.toml declares the binding (a commented-out line does not count; `[assets]` names it `binding`). */
+export const appBinds = (name: EngineBinding): boolean => new RegExp(`^(name|binding) = "${name}"$`, "m").test(config);

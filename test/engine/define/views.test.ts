@@ -46,8 +46,8 @@ function serve(extraTools: ServerDefinition["tools"], bindings: Partial<EngineBi
     version: "1.0.0",
     tools: [...(FIXTURE.tools ?? []), ...(extraTools ?? [])],
   });
-  const testEnv = { ...env, ...bindings } as Env;
-  if (bindings.ASSETS === undefined) delete (testEnv as Partial<Env>).ASSETS;
+  const testEnv: EngineBindings = { ...env, ...bindings };
+  if (bindings.ASSETS === undefined) delete testEnv.ASSETS;
   return rpc((request) => worker.fetch(request, testEnv, createExecutionContext()));
 }
 const VIEW_TOOLS = [showsView("show_demo"), showsView("show_demo_again"), showsView("show_missing", missingView)];
