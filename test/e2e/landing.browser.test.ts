@@ -2,34 +2,19 @@
  * The landing page in a real browser: Debian's Chromium, driven by playwright-core, against the running Worker.
  * CI installs Chromium (.ci/run); on a machine without it the test is skipped unless CI is set.
  */
-import { existsSync, mkdirSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import { mkdirSync } from "node:fs";
+import type { Browser } from "playwright-core";
 import { afterAll, describe, expect, inject, it } from "vitest";
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI) throw new Error(`Chromium is missing at ${CHROMIUM}; .ci/run installs it (apt-get install chromium)`);
+import { chromiumAvailable, launchChromium } from "./chromium";
 
 let browser: Browser | undefined;
 afterAll(async () => {
   await browser?.close();
 });
 
-describe.skipIf(!available)("landing page in headless Chromium", () => {
+describe.skipIf(!chromiumAvailable)("landing page in headless Chromium", () => {
   it("renders the server's name, endpoint and tools, and its copy button works", async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
     const origin = new URL(inject("mcpUrl")).origin;
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin });

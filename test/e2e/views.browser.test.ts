@@ -5,15 +5,12 @@
  * server's confirmation question, and is the "other client" whose change the view must pick up.
  * Screenshots (light and dark) go to test/e2e/screenshots/ (not committed).
  */
-import { existsSync, mkdirSync } from "node:fs";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { mkdirSync } from "node:fs";
+import type { Browser, Page } from "playwright-core";
 import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { appBinds } from "./app-bindings";
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const available = existsSync(CHROMIUM);
-if (!available && process.env.CI) throw new Error(`Chromium is missing at ${CHROMIUM}; .ci/run installs it (apt-get install chromium)`);
+import { chromiumAvailable, launchChromium } from "./chromium";
 
 const UI = "io.modelcontextprotocol/ui";
 const RENDERS_VIEWS = { extensions: { [UI]: { mimeTypes: ["text/html;profile=mcp-app"] } }, elicitation: { form: {} } };
@@ -84,7 +81,7 @@ afterAll(async () => {
 });
 
 // Views need the ASSETS binding: an app that removed it offers none (test/engine/bindings.test.ts covers that).
-describe.skipIf(!available || !appBinds("ASSETS"))("the notebook view in a browser host", () => {
+describe.skipIf(!chromiumAvailable || !appBinds("ASSETS"))("the notebook view in a browser host", () => {
   let page: Page;
   let notebook: string;
   const errors: string[] = [];
@@ -97,19 +94,7 @@ describe.skipIf(!available || !appBinds("ASSETS"))("the notebook view in a brows
     ] as const) {
       await mcp("tools/call", { name: "add_note", arguments: { notebook_id: notebook, title, body: `About ${title}.`, tags } });
     }
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 720, height: 520 } })).newPage();
     // Console errors of the host and of the view's frame (a CSP violation is one), and uncaught exceptions.
     page.on("console", (message) => message.type() === "error" && errors.push(message.text()));
@@ -163,17 +148,22 @@ describe.skipIf(!available || !appBinds("ASSETS"))("the notebook view in a brows
   it("takes screenshots in light and dark", async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     const view = page.locator("iframe");
-    const rendered = () => page.frameLocator("iframe").locator("#notes li").count();
-    // Wait for the list (a refresh may be in flight): a screenshot of a view still drawing is nearly blank.
-    await expect.poll(rendered).toBeGreaterThan(0);
-    const light = await view.screenshot({ path: `${SCREENSHOTS}/notebook-light.png` });
+    // The sandboxed frame paints on its own schedule: shoot until the picture is the rendered view (a blank frame
+    // is a PNG of a few hundred bytes to 3 KB; the rendered one is well over 5 KB).
+    const shoot = async (path: string) => {
+      let shot: Buffer = Buffer.alloc(0);
+      await expect
+        .poll(async () => {
+          shot = await view.screenshot({ path });
+          return shot.byteLength;
+        })
+        .toBeGreaterThan(5_000);
+      return shot;
+    };
+    const light = await shoot(`${SCREENSHOTS}/notebook-light.png`);
     await page.evaluate(() => window.setTheme("dark"));
     await expect.poll(() => page.frameLocator("iframe").locator("html").getAttribute("data-theme")).toBe("dark");
-    await expect.poll(rendered).toBeGreaterThan(0);
-    const dark = await view.screenshot({ path: `${SCREENSHOTS}/notebook-dark.png` });
-    // A rendered view is a sizeable PNG; a blank one is a few hundred bytes.
-    expect(light.byteLength).toBeGreaterThan(5_000);
-    expect(dark.byteLength).toBeGreaterThan(5_000);
+    const dark = await shoot(`${SCREENSHOTS}/notebook-dark.png`);
     expect(Buffer.compare(light, dark)).not.toBe(0);
   });
 
