@@ -8,6 +8,7 @@
  *
  * The token is signed, not encrypted: the client can read the body, so never put secrets in it.
  */
+import { base64url as b64url } from "../encoding";
 
 export type RejectReason = "malformed" | "kid" | "mac" | "expired" | "bind";
 export type OpenResult = { ok: true; body: unknown } | { ok: false; reason: RejectReason };
@@ -45,8 +46,6 @@ const KID = /^[A-Za-z0-9_-]{1,16}$/;
 /** Why: the shape is checked before any crypto, so junk costs a regex, not an HMAC. */
 const TOKEN = /^v1\.([A-Za-z0-9_-]{1,16})\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/;
 const encoder = new TextEncoder();
-
-const b64url = (bytes: Uint8Array | ArrayBuffer) => new Uint8Array(bytes).toBase64({ alphabet: "base64url", omitPadding: true });
 
 /**
  * Parses `STATE_KEYS` ("kid:base64key,kid:base64key", current key first) and returns the problems found, by key

@@ -14,6 +14,7 @@
  * and every later one, up to the final response, go to the session's Durable Object, where a GET with one of its
  * ids fetches the rest. A stream that ended while its client held it is not stored at all.
  */
+import { randomToken } from "../encoding";
 import type { HttpExchange } from "../http/exchange";
 import type { StreamJournal } from "../http/reply";
 import { SseStream } from "../http/sse";
@@ -34,7 +35,7 @@ export const getEventId = (stream: string, positions: HubPositions) => `get:${st
 
 /** A new stream's part of its event ids: 9 random bytes. */
 export function newStreamKey(): string {
-  return crypto.getRandomValues(new Uint8Array(9)).toBase64({ alphabet: "base64url", omitPadding: true });
+  return randomToken(9);
 }
 
 /** What a `Last-Event-ID` header points at; undefined for anything this server did not issue (a fresh start). */

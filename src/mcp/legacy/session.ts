@@ -11,7 +11,9 @@
  * here to the waiting tool. State ends by alarm: when idle, and at the token's expiry. Nothing here is ever read
  * by the 2026-07-28 path.
  */
+
 import { DurableObject } from "cloudflare:workers";
+import { jsonBytes, randomToken } from "../encoding";
 import type { SubscriptionHub } from "../listen/hub";
 import { sessionHubs } from "../listen/publish";
 import type { ClientCapabilities, Implementation, JsonObject, LegacyVersion, LogLevel, RequestId } from "../protocol/wire";
@@ -37,7 +39,7 @@ export interface SessionState {
 export const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 export function newSessionId(): string {
-  return crypto.getRandomValues(new Uint8Array(32)).toBase64({ alphabet: "base64url", omitPadding: true });
+  return randomToken(32);
 }
 
 interface Waiter {
@@ -307,6 +309,3 @@ export class LegacySession extends DurableObject<{ SUBSCRIPTIONS?: DurableObject
     return index;
   }
 }
-
-const encoder = new TextEncoder();
-const jsonBytes = (value: unknown) => encoder.encode(JSON.stringify(value)).byteLength;

@@ -14,6 +14,7 @@
 
 import type { Principal } from "../auth/principal";
 import type { ListenSettings } from "../config";
+import { base64url } from "../encoding";
 import { SseStream } from "../http/sse";
 import { describeError, type LogScope, log } from "../log";
 import { type HubEvent, type HubMessage, type ListenerFilter, type ListenerSpec, POSITION_HEADER, type SubscriptionHub } from "./hub";
@@ -148,7 +149,7 @@ export function hubStream(options: HubStreamOptions): Response {
 
 /** Header values must be ASCII: the spec (which may hold any URI) travels as base64url of its UTF-8 JSON. */
 function encodeSpec(spec: ListenerSpec): string {
-  return new TextEncoder().encode(JSON.stringify(spec)).toBase64({ alphabet: "base64url", omitPadding: true });
+  return base64url(new TextEncoder().encode(JSON.stringify(spec)));
 }
 
 /** The global shard a legacy session always joins, so its filter can be found and updated later. */

@@ -11,7 +11,9 @@
  * the position it last saw gets what it missed before anything live. 2026-07-28 has no resumption: a hub that never
  * serves a session writes nothing.
  */
+
 import { DurableObject } from "cloudflare:workers";
+import { jsonBytes } from "../encoding";
 import { MAX_ATTACHMENT_BYTES, storedSize } from "./stored-size";
 
 /** What a hub sends on a listener socket: an event, or a probe asking the listener's Worker to write. */
@@ -153,7 +155,6 @@ const POSITION_KEY = "replay:seq";
 const UNTIL_KEY = "replay:until";
 const EVENT_PREFIX = "replay:e:";
 const eventKey = (seq: number) => `${EVENT_PREFIX}${String(seq).padStart(15, "0")}`;
-const encoder = new TextEncoder();
 
 /** A full hub probes its listeners this many times, this far apart, before it refuses one (a round per proxy hop). */
 const PROBE_ROUNDS = 3;
@@ -306,7 +307,7 @@ export class SubscriptionHub extends DurableObject<unknown> {
     }
     const seq = (kv.get<number>(POSITION_KEY) ?? 0) + 1;
     kv.put(POSITION_KEY, seq);
-    kv.put(eventKey(seq), { seq, event, bytes: encoder.encode(JSON.stringify(event)).byteLength } satisfies BufferedEvent);
+    kv.put(eventKey(seq), { seq, event, bytes: jsonBytes(event) } satisfies BufferedEvent);
     let count = 0;
     let bytes = 0;
     for (const [key, stored] of kv.list<BufferedEvent>({ prefix: EVENT_PREFIX, reverse: true })) {

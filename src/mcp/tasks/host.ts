@@ -9,11 +9,12 @@
  */
 import type { EngineBindings } from "../bindings";
 import { describeIssues } from "../define/schema";
+import { jsonBytes } from "../encoding";
 import { responseSchemas } from "../input/ask";
 import { publishTaskStatus } from "../listen/publish";
 import { describeError, log } from "../log";
 import type { JsonObject } from "../protocol/wire";
-import { detailedTask, storedBytes, type TaskInit, type TaskRecord, taskFields } from "./record";
+import { detailedTask, type TaskInit, type TaskRecord, taskFields } from "./record";
 import type { UpdateOutcome } from "./rpc";
 import { type RunOutcome, runTask } from "./run";
 import { TASK_SETTINGS } from "./settings";
@@ -184,7 +185,7 @@ export class TaskHost {
   private announce(record: TaskRecord): void {
     let task = detailedTask(record);
     // Why: hub messages travel over a WebSocket and may sit in a replay buffer; a big result is fetched by tasks/get.
-    if (storedBytes(task) > TASK_SETTINGS.maxNotificationBytes) task = taskFields(record);
+    if (jsonBytes(task) > TASK_SETTINGS.maxNotificationBytes) task = taskFields(record);
     const sent = publishTaskStatus(this.env.SUBSCRIPTIONS, record.principal.id, record.taskId, task).catch((error: unknown) =>
       log({ traceId: record.traceId }, "error", "task status publish failed", describeError(error)),
     );

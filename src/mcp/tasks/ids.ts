@@ -2,10 +2,11 @@
  * @module tasks/ids
  * Task ids. They are bearer-like handles (SEP-2663: unguessable), and each names its own Durable Object.
  */
+import { randomToken } from "../encoding";
 
 /** 128 random bits, base64url: 22 characters. */
 export function newTaskId(): string {
-  return crypto.getRandomValues(new Uint8Array(16)).toBase64({ alphabet: "base64url", omitPadding: true });
+  return randomToken(16);
 }
 
 /** Why a shape check before any lookup: an id we could never have minted names no task, so no object is woken for it. */

@@ -4,11 +4,11 @@
  * Durable Object.
  */
 import type { RequestScope } from "../define/context";
+import { jsonBytes } from "../encoding";
 import { isObject } from "../protocol/envelope";
 import { invalidParams, methodNotFound } from "../protocol/errors";
 import type { JsonObject } from "../protocol/wire";
 import { isTaskIdShape } from "./ids";
-import { storedBytes } from "./record";
 import { TASK_SETTINGS } from "./settings";
 import { declaresTasks, type TaskMethod, tasksRequired } from "./wire";
 
@@ -39,7 +39,7 @@ export async function serveTaskMethod(method: TaskMethod, params: JsonObject, sc
       const responses = params.inputResponses;
       if (!isObject(responses)) throw invalidParams('Invalid params: "inputResponses" must be an object');
       // Checked as stored, before the object is asked to keep anything.
-      if (storedBytes(responses) > TASK_SETTINGS.maxAnswerBytes) {
+      if (jsonBytes(responses) > TASK_SETTINGS.maxAnswerBytes) {
         throw invalidParams(`Invalid params: inputResponses take more than ${TASK_SETTINGS.maxAnswerBytes} bytes as UTF-8 JSON`);
       }
       const outcome = await task.update(principal, responses);

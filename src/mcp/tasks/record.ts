@@ -2,6 +2,7 @@
  * @module tasks/record
  * What a task's Durable Object stores about it, and the wire shapes derived from that record.
  */
+
 import type { Principal } from "../auth/principal";
 import type { InputKind } from "../input/ask";
 import type { ClientCapabilities, Implementation, JsonObject, RequestId } from "../protocol/wire";
@@ -60,9 +61,4 @@ export function detailedTask(record: TaskRecord): JsonObject {
     task.inputRequests = Object.fromEntries(Object.entries(record.pending).map(([key, { request }]) => [key, request]));
   }
   return task;
-}
-
-/** Bytes of a value as stored (UTF-8 JSON). */
-export function storedBytes(value: unknown): number {
-  return new TextEncoder().encode(JSON.stringify(value)).byteLength;
 }

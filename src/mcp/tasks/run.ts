@@ -9,13 +9,14 @@ import type { EngineBindings } from "../bindings";
 import { loadConfig } from "../config";
 import type { HandlerContext } from "../define/context";
 import { checkedResult, crashResult, parseArguments, type ToolContext, type ToolResult, toolError } from "../define/tools";
+import { jsonBytes } from "../encoding";
 import { clientSupports, type InputApi, type InputRequest, requireSupport, toWire } from "../input/ask";
 import { typedAnswer } from "../input/rounds";
 import { createPublisher } from "../listen/publish";
 import type { LogScope } from "../log";
 import { RpcError } from "../protocol/errors";
 import type { JsonObject } from "../protocol/wire";
-import { storedBytes, type TaskRecord } from "./record";
+import type { TaskRecord } from "./record";
 import { serverNamed } from "./servers";
 import { TASK_SETTINGS } from "./settings";
 
@@ -118,7 +119,7 @@ export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOut
   if (ended === "yield") return { kind: "yield", state: input.state };
   try {
     const result = checkedResult(tool, value!, scope);
-    if (storedBytes(result) > TASK_SETTINGS.maxResultBytes) {
+    if (jsonBytes(result) > TASK_SETTINGS.maxResultBytes) {
       return failed(
         new RpcError(-32603, `The result takes more than ${TASK_SETTINGS.maxResultBytes} bytes as stored; tasks keep at most that`),
       );
@@ -136,7 +137,7 @@ function failed(error: RpcError): RunOutcome {
 
 /** `ctx.state` as it will be stored; a handler that keeps more than the limit has a bug, reported as such. */
 function keepable(state: JsonObject): JsonObject {
-  if (storedBytes(state) > TASK_SETTINGS.maxStateBytes) {
+  if (jsonBytes(state) > TASK_SETTINGS.maxStateBytes) {
     throw new Error(`ctx.state takes more than ${TASK_SETTINGS.maxStateBytes} bytes as stored; keep it small`);
   }
   return state;
