@@ -53,6 +53,8 @@ export class Reply {
   private readonly abort = new AbortController();
   private stream: SseStream | undefined;
   private done = false;
+  /** The final JSON-RPC message, once `finish` has been called. */
+  private final: unknown;
   /** The client went away, but the request runs on (2025). */
   private detached = false;
 
@@ -97,6 +99,7 @@ export class Reply {
   finish(message: unknown, httpStatus: number, headers: Record<string, string> = {}): void {
     if (this.done) return;
     this.done = true;
+    this.final = message;
     const code = (message as { error?: { code?: number } }).error?.code;
     this.onFinish?.(this.stream ? 200 : httpStatus, code);
     if (this.signal.aborted) return;
@@ -117,6 +120,11 @@ export class Reply {
 
   get finished(): boolean {
     return this.done;
+  }
+
+  /** The final JSON-RPC message (sent or not: a cancelled request's is not), once finished; tracing reads how it ended. */
+  get finalMessage(): unknown {
+    return this.final;
   }
 
   /**

@@ -23,6 +23,7 @@ import { isObject, type Message, parseMessage, type RequestMeta, readableId } fr
 import { ErrorCode, invalidParams, methodNotFound, ResourceNotFound, RpcError } from "../protocol/errors";
 import { errorMessage, failureMessage, resultMessage } from "../protocol/messages";
 import type { McpServer } from "../protocol/server";
+import { traceRequest } from "../protocol/trace";
 import {
   HEADER,
   isLegacyVersion,
@@ -34,7 +35,7 @@ import {
   STATELESS_VERSION,
 } from "../protocol/wire";
 import { watchCancellation } from "./cancellation";
-import { heldLogs } from "./held-logs";
+import { type HeldLogs, heldLogs } from "./held-logs";
 import { type LiveSession, liveInputRunner } from "./live-input";
 import { responseJournal } from "./resume";
 import type { LegacySession, SessionState } from "./session";
@@ -213,6 +214,16 @@ async function answer(
     ...(held && { heldLog: held.log }),
   });
   const context = { server, exchange, version, session, reply, scope };
+  return traceRequest(server, scope, message.params, () => runMethod(context, message, held), session?.claims.id);
+}
+
+/** Runs the method and finishes the reply with its result or its error, in this revision's shapes. */
+async function runMethod(
+  context: LegacyContext,
+  message: Extract<Message, { kind: "request" }>,
+  held: HeldLogs | undefined,
+): Promise<void> {
+  const { exchange, session, reply, scope } = context;
   const stopWatching = session && watchCancellation(session, message.id, reply, exchange);
   try {
     const result = await legacyMethod(context, message.method, message.params);

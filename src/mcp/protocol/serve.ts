@@ -17,6 +17,7 @@ import { claimsStateless, type Message, parseRequestMeta } from "./envelope";
 import { ErrorCode, headerMismatch, RpcError, truncate, unsupportedVersion } from "./errors";
 import { failureMessage, resultMessage } from "./messages";
 import type { McpServer } from "./server";
+import { traceRequest } from "./trace";
 import { HEADER, isLegacyVersion, STATELESS_VERSION, servedVersions } from "./wire";
 
 export interface Served {
@@ -74,17 +75,19 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
   // A listen stream is not one answer but a long-lived stream of notifications: it has its own module.
   const support = server.listenSupport(exchange.env);
   if (message.method === "subscriptions/listen" && (support.tools || support.prompts || support.resources || support.tasks)) {
-    const stream = serveListen(scope, message.params, support, server.resultMeta());
+    const stream = traceRequest(server, scope, message.params, () => serveListen(scope, message.params, support, server.resultMeta()));
     logRequest(record, stream.status);
     return settled(stream);
   }
   const handler = server.method(message.method);
-  const done = handler(message.params, scope).then(
-    (result) => reply.finish(resultMessage(message.id, { resultType: "complete", ...result, _meta: resultMetaOf(server, result) }), 200),
-    (error: unknown) => {
-      const { body, status, headers } = failureMessage(error, message.id, scope);
-      reply.finish(body, status, headers);
-    },
+  const done = traceRequest(server, scope, message.params, () =>
+    handler(message.params, scope).then(
+      (result) => reply.finish(resultMessage(message.id, { resultType: "complete", ...result, _meta: resultMetaOf(server, result) }), 200),
+      (error: unknown) => {
+        const { body, status, headers } = failureMessage(error, message.id, scope);
+        reply.finish(body, status, headers);
+      },
+    ),
   );
   return { response: reply.response, done };
 }
