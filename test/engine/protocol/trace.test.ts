@@ -33,7 +33,13 @@ function recordingSpan(traced = true, failing = false) {
 
 function scopeOf(method: string, requestId: string | number = 1, protocolVersion = MODERN): RequestScope {
   const request = new Request("http://localhost/mcp", { method: "POST" });
-  return { method, requestId, meta: { protocolVersion, clientCapabilities: {} }, request, reply: new Reply(undefined) } as unknown as RequestScope;
+  return {
+    method,
+    requestId,
+    meta: { protocolVersion, clientCapabilities: {} },
+    request,
+    reply: new Reply(undefined),
+  } as unknown as RequestScope;
 }
 
 describe("traceparent from params._meta (W3C Trace Context)", () => {
