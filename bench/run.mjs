@@ -30,7 +30,7 @@ const PARAMS = {
   connections: num("BENCH_CONNECTIONS", 10),
   warmupSeconds: 1,
   importRuns: num("BENCH_IMPORT_RUNS", 9),
-  checkRuns: num("BENCH_CHECK_RUNS", 3),
+  checkRuns: num("BENCH_CHECK_RUNS", 5),
 };
 const TIME_LIMIT_MS = 10 * 60_000;
 
@@ -210,6 +210,7 @@ async function main() {
     }
   }
   for (const worker of loaded) await worker.server.mf.dispose();
+  const limited = await rateLimitedLoad({ mini, load, median, requests, options });
   for (const cells of Object.values(results)) {
     for (const cell of Object.values(cells)) {
       cell.rps = median(cell.runs.map((r) => r.rps));
@@ -247,6 +248,7 @@ async function main() {
       startup,
     })),
     load: results,
+    limited,
     elapsedSeconds: (Date.now() - started) / 1000,
   };
   mkdirSync(RESULTS, { recursive: true });
@@ -266,7 +268,41 @@ async function main() {
   const failed = Object.values(results)
     .flatMap((cells) => Object.values(cells))
     .some((cell) => cell.failures > 0);
-  if (failed) throw new Error("some requests failed under load; see the 'failed requests' column");
+  if (failed || limited?.failures) throw new Error("some requests failed under load; see the 'failed requests' column");
+}
+
+/**
+ * Rate-limited load: the template engine with the limit the template ships (RATE_LIMITER in the root wrangler.toml),
+ * loaded from one client with tools/call. Most answers are 429: reported as their own line (answers per second,
+ * how many were refused, the Retry-After they carried), never as errors and never as throughput.
+ */
+async function rateLimitedLoad({ mini, load, median, requests, options }) {
+  const template = WORKERS.find((worker) => worker.id === "template");
+  const shipped = mini.workerOptionsOf(join(ROOT, "wrangler.toml")).ratelimits?.RATE_LIMITER;
+  if (!shipped) return undefined;
+  step(`Rate-limited load: the template with the shipped limit (${shipped.simple.limit} per ${shipped.simple.period} s)`);
+  const server = await mini.serveBundle(template.config, template.main, { ratelimits: { RATE_LIMITER: shipped } });
+  try {
+    const runs = [];
+    for (let round = 0; round < Math.min(PARAMS.rounds, 3); round++) {
+      runs.push(await load(server.url, requests.echoCall(), { ...options, pids: server.pids, limitedIsExpected: true }));
+    }
+    const refused = await fetch(server.url, { ...requests.echoCall(), signal: AbortSignal.timeout(10_000) });
+    await refused.arrayBuffer();
+    if (refused.status !== 429) throw new Error(`rate-limited load: expected 429 once over the limit, got ${refused.status}`);
+    return {
+      limit: shipped.simple,
+      rps: median(runs.map((r) => r.rps)),
+      limitedShare: runs.reduce((sum, r) => sum + r.limited, 0) / runs.reduce((sum, r) => sum + r.total, 0),
+      p50: median(runs.map((r) => r.p50)),
+      p99: median(runs.map((r) => r.p99)),
+      cpuUs: median(runs.map((r) => r.cpuUs)),
+      retryAfter: refused.headers.get("retry-after"),
+      failures: runs.reduce((sum, r) => sum + r.failures, 0),
+    };
+  } finally {
+    await server.mf.dispose();
+  }
 }
 
 try {

@@ -5,7 +5,7 @@
 import autocannon from "autocannon";
 import { cpuSeconds } from "./cpu.mjs";
 
-export async function load(url, request, { connections, seconds, pids = [] }) {
+export async function load(url, request, { connections, seconds, pids = [], limitedIsExpected = false }) {
   const latencies = [];
   const cpuBefore = cpuSeconds(pids);
   const instance = autocannon({
@@ -19,6 +19,7 @@ export async function load(url, request, { connections, seconds, pids = [] }) {
   instance.on("response", (_client, _status, _bytes, ms) => latencies.push(ms));
   const result = await instance;
   const cpuUsed = cpuSeconds(pids) - cpuBefore;
+  const limited = result.statusCodeStats?.["429"]?.count ?? 0;
   latencies.sort((a, b) => a - b);
   const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
   return {
@@ -28,8 +29,11 @@ export async function load(url, request, { connections, seconds, pids = [] }) {
     total: result.requests.total,
     // workerd CPU (all its threads, Miniflare's entry Worker included) per answered request, in microseconds.
     cpuUs: Number.isFinite(cpuUsed) ? (cpuUsed * 1e6) / result.requests.total : NaN,
-    // Anything but a 2xx answer makes the run invalid; the report says so rather than hiding it.
-    failures: result.non2xx + result.errors + result.timeouts,
+    // 429 answers (the rate limiter said no): their own figure, never counted as successes.
+    limited,
+    // Anything but a 2xx answer makes the run invalid (429 too, unless the run is about rate limiting); the report
+    // says so rather than hiding it.
+    failures: result.non2xx - (limitedIsExpected ? limited : 0) + result.errors + result.timeouts,
   };
 }
 

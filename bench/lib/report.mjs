@@ -6,36 +6,52 @@ const kib = (bytes) => `${(bytes / 1024).toFixed(2)} KiB`;
 const ratio = (a, b) => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}x` : "n/a");
 const mark = (ok) => (ok === undefined ? "n/a" : ok ? "met" : "**missed**");
 
-/** The targets from the issue, each with what was measured. */
+/** The targets from the issue, each with what was measured: by throughput, and by workerd CPU per request beside it. */
 export function targets(run) {
   const load = run.load;
   const real = run.workers.find((worker) => worker.id === "real");
-  const callVsBaseline = load.call.template.rps / load.call.baseline.rps;
+  const template = run.workers.find((worker) => worker.id === "template");
+  const byCpu = (value) => (Number.isFinite(value) ? ` (by CPU/req: ${value.toFixed(2)}x)` : "");
+  const vsBaseline = (scenario, floor) => {
+    const { template: ours, baseline } = load[scenario];
+    const value = ours.rps / baseline.rps;
+    const label = run.scenarios.find((s) => s.id === scenario).label;
+    return {
+      name: `${label} throughput >= ${floor}x baseline`,
+      measured: `${value.toFixed(2)}x${byCpu(baseline.cpuUs / ours.cpuUs)}`,
+      ok: value >= floor,
+    };
+  };
   const callVsSdk = load.call.template.rps / load.call.sdk.rps;
   // Cost per request = 1 / throughput, so retry cost / call cost = call req/s / retry req/s.
   const mrtrCost = load.call.template.rps / load.mrtr.template.rps;
-  // The same three by workerd CPU per request, which shared-machine noise moves less than throughput.
-  const byCpu = (value) => (Number.isFinite(value) ? ` (by CPU/req: ${value.toFixed(2)}x)` : "");
   return [
-    {
-      name: "tools/call throughput >= 0.85x baseline",
-      measured: `${callVsBaseline.toFixed(2)}x${byCpu(load.call.baseline.cpuUs / load.call.template.cpuUs)}`,
-      ok: callVsBaseline >= 0.85,
-    },
+    vsBaseline("call", 0.85),
     {
       name: "tools/call throughput >= 2x SDK",
       measured: `${callVsSdk.toFixed(2)}x${byCpu(load.call.sdk.cpuUs / load.call.template.cpuUs)}`,
       ok: callVsSdk >= 2,
     },
+    vsBaseline("discover", 0.8),
+    vsBaseline("list", 0.8),
     {
       name: "MRTR retry <= 1.2x the cost of a plain tools/call",
       measured: `${mrtrCost.toFixed(2)}x${byCpu(load.mrtr.template.cpuUs / load.call.template.cpuUs)}`,
       ok: mrtrCost <= 1.2,
     },
-    { name: "template bundle <= 50 KiB gzip, minified", measured: kib(real.size.gzip), ok: real.size.gzip <= 50 * 1024 },
     {
-      name: "startup <= +3 ms over an empty Worker",
-      measured: `+${fmt(real.startup.importNet, 1)} ms (real template), +${fmt(run.workers.find((w) => w.id === "template").startup.importNet, 1)} ms (bench template)`,
+      name: "real template bundle (every feature) <= 100 KiB gzip, minified",
+      measured: kib(real.size.gzip),
+      ok: real.size.gzip <= 100 * 1024,
+    },
+    {
+      name: "startup <= +3 ms over an empty Worker (`wrangler check startup`, median)",
+      measured: `+${fmt(real.startup.checkNet, 1)} ms (real template), +${fmt(template.startup.checkNet, 1)} ms (bench template)`,
+      ok: real.startup.checkNet <= 3,
+    },
+    {
+      name: "startup <= +3 ms over an empty Worker (module evaluation, median)",
+      measured: `+${fmt(real.startup.importNet, 1)} ms (real template), +${fmt(template.startup.importNet, 1)} ms (bench template)`,
       ok: real.startup.importNet <= 3,
     },
   ];
@@ -112,6 +128,20 @@ export function markdown(run) {
         `${ratio(cells.sdk.p50, cells.template.p50)} |`,
     );
   }
+  if (run.limited) {
+    const l = run.limited;
+    lines.push(
+      "",
+      "## Rate-limited load",
+      "",
+      `The template engine with the limit the template ships (RATE_LIMITER: ${l.limit.limit} per ${l.limit.period} s per caller), ` +
+        "loaded with tools/call from one client: almost every answer is a 429. Shown on its own, never as throughput or errors.",
+      "",
+      "| answers/s | refused with 429 | p50 ms | p99 ms | workerd CPU per request, us | Retry-After | failed requests |",
+      "|---:|---:|---:|---:|---:|---:|---:|",
+      `| ${fmt(l.rps)} | ${fmt(l.limitedShare * 100, 1)}% | ${fmt(l.p50, 2)} | ${fmt(l.p99, 2)} | ${fmt(l.cpuUs)} | ${l.retryAfter} s | ${l.failures} |`,
+    );
+  }
   const mrtr = (id) =>
     `${ratio(run.load.call[id].rps, run.load.mrtr[id].rps)} by req/s, ${ratio(run.load.mrtr[id].cpuUs, run.load.call[id].cpuUs)} by CPU/req`;
   lines.push(
@@ -152,8 +182,9 @@ export function markdown(run) {
     "",
     `- Workers: ${run.workers.map((worker) => `**${worker.label}**: ${worker.note}`).join("; ")}.`,
     "- The baseline answers every scenario with the same fixed JSON-RPC result; it reads the request body but parses nothing.",
-    "- Workers run as they would deploy: the template's one structured log line per request is written (workerd's stdout is " +
-      "drained by the bench), and the SDK Worker builds a fresh `McpServer` per request, as `createMcpHandler` does.",
+    "- Workers run as they would deploy: the template engine with the template's production defaults (production mode, " +
+      "ACCESS_LOG=errors, traces on, the RATE_LIMITER binding with a limit the load never reaches), and the SDK Worker builds " +
+      "a fresh `McpServer` per request, as `createMcpHandler` does.",
     "- MRTR retry: each Worker minted its own `requestState` once (first call, answered `input_required`); the load replays the " +
       "retry with that state and the form answer. Both servers verify an HMAC-SHA256 state on every retry; the template also " +
       "binds it to the principal, method, tool name and a SHA-256 digest of the arguments, the SDK codec here to the method.",

@@ -154,7 +154,7 @@ export function parseConfig(vars: Record<string, unknown>): ConfigResult {
       maxHeaderValueLength: read.integer("MAX_HEADER_VALUE_LENGTH", 1_024, 64, 8_192),
     },
     listTtlMs: read.integer("LIST_TTL_MS", 60_000, 0, 86_400_000),
-    accessLog: read.oneOf("ACCESS_LOG", ["all", "errors", "off"], "all"),
+    accessLog: read.oneOf("ACCESS_LOG", ["all", "errors", "off"], "errors"),
     state: readStateSettings(read, mode),
     listen: {
       keepAliveMs: read.integer("LISTEN_KEEPALIVE_MS", 20_000, 50, 60_000),

@@ -1,10 +1,13 @@
 /**
  * @module encoding
  * The byte-level helpers the whole engine shares: base64url, random tokens (ids that must be unguessable), and the
- * size of a value as UTF-8 JSON (the unit most stored limits are counted in).
+ * size of a value as UTF-8 JSON (the unit most stored limits are counted in), and strict UTF-8 decoding.
  */
 
 const encoder = new TextEncoder();
+// One strict decoder for the isolate: constructing one costs about as much as decoding a small body with it, and a
+// decoder used without `stream` keeps no state between calls.
+const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 export const base64url = (bytes: Uint8Array | ArrayBuffer) => new Uint8Array(bytes).toBase64({ alphabet: "base64url", omitPadding: true });
 
@@ -13,3 +16,6 @@ export const randomToken = (byteLength: number) => base64url(crypto.getRandomVal
 
 /** The size of a value as UTF-8 JSON, in bytes. */
 export const jsonBytes = (value: unknown) => encoder.encode(JSON.stringify(value)).byteLength;
+
+/** Bytes as UTF-8 text; throws a TypeError on any invalid sequence instead of substituting U+FFFD. */
+export const decodeUtf8Strict = (bytes: Uint8Array) => strictDecoder.decode(bytes);

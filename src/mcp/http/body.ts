@@ -4,6 +4,7 @@
  * reading (never buffering past it), bytes must be valid UTF-8, and nesting depth and member count are checked by
  * a linear scan before `JSON.parse` runs.
  */
+import { decodeUtf8Strict } from "../encoding";
 import { ErrorCode, HttpError, RpcError } from "../protocol/errors";
 
 export interface BodyLimits {
@@ -102,13 +103,29 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>): Pro
   }
 }
 
+/** A refused request's body is read and dropped only up to this declared size; larger ones are left unread. */
+const UNREAD_DISCARD_MAX_BYTES = 64 * 1024;
+
+/**
+ * Reads and drops the body of a request refused before its body was read (401, 403, 406, 415, 429), when it
+ * declares a small length. Why: workerd closes a keep-alive connection whose request body was left unread, so the
+ * client's NEXT request on it fails with a reset (or, behind wrangler dev's proxy, a 503) instead of an answer. A
+ * body of known small size costs little to read; a large or chunked one is still never read for a refused caller.
+ */
+export async function discardUnreadBody(request: Request): Promise<void> {
+  if (!request.body || request.bodyUsed) return;
+  const declared = request.headers.get("content-length");
+  if (declared === null || !/^[0-9]+$/.test(declared) || Number(declared) > UNREAD_DISCARD_MAX_BYTES) return;
+  await request.arrayBuffer().catch(() => {});
+}
+
 function tooLarge(maxBytes: number): HttpError {
   return new HttpError(413, `Request body is larger than ${maxBytes} bytes`);
 }
 
 function decodeUtf8(bytes: Uint8Array): string {
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+    return decodeUtf8Strict(bytes);
   } catch {
     throw new RpcError(ErrorCode.ParseError, "Parse error: body is not valid UTF-8");
   }

@@ -3,6 +3,7 @@
  * The 2026-07-28 HTTP headers that mirror the body (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`): read them
  * with the spec's value encoding and refuse any missing or mismatching one with 400 and -32020 (HeaderMismatch).
  */
+import { decodeUtf8Strict } from "../encoding";
 import { headerMismatch, truncate } from "../protocol/errors";
 import { TASK_METHODS } from "../tasks/wire";
 
@@ -26,7 +27,7 @@ export function readMcpHeader(request: Request, name: string, maxLength: number)
   if (!BASE64.test(encoded)) throw headerMismatch(`Header mismatch: ${name} header has a malformed base64 value`);
   try {
     const bytes = Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0));
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+    return decodeUtf8Strict(bytes);
   } catch {
     throw headerMismatch(`Header mismatch: ${name} header has a malformed base64 value`);
   }

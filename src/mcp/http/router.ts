@@ -22,7 +22,7 @@ import { failureMessage } from "../protocol/messages";
 import { serveStateless } from "../protocol/serve";
 import type { McpServer } from "../protocol/server";
 import { HEADER, type RequestId } from "../protocol/wire";
-import { readJsonBody } from "./body";
+import { discardUnreadBody, readJsonBody } from "./body";
 import { preflight, withCors } from "./cors";
 import type { HttpExchange } from "./exchange";
 import { checkAccept, checkContentType, checkHost, checkOrigin } from "./guards";
@@ -138,6 +138,7 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
     exchange.execution.waitUntil(served.done);
     return await served.response;
   } catch (error) {
+    await discardUnreadBody(request);
     return errorResponse(error, id ?? idOf(error), exchange);
   }
 }

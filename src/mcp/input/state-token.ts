@@ -8,7 +8,7 @@
  *
  * The token is signed, not encrypted: the client can read the body, so never put secrets in it.
  */
-import { base64url as b64url } from "../encoding";
+import { base64url as b64url, decodeUtf8Strict } from "../encoding";
 
 export type RejectReason = "malformed" | "kid" | "mac" | "expired" | "bind";
 export type OpenResult = { ok: true; body: unknown } | { ok: false; reason: RejectReason };
@@ -117,9 +117,11 @@ export async function open(ring: KeyRing, token: string, options: OpenOptions): 
   const valid = await crypto.subtle.verify("HMAC", key, macBytes, encoder.encode(`${VERSION}.${kid}.${payload}`));
   if (!valid) return { ok: false, reason: "mac" };
 
+  const payloadBytes = decodeB64url(payload);
+  if (!payloadBytes) return { ok: false, reason: "malformed" };
   let claims: { p?: unknown; b?: unknown; e?: unknown; x?: unknown };
   try {
-    claims = JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(decodeB64url(payload)));
+    claims = JSON.parse(decodeUtf8Strict(payloadBytes));
   } catch {
     return { ok: false, reason: "malformed" };
   }

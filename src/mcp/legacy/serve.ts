@@ -23,7 +23,7 @@ import { isObject, type Message, parseMessage, type RequestMeta, readableId } fr
 import { ErrorCode, invalidParams, methodNotFound, ResourceNotFound, RpcError } from "../protocol/errors";
 import { errorMessage, failureMessage, resultMessage } from "../protocol/messages";
 import type { McpServer } from "../protocol/server";
-import { traceRequest } from "../protocol/trace";
+import { methodName, targetOf, traceRequest } from "../protocol/trace";
 import {
   HEADER,
   isLegacyVersion,
@@ -95,7 +95,7 @@ export async function serveLegacy(
   record.method = Array.isArray(body)
     ? `batch of ${body.length}`
     : isObject(body) && typeof body.method === "string"
-      ? body.method
+      ? methodName(body.method)
       : "(response)";
   const session = await loadSession(exchange);
   // The negotiated version wins; without a session, the header says it, and no header means 2025-03-26.
@@ -120,9 +120,8 @@ export async function serveLegacy(
     logRequest(record, 202);
     return new Response(null, { status: 202 });
   }
-  if ((message.method === "tools/call" || message.method === "prompts/get") && typeof message.params.name === "string") {
-    record.name = message.params.name;
-  }
+  // Only a tool or prompt the server has: any other name is whatever the client typed (see trace.ts targetOf).
+  record.name = targetOf(server, message.method, message.params);
   const reply = new Reply(exchange.request.signal, {
     headers: { [HEADER.requestId]: exchange.traceId },
     onFinish: (status, code) => logRequest(record, status, code),

@@ -13,7 +13,7 @@
  */
 
 import { DurableObject } from "cloudflare:workers";
-import { jsonBytes } from "../encoding";
+import { decodeUtf8Strict, jsonBytes } from "../encoding";
 import { MAX_ATTACHMENT_BYTES, storedSize } from "./stored-size";
 
 /** What a hub sends on a listener socket: an event, or a probe asking the listener's Worker to write. */
@@ -101,7 +101,7 @@ function decodeSpec(header: string | null): ListenerSpec | undefined {
   if (header === null) return undefined;
   try {
     const bytes = Uint8Array.fromBase64(header, { alphabet: "base64url" });
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes)) as ListenerSpec;
+    return JSON.parse(decodeUtf8Strict(bytes)) as ListenerSpec;
   } catch {
     return undefined;
   }

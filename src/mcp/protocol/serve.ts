@@ -17,7 +17,7 @@ import { claimsStateless, type Message, parseRequestMeta } from "./envelope";
 import { ErrorCode, headerMismatch, RpcError, truncate, unsupportedVersion } from "./errors";
 import { failureMessage, resultMessage } from "./messages";
 import type { McpServer } from "./server";
-import { traceRequest } from "./trace";
+import { methodName, targetOf, traceRequest } from "./trace";
 import { HEADER, isLegacyVersion, STATELESS_VERSION, servedVersions } from "./wire";
 
 export interface Served {
@@ -29,7 +29,7 @@ export interface Served {
 export function serveStateless(server: McpServer, exchange: HttpExchange, message: Message): Served {
   const { request, config, record } = exchange;
   record.era = STATELESS_VERSION;
-  record.method = message.kind === "response" ? "(response)" : message.method;
+  record.method = message.kind === "response" ? "(response)" : methodName(message.method);
   if (message.kind === "response") {
     throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: a 2026-07-28 server sends no requests, so it takes no responses");
   }
@@ -58,8 +58,9 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
   if (name !== undefined) expectHeader(request, HEADER.name, name, maxLength);
   const bindings = message.method === "tools/call" && name !== undefined ? server.headerBindingsOf(name) : undefined;
   if (bindings) checkParamHeaders(request, bindings, message.params.arguments, maxLength);
-  // Why not URIs and task ids in the log: a URI may be user data, and a task id is a handle to someone's task.
-  if (name !== undefined && message.method !== "resources/read" && !message.method.startsWith("tasks/")) record.name = name;
+  // Why only a declared tool or prompt: a URI may be user data, a task id is a handle to someone's task, and a name
+  // the server does not have is whatever the client typed.
+  record.name = targetOf(server, message.method, message.params);
   const reply = new Reply(request.signal, {
     headers: { [HEADER.requestId]: exchange.traceId },
     onFinish: (status, code) => logRequest(record, status, code),

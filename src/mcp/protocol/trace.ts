@@ -160,13 +160,19 @@ const MAX_ID_LENGTH = 128;
 /** What an MCP method name looks like; anything else is recorded as `_OTHER` (as HTTP spans do for odd methods). */
 const METHOD_NAME = /^[A-Za-z0-9_./-]{1,64}$/;
 
-/** The method as the span may show it: a client can send any text as a method, so odd ones become `_OTHER`. */
-function methodName(method: string): string {
+/**
+ * The method as a span or the access log may show it: a client can send any text as a method, so odd ones become
+ * `_OTHER`.
+ */
+export function methodName(method: string): string {
   return METHOD_NAME.test(method) ? method : "_OTHER";
 }
 
-/** The tool or prompt a request names, only if the server has it (a low-cardinality name the server chose). */
-function targetOf(server: McpServer, method: string, params: JsonObject): string | undefined {
+/**
+ * The tool or prompt a request names, only if the server has it (a low-cardinality name the server chose): what a
+ * span or the access log may show of the target. Never a URI or a task id (user data, a handle to someone's task).
+ */
+export function targetOf(server: McpServer, method: string, params: JsonObject): string | undefined {
   const name = params.name;
   if (typeof name !== "string") return undefined;
   if (method === "tools/call") return server.tools.get(name) ? name : undefined;

@@ -112,6 +112,24 @@ describe("body limits", () => {
     expect(short.counter.sent).toBeGreaterThan(3 * 1024 * 1024);
   });
 
+  it("reads and drops the small body of a request refused before its body was read, so the connection stays usable", async () => {
+    const fetchRefused = async (size: number) => {
+      const request = new Request(URL_MCP, {
+        method: "POST",
+        headers: { ...headers, "content-type": "text/plain", "content-length": String(size) },
+        body: "x".repeat(size),
+      });
+      const response = await testServer({}).fetch(request);
+      expect(response.status).toBe(415);
+      return request.bodyUsed;
+    };
+    // Up to 64 KiB declared: read to its end (workerd closes a keep-alive connection whose body was left unread).
+    expect(await fetchRefused(1_000)).toBe(true);
+    expect(await fetchRefused(64 * 1024)).toBe(true);
+    // Larger: a refused caller never gets the server to read it.
+    expect(await fetchRefused(64 * 1024 + 1)).toBe(false);
+  });
+
   it("answers nesting deeper than 64 levels (MAX_JSON_DEPTH) with 400 and -32700 instead of crashing", async () => {
     await expectError(await post("[".repeat(100_000) + "]".repeat(100_000), headers), 400, -32700, null);
     await expectError(await post("[".repeat(65) + "]".repeat(65), headers), 400, -32700, null);

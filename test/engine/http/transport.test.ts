@@ -59,10 +59,13 @@ describe("HTTP surface", () => {
 const slow = { name: "progress", arguments: {} };
 
 describe("observability", () => {
-  it("writes one structured log line per request with era, method, tool, status, code and duration, and no arguments", async () => {
+  it("writes one structured log line per request with ACCESS_LOG=all: era, method, tool, status, code and duration, and no arguments", async () => {
     const spy = vi.spyOn(console, "log");
     try {
-      const response = await fixture.send("tools/call", { name: "echo", arguments: { text: "hunter2" } });
+      const response = await testServer(FIXTURE, { ACCESS_LOG: "all" }).send("tools/call", {
+        name: "echo",
+        arguments: { text: "hunter2" },
+      });
       await readMessage(response);
       const lines = spy.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('"message":"mcp request"'));
       expect(lines).toHaveLength(1);
@@ -82,15 +85,47 @@ describe("observability", () => {
     }
   });
 
-  it("writes only failures with ACCESS_LOG=errors, and nothing with ACCESS_LOG=off", async () => {
+  it("writes only failures by default (ACCESS_LOG=errors), and nothing with ACCESS_LOG=off", async () => {
     const spy = vi.spyOn(console, "log");
     try {
-      const quiet = testServer(FIXTURE, { ACCESS_LOG: "errors" });
-      await readMessage(await quiet.send("tools/list"));
-      await readMessage(await quiet.send("nope/method"));
+      await readMessage(await fixture.send("tools/list"));
+      await readMessage(await fixture.send("nope/method"));
       await readMessage(await testServer({}, { ACCESS_LOG: "off" }).send("nope/method"));
       const lines = spy.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('"message":"mcp request"'));
       expect(lines.map((line) => JSON.parse(line).status)).toEqual([404]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("logs by default a 2025 request answered with HTTP 200 and a JSON-RPC error, with its code", async () => {
+    const spy = vi.spyOn(console, "log");
+    try {
+      const legacyHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+      const response = await fixture.post({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "nope" } }, legacyHeaders);
+      expect(response.status).toBe(200);
+      await response.text();
+      const lines = spy.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('"message":"mcp request"'));
+      expect(lines.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ era: "2025-03-26", status: 200, code: -32602 })]);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("never logs a tool name or method the server does not declare: only what it has, else _OTHER", async () => {
+    const spy = vi.spyOn(console, "log");
+    try {
+      const logged = testServer(FIXTURE, { ACCESS_LOG: "all" });
+      await readMessage(await logged.send("tools/call", { name: "my secret diary", arguments: {} }));
+      await readMessage(await logged.send("my secret diary"));
+      await readMessage(await logged.send("tools/call", { name: "echo", arguments: { text: "x" } }));
+      const lines = spy.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('"message":"mcp request"'));
+      expect(lines.join("\n")).not.toContain("secret");
+      expect(lines.map((line) => [JSON.parse(line).method, JSON.parse(line).name])).toEqual([
+        ["tools/call", undefined],
+        ["_OTHER", undefined],
+        ["tools/call", "echo"],
+      ]);
     } finally {
       spy.mockRestore();
     }
