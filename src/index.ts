@@ -13,9 +13,8 @@ export default createMcpWorker<Env>({
   version: "0.1.0",
   instructions:
     "A personal notebook. Call create_notebook once and pass its notebook_id to the other tools. Notes are private to the caller.",
-  tools,
-  resources,
-  prompts,
+  // Built on the first request, not at startup: constructing the zod schemas would add milliseconds to every cold start.
+  declarations: () => ({ tools: tools(), resources, prompts: prompts() }),
 });
 
 export { LegacySession, ReplayGuard, SubscriptionHub, TaskRunner } from "./mcp";

@@ -4,7 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
@@ -82,8 +82,115 @@ export async function buildWorker(config, outdir) {
     raw,
     gzip,
     wrangler: upload ? { rawKiB: Number(upload[1]), gzipKiB: Number(upload[2]) } : undefined,
+    features: features(outdir, modules),
     ...contributors(join(outdir, META)),
   };
+}
+
+/**
+ * The parts of the template a reader can name (a feature, a library), first match wins. Paths are relative to the
+ * repository root, or a package's folder under node_modules.
+ */
+const FEATURES = [
+  [
+    "OAuth authorization server (auth/server/, workers-oauth-provider, oauth4webapi)",
+    /^(src\/mcp\/auth\/server\/|@cloudflare\/workers-oauth-provider\/|oauth4webapi\/)/,
+  ],
+  ["jose (JWT resource server)", /^(jose\/|src\/mcp\/auth\/jwt\.ts)/],
+  ["zod", /^zod\//],
+  ["@cfworker/json-schema (jsonSchema() tools)", /^@cfworker\/json-schema\//],
+  ["Tasks (tasks/)", /^src\/mcp\/tasks\//],
+  ["views, MCP Apps (define/views.ts, src/views.ts)", /^src\/(mcp\/define\/)?views\.ts/],
+  ["2025 clients (legacy/)", /^src\/mcp\/legacy\//],
+  ["subscriptions/listen (listen/)", /^src\/mcp\/listen\//],
+  ["engine core (rest of src/mcp/, itty-router)", /^(src\/mcp\/|itty-router\/)/],
+  ["example app (src/*.ts)", /^src\/[^/]+$/],
+];
+
+/**
+ * Size per feature, from each module's source map: the minified bytes that came from the feature's sources, and
+ * its marginal gzip size (gzip -9 of the whole module minus gzip -9 of the module without those bytes), i.e. what
+ * the upload would shrink by without it. Marginal sizes do not add up exactly to the total: gzip shares patterns
+ * across features.
+ */
+export function features(outdir, modules) {
+  const totals = new Map(FEATURES.map(([name]) => [name, { name, bytes: 0, gzip: 0 }]));
+  for (const module of modules) {
+    const mapFile = join(outdir, `${module}.map`);
+    if (!existsSync(mapFile)) continue;
+    const code = readFileSync(join(outdir, module), "utf8");
+    const map = JSON.parse(readFileSync(mapFile, "utf8"));
+    const featureOf = map.sources.map((source) => featureOfPath(resolve(outdir, map.sourceRoot ?? "", source)));
+    const owner = sourceOfEachCharacter(code, map.mappings);
+    const whole = gzipSync(code, { level: 9 }).length;
+    for (const name of new Set(featureOf)) {
+      let bytes = 0;
+      const rest = [];
+      for (let i = 0; i < code.length; i++) {
+        if (owner[i] >= 0 && featureOf[owner[i]] === name) bytes++;
+        else rest.push(code[i]);
+      }
+      const total = totals.get(name) ?? { name, bytes: 0, gzip: 0 };
+      total.bytes += bytes;
+      total.gzip += whole - gzipSync(rest.join(""), { level: 9 }).length;
+      totals.set(name, total);
+    }
+  }
+  return [...totals.values()];
+}
+
+function featureOfPath(absolute) {
+  const inPackage = /node_modules\/((?:@[^/]+\/)?[^/]+\/.*)$/.exec(absolute);
+  const path = inPackage ? inPackage[1] : relative(ROOT, absolute);
+  const feature = FEATURES.find(([, pattern]) => pattern.test(path));
+  return feature ? feature[0] : inPackage ? `other: ${inPackage[1].split("/")[0]}` : `other: ${path}`;
+}
+
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/** For each character of the generated code, the index of the source it came from (-1: none), per source map v3. */
+function sourceOfEachCharacter(code, mappings) {
+  const owner = new Int32Array(code.length).fill(-1);
+  const lines = code.split("\n");
+  let lineStart = 0;
+  let source = 0;
+  mappings.split(";").forEach((segments, lineIndex) => {
+    const lineLength = (lines[lineIndex] ?? "").length;
+    let column = 0;
+    let from = -1;
+    let fromSource = -1;
+    const mark = (to) => {
+      if (from >= 0 && fromSource >= 0) owner.fill(fromSource, lineStart + from, lineStart + Math.min(to, lineLength));
+    };
+    for (const segment of segments ? segments.split(",") : []) {
+      const fields = decodeVlq(segment);
+      column += fields[0];
+      mark(column);
+      if (fields.length > 1) source += fields[1];
+      from = column;
+      fromSource = fields.length > 1 ? source : -1;
+    }
+    mark(lineLength);
+    lineStart += lineLength + 1;
+  });
+  return owner;
+}
+
+function decodeVlq(segment) {
+  const fields = [];
+  let value = 0;
+  let shift = 0;
+  for (const character of segment) {
+    const digit = BASE64.indexOf(character);
+    value += (digit & 31) << shift;
+    if (digit & 32) shift += 5;
+    else {
+      fields.push(value & 1 ? -(value >>> 1) : value >>> 1);
+      value = 0;
+      shift = 0;
+    }
+  }
+  return fields;
 }
 
 const META = "bundle-meta.json";

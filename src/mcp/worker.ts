@@ -2,9 +2,11 @@
  * @module worker
  * `createMcpWorker`: turns the server's declarations into a Worker `fetch` handler; `validateServer` checks them.
  */
+import type { EngineRouter } from "./auth/server/host";
 import type { EngineBindings } from "./bindings";
 import { loadConfig } from "./config";
 import { createRouter } from "./http/router";
+import { lazy } from "./memo";
 import { McpServer, type ServerDefinition } from "./protocol/server";
 import { registerServer } from "./tasks/servers";
 
@@ -15,34 +17,43 @@ import { registerServer } from "./tasks/servers";
  */
 const authorizationServer = () => import("./auth/server/host");
 
+/** The server and its router, built from the declarations. */
+function buildEngine(definition: ServerDefinition): EngineRouter {
+  const server = new McpServer(definition);
+  const router = createRouter(server);
+  return { server, fetch: (request, env, execution) => router.fetch(request, env, execution) };
+}
+
 /**
  * Builds the Worker's `fetch` handler (and a `scheduled` one that purges expired OAuth grants in authorization-server
  * mode). `E` is the app's env (`Env` from `wrangler types`): it may hold any bindings, and the engine uses those of
- * `EngineBindings` that it has. Invalid declarations throw at startup.
+ * `EngineBindings` that it has. Declarations given directly are checked now (invalid ones throw at startup); those
+ * of `definition.declarations` are built and checked on the first request.
  */
 export function createMcpWorker<E extends EngineBindings = EngineBindings>(definition: ServerDefinition) {
-  const server = new McpServer(definition);
+  const { declarations, ...info } = definition;
+  if (declarations && (info.tools || info.resources || info.prompts)) {
+    throw new Error("Declare tools, resources and prompts either directly or in declarations(), not both");
+  }
+  // Declared directly: built (and checked) now. Otherwise on the first request that needs it, once per isolate.
+  const eager = declarations ? undefined : buildEngine(definition);
+  const engine = eager ? () => eager : lazy(() => buildEngine({ ...info, ...declarations!() }));
   // A task's Durable Object runs in an isolate of this Worker and finds its tools here (see tasks/servers.ts).
-  registerServer(server);
-  const router = createRouter(server);
-  const engine = {
-    server,
-    fetch: (request: Request, env: EngineBindings, execution: ExecutionContext) => router.fetch(request, env, execution),
-  };
+  registerServer(definition.name, () => engine().server);
   return {
     fetch: async (request: Request, env: E, execution: ExecutionContext) => {
       const loaded = loadConfig(env);
       if (loaded.ok && loaded.config.authServer) {
         const { serveAuthorizationServer } = await authorizationServer();
-        return serveAuthorizationServer(request, env, execution, engine, loaded.config);
+        return serveAuthorizationServer(request, env, execution, engine(), loaded.config);
       }
-      return router.fetch(request, env, execution);
+      return engine().fetch(request, env, execution);
     },
     scheduled: async (_controller: ScheduledController, env: E) => {
       const loaded = loadConfig(env);
       if (!loaded.ok || !loaded.config.authServer) return;
       const { purgeExpiredGrants } = await authorizationServer();
-      const { grantsPurged } = await purgeExpiredGrants(env, engine, loaded.config);
+      const { grantsPurged } = await purgeExpiredGrants(env, engine(), loaded.config);
       console.log(JSON.stringify({ level: "info", message: "oauth purge", grantsPurged }));
     },
   } satisfies ExportedHandler<E>;
@@ -54,5 +65,6 @@ export function createMcpWorker<E extends EngineBindings = EngineBindings>(defin
  * tests call it, so a broken declaration fails `npm test` rather than a request after deploying.
  */
 export function validateServer(definition: ServerDefinition): void {
-  new McpServer(definition).validate();
+  const { declarations, ...info } = definition;
+  new McpServer({ ...info, ...declarations?.() }).validate();
 }

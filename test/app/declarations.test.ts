@@ -10,6 +10,6 @@ import { tools } from "../../src/tools";
 
 describe("the app's declarations", () => {
   it("accepts every declaration in src/: tool names, JSON Schemas, header bindings, prompts", () => {
-    expect(() => validateServer({ name: "template", version: "1", tools, resources, prompts })).not.toThrow();
+    expect(() => validateServer({ name: "template", version: "1", tools: tools(), resources, prompts: prompts() })).not.toThrow();
   });
 });

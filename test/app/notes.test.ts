@@ -220,7 +220,7 @@ describe("notes example: resources/list", () => {
   let server: ReturnType<typeof rpc>;
   beforeAll(async () => {
     issuer = await localIssuer();
-    server = testServer({ tools, resources, prompts }, issuer.vars);
+    server = testServer({ tools: tools(), resources, prompts: prompts() }, issuer.vars);
   });
   const readers: ReturnType<typeof sseReader>[] = [];
   afterEach(async () => {

@@ -293,7 +293,7 @@ beforeAll(async () => {
   issuer = await localIssuer();
 });
 const token = (claims: { sub?: string; aud?: string; exp?: number; scope?: string } = {}) => issuer.token(claims);
-const authed = () => testServer({ tools: [...exampleTools, adminOnly, askingTool("confirm", false)] }, issuer.vars);
+const authed = () => testServer({ tools: [...exampleTools(), adminOnly, askingTool("confirm", false)] }, issuer.vars);
 const bearer = (jwt: string) => ({ authorization: `Bearer ${jwt}` });
 
 describe("authorization", () => {

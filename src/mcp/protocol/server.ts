@@ -27,7 +27,14 @@ import { complete } from "./completion";
 import { methodNotFound } from "./errors";
 import { type ClientCapabilities, type Icon, type Implementation, type JsonObject, META, servedVersions } from "./wire";
 
-export interface ServerDefinition {
+/** What a server offers. */
+export interface Declarations {
+  tools?: readonly Tool[];
+  resources?: readonly Resource[];
+  prompts?: readonly Prompt[];
+}
+
+export interface ServerDefinition extends Declarations {
   name: string;
   version: string;
   title?: string;
@@ -35,9 +42,12 @@ export interface ServerDefinition {
   icons?: Icon[];
   /** Guidance for the model on how to use this server as a whole. */
   instructions?: string;
-  tools?: readonly Tool[];
-  resources?: readonly Resource[];
-  prompts?: readonly Prompt[];
+  /**
+   * The declarations, built on the first request instead of at startup (in place of `tools`, `resources` and
+   * `prompts`): constructing zod schemas costs milliseconds of CPU, which every cold start would pay. They are then
+   * checked on first use; `validateServer` in the app's tests checks them before they are deployed.
+   */
+  declarations?: () => Declarations;
 }
 
 export type MethodHandler = (params: JsonObject, scope: RequestScope) => Promise<JsonObject>;

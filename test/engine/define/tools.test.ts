@@ -95,6 +95,31 @@ describe("tool declarations", () => {
     expect(() => testServer({ tools: [named("same"), named("same")] })).toThrow(/Tool "same" is declared twice/);
     expect(() => testServer({ tools: [named("bad/name")] })).toThrow();
   });
+
+  it("builds declarations given as a function on the first request, once, and serves them from then on", async () => {
+    let built = 0;
+    const lazyServer = testServer({
+      declarations: () => {
+        built++;
+        return { tools: [echo] };
+      },
+    });
+    expect(built).toBe(0);
+    const first = await lazyServer.call("tools/call", { name: "echo", arguments: { text: "hi" } });
+    expect(first.structuredContent).toEqual({ echoed: "hi" });
+    const listed = await lazyServer.call<{ tools: { name: string }[] }>("tools/list");
+    expect(listed.tools.map((tool) => tool.name)).toEqual(["echo"]);
+    expect(built).toBe(1);
+  });
+
+  it("checks declarations given as a function on first use, and in validateServer", async () => {
+    const named = (name: string) => defineTool({ name, description: "x", input: z.strictObject({}), handler: () => ({ content: [] }) });
+    const broken = { declarations: () => ({ tools: [named("same"), named("same")] }) };
+    const lazyServer = testServer(broken);
+    await expect(lazyServer.send("tools/list")).rejects.toThrow(/Tool "same" is declared twice/);
+    expect(() => validateServer({ name: "t", version: "1", ...broken })).toThrow(/Tool "same" is declared twice/);
+    expect(() => testServer({ tools: [echo], declarations: () => ({}) })).toThrow(/either directly or in declarations/);
+  });
 });
 
 describe("tools/list", () => {

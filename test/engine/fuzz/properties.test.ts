@@ -53,7 +53,7 @@ import {
 
 /** A listen stream the fuzzer opens ends after 100 ms (not 30 min); a 2025 session question unanswered times out in 1 s. */
 const SHORT_WAITS = { LISTEN_MAX_LIFETIME_MS: "100", LISTEN_KEEPALIVE_MS: "50", SESSION_INPUT_TIMEOUT_SECONDS: "1" };
-const notes = testServer({ name: "mcp-notes-server", version: "0.1.0", tools, resources, prompts }, SHORT_WAITS);
+const notes = testServer({ name: "mcp-notes-server", version: "0.1.0", tools: tools(), resources, prompts: prompts() }, SHORT_WAITS);
 const real = rpc((request) => exports.default.fetch(request));
 
 /** What a handler saw, so a property can tell whether a hostile key reached it as a prototype. */
