@@ -8,7 +8,9 @@
 export function memoize<K extends object, V>(compute: (key: K) => V): (key: K) => V {
   const cache = new WeakMap<K, V>();
   return (key) => {
-    if (cache.has(key)) return cache.get(key) as V;
+    // One lookup on the hot path (these run several times per request); `has` only to tell a cached undefined apart.
+    const cached = cache.get(key);
+    if (cached !== undefined || cache.has(key)) return cached as V;
     const value = compute(key);
     cache.set(key, value);
     return value;

@@ -74,13 +74,18 @@ export function checkContentType(request: Request): void {
 
 /** Clients must accept both answer forms, because the server picks JSON or SSE per request. */
 export function checkAccept(request: Request): void {
-  const ranges = (request.headers.get("accept") ?? "")
-    .split(",")
-    .map((part) => part.split(";"))
-    .filter(([, ...params]) => !params.some((param) => /^\s*q\s*=\s*0(\.0*)?\s*$/i.test(param)))
-    .map(([range]) => range!.trim().toLowerCase());
-  const accepts = (type: string) => ranges.some((range) => range === type || range === "*/*" || range === `${type.split("/")[0]}/*`);
-  if (!accepts("application/json") || !accepts("text/event-stream")) {
-    throw new HttpError(406, "Not Acceptable: send Accept: application/json, text/event-stream");
+  let json = false;
+  let sse = false;
+  for (const part of (request.headers.get("accept") ?? "").split(",")) {
+    const [range = "", ...params] = part.split(";");
+    // A media range with q=0 is one the client refuses (RFC 9110 §12.4.2).
+    if (params.some((param) => REFUSED_QUALITY.test(param))) continue;
+    const type = range.trim().toLowerCase();
+    const any = type === "*/*";
+    json ||= any || type === "application/json" || type === "application/*";
+    sse ||= any || type === "text/event-stream" || type === "text/*";
   }
+  if (!json || !sse) throw new HttpError(406, "Not Acceptable: send Accept: application/json, text/event-stream");
 }
+
+const REFUSED_QUALITY = /^\s*q\s*=\s*0(\.0*)?\s*$/i;

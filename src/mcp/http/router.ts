@@ -41,7 +41,12 @@ export function createRouter(server: McpServer) {
     const document = protectedResourceMetadata(request, config, scopesOf(server), server.info.title ?? server.info.name);
     return document ? Response.json(document) : new Response("Not found", { status: 404 });
   });
+  // POST /mcp first: routes are tried in order, and nearly every request is one.
   router
+    .post(
+      "/mcp",
+      withConfig((exchange) => postMcp(server, exchange)),
+    )
     .options(
       "*",
       withConfig(async ({ request, config }) => preflight(request, config)),
@@ -54,10 +59,6 @@ export function createRouter(server: McpServer) {
     .get("/health", health)
     .get("/.well-known/oauth-protected-resource", metadata)
     .get("/.well-known/oauth-protected-resource/mcp", metadata)
-    .post(
-      "/mcp",
-      withConfig((exchange) => postMcp(server, exchange)),
-    )
     .get(
       "/mcp",
       withConfig((exchange) => guarded(server, exchange, "GET", () => openSessionStream(server, exchange))),
