@@ -189,19 +189,12 @@ interface GroupRecord {
 /** A full hub probes its listeners this many times, this far apart, before it refuses one (a round per proxy hop). */
 const PROBE_ROUNDS = 3;
 const PROBE_GAP_MS = 100;
-/**
- * How long the root skips a shard a listener found full. Why: while the group fills, every joiner would otherwise
- * try each full shard in turn before the root opened a new one; after this, slots freed in older shards are used.
- */
-const FULL_MEMORY_MS = 10_000;
 
 export class SubscriptionHub extends DurableObject<EngineBindings> {
   /** The probe round in progress, shared by every listener that found the group full meanwhile. */
   private probing: Promise<void> | undefined;
   /** Root: the shard it last named, tried first by the next listener the root cannot hold itself. */
   private cursor: number | undefined;
-  /** Root: shards a listener recently found full, and until when to skip them. */
-  private readonly fullUntil = new Map<number, number>();
   /** Root: one stub per shard, so that the events forwarded to a shard arrive in the order they were published. */
   private readonly stubs = new Map<number, DurableObjectStub<SubscriptionHub>>();
 
@@ -258,16 +251,17 @@ export class SubscriptionHub extends DurableObject<EngineBindings> {
 
   /**
    * The shard for a listener the root cannot hold: the one named last (the newest after a restart), else the
-   * others in turn, skipping those found full; only when every shard is full, a new one, up to the group's cap.
+   * others in turn, skipping those this listener found full; only when every shard is full, a new one, up to the
+   * group's cap. Why no memory of full shards: a slot freed in an older shard is used at once, and a joiner finds
+   * the shards full at most once each (a quick 409), only when the newest has just filled.
    */
   private nextShard(spec: ListenerSpec): number | undefined {
-    const now = Date.now();
-    for (const shard of spec.tried ?? []) this.fullUntil.set(shard, now + FULL_MEMORY_MS);
+    const tried = new Set(spec.tried);
     const open = this.group()?.shards ?? 1;
     const start = this.cursor ?? open - 1;
     for (let step = 0; step < open - 1; step++) {
       const shard = 1 + ((start - 1 + step) % (open - 1));
-      if ((this.fullUntil.get(shard) ?? 0) <= now) return (this.cursor = shard);
+      if (!tried.has(shard)) return (this.cursor = shard);
     }
     if (open >= maxShards(spec)) return undefined;
     // Stored before anyone joins it: a root evicted later still forwards to every shard that may hold listeners.
