@@ -261,12 +261,16 @@ export class SubscriptionHub extends DurableObject<EngineBindings> {
     const start = this.cursor ?? open - 1;
     for (let step = 0; step < open - 1; step++) {
       const shard = 1 + ((start - 1 + step) % (open - 1));
-      if (!tried.has(shard)) return (this.cursor = shard);
+      if (!tried.has(shard)) {
+        this.cursor = shard;
+        return shard;
+      }
     }
     if (open >= maxShards(spec)) return undefined;
     // Stored before anyone joins it: a root evicted later still forwards to every shard that may hold listeners.
     this.ctx.storage.kv.put(GROUP_KEY, { name: spec.group, shards: open + 1 } satisfies GroupRecord);
-    return (this.cursor = open);
+    this.cursor = open;
+    return open;
   }
 
   /** At the group's cap, after probing: a shard that has room again, counted (each shard's count is exact). */
