@@ -345,8 +345,10 @@ export class SubscriptionHub extends DurableObject<EngineBindings> {
   async publish(event: HubEvent): Promise<number> {
     const seq = this.buffer(event);
     const numbered = seq === undefined ? event : { ...event, seq };
+    // The other shards first: they send to their listeners while this one sends to its own.
+    const forwarded = this.forward("delivery", (shard) => shard.deliver(numbered), event.type);
     let delivered = (await this.deliver(numbered)).delivered;
-    const outcomes = await this.forward("delivery", (shard) => shard.deliver(numbered), event.type);
+    const outcomes = await forwarded;
     let sessions = 0;
     for (const outcome of outcomes) {
       if (outcome.status === "fulfilled") {
