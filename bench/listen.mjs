@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { setMaxListeners } from "node:events";
 /**
  * `npm run bench:listen`: fan-out of subscriptions/listen through the Durable Object hub, on 127.0.0.1.
  *
@@ -17,7 +18,6 @@
  * (`ulimit -n`) must exceed the largest size; the bench checks it first.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { setMaxListeners } from "node:events";
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -161,7 +161,9 @@ async function run(size, bundle) {
     const arrivals = Array.from({ length: size }, () => []);
     const opened = performance.now();
     for (let start = 0; start < size; start += 50) {
-      const batch = arrivals.slice(start, start + 50).map((list, index) => listen(url, `l${start + index}`, `note://${notebook}`, list, abort));
+      const batch = arrivals
+        .slice(start, start + 50)
+        .map((list, index) => listen(url, `l${start + index}`, `note://${notebook}`, list, abort));
       await withTimeout(Promise.all(batch), "opening listeners");
     }
     const openSeconds = (performance.now() - opened) / 1000;
@@ -217,7 +219,9 @@ const bundle = join(
 );
 const limit = openFileLimit();
 if (limit < Math.max(...SIZES) + SPARE_FILES) {
-  console.error(`The open-file limit is ${limit}: raise it (\`ulimit -n ${Math.max(...SIZES) + SPARE_FILES}\` or more) or lower LISTEN_SIZES.`);
+  console.error(
+    `The open-file limit is ${limit}: raise it (\`ulimit -n ${Math.max(...SIZES) + SPARE_FILES}\` or more) or lower LISTEN_SIZES.`,
+  );
   process.exit(2);
 }
 const rows = [];

@@ -18,7 +18,6 @@
  */
 
 import { DurableObject } from "cloudflare:workers";
-import type { EngineBindings } from "../bindings";
 import { jsonBytes } from "../encoding";
 import { describeError, log } from "../log";
 import { type GroupLimits, LAST_RESORT_HEADER, maxShards, SHARD_FULL_STATUS, SHARD_HEADER, shardCap, shardName } from "./groups";
@@ -190,7 +189,7 @@ interface GroupRecord {
 const PROBE_ROUNDS = 3;
 const PROBE_GAP_MS = 100;
 
-export class SubscriptionHub extends DurableObject<EngineBindings> {
+export class SubscriptionHub extends DurableObject<{ SUBSCRIPTIONS?: DurableObjectNamespace<SubscriptionHub> }> {
   /** The probe round in progress, shared by every listener that found the group full meanwhile. */
   private probing: Promise<void> | undefined;
   /** Root: the shard it last named, tried first by the next listener the root cannot hold itself. */
