@@ -1,25 +1,39 @@
 #!/usr/bin/env node
+import { setMaxListeners } from "node:events";
 /**
  * `npm run bench:listen`: fan-out of subscriptions/listen through the Durable Object hub, on 127.0.0.1.
  *
- * For N in (100, 1000): serves the template's `wrangler deploy --dry-run` bundle from Miniflare (workerd on
+ * For N in (100, 1000, 10000): serves the template's `wrangler deploy --dry-run` bundle from Miniflare (workerd on
  * 127.0.0.1, no dev proxy, which would hold about 3 file descriptors per stream), opens N listen streams for
- * `resourcesListChanged`, then adds M notes (each publishes one resources/list_changed to every listener) and
- * measures: delivered / expected, delivery latency p50 / p99 (publish start to arrival, one clock), and the resident
- * memory of workerd. The rate limiter is lifted (all streams come from one address); every other setting is the
- * template's default. Bounded: every phase has a timeout; everything is stopped. Not a test: nothing asserts on timing.
+ * updates of one notebook, then edits a note in it M times (each publishes one resources/updated to every listener) and
+ * measures: delivered / expected, delivery latency p50 / p99 (publish start to arrival, one clock), how long the
+ * publishing tool call took (the hubs' side of the fan-out: it returns once every shard has sent the event to its
+ * listeners' Workers), the shards each hub group opened, the resident memory of workerd, and the load average.
+ * The rate limiter is lifted (all streams come from one address); every other setting is the template's default
+ * unless LISTEN_CAPACITY sets LISTEN_SHARD_CAPACITY. Bounded: every phase has a timeout; everything is stopped.
+ * Not a test: nothing asserts on timing.
+ *
+ * Environment: LISTEN_SIZES (default 100,1000,10000), LISTEN_EVENTS (default 20, and 3 from 10,000 listeners),
+ * LISTEN_CAPACITY. Each stream holds one socket in this process and one in workerd: the open-file limit
+ * (`ulimit -n`) must exceed the largest size; the bench checks it first.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildWorker } from "./lib/build.mjs";
+import { cpuSeconds } from "./lib/cpu.mjs";
 import { serveBundle } from "./lib/miniflare.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const SIZES = (process.env.LISTEN_SIZES ?? "100,1000").split(",").map(Number);
-const EVENTS = Number(process.env.LISTEN_EVENTS ?? 20);
-const GAP_MS = 100;
+const SIZES = (process.env.LISTEN_SIZES ?? "100,1000,10000").split(",").map(Number);
+/** Fewer events, further apart, for the largest sizes: each must reach every listener before the next starts. */
+const eventsFor = (size) => Number(process.env.LISTEN_EVENTS ?? (size >= 10_000 ? 3 : 20));
+const gapFor = (size) => (size >= 10_000 ? 3_000 : 100);
+const CAPACITY = process.env.LISTEN_CAPACITY;
 const PHASE_TIMEOUT_MS = 60_000;
+/** The bench's own open files (the Miniflare connection, stdio, ...) on top of one per stream. */
+const SPARE_FILES = 500;
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
@@ -32,6 +46,15 @@ const headers = (method, name) => ({
   ...(name && { "mcp-name": name }),
 });
 
+/** The soft open-file limit of this process (workerd inherits it), from /proc. */
+function openFileLimit() {
+  const line = readFileSync("/proc/self/limits", "utf8")
+    .split("\n")
+    .find((row) => row.startsWith("Max open files"));
+  const soft = line?.split(/\s{2,}/)[1];
+  return soft === undefined || soft === "unlimited" ? Infinity : Number(soft);
+}
+
 async function call(url, name, args) {
   const response = await fetch(url, {
     method: "POST",
@@ -43,8 +66,8 @@ async function call(url, name, args) {
   return message.result;
 }
 
-/** Opens one listen stream; resolves once acknowledged, then records each event's arrival time. */
-function listen(url, id, arrivals, abort) {
+/** Opens one listen stream for `uri` and what is below it; resolves once acknowledged, then records each event's arrival time. */
+function listen(url, id, uri, arrivals, abort) {
   return new Promise((resolve, reject) => {
     fetch(url, {
       method: "POST",
@@ -53,7 +76,7 @@ function listen(url, id, arrivals, abort) {
         jsonrpc: "2.0",
         id,
         method: "subscriptions/listen",
-        params: { notifications: { resourcesListChanged: true }, _meta: META },
+        params: { notifications: { resourceSubscriptions: [uri] }, _meta: META },
       }),
       signal: abort.signal,
     })
@@ -72,7 +95,7 @@ function listen(url, id, arrivals, abort) {
             if (!data) continue;
             const message = JSON.parse(data.slice(6));
             if (message.method === "notifications/subscriptions/acknowledged") resolve();
-            else if (message.method === "notifications/resources/list_changed") arrivals.push(performance.now());
+            else if (message.method === "notifications/resources/updated") arrivals.push(performance.now());
             else if (message.error) reject(new Error(message.error.message));
           }
         }
@@ -113,31 +136,54 @@ const percentile = (values, p) => {
 const withTimeout = (promise, what) =>
   Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`${what} timed out`)), PHASE_TIMEOUT_MS))]);
 
+/** How many shards each hub group opened (its root's record), through Miniflare's Durable Object proxy. */
+async function shardCounts(mf) {
+  const hubs = await mf.getDurableObjectNamespace("SUBSCRIPTIONS");
+  const shards = async (name) => hubs.get(hubs.idFromName(name)).shards();
+  return { global: await shards("global"), principal: await shards("principal:anonymous") };
+}
+
 async function run(size, bundle) {
-  const { mf, url } = await serveBundle(join(root, "wrangler.toml"), bundle, {
-    bindings: { MCP_ENV: "development" },
+  const EVENTS = eventsFor(size);
+  const GAP_MS = gapFor(size);
+  const { mf, url, pids } = await serveBundle(join(root, "wrangler.toml"), bundle, {
+    bindings: { MCP_ENV: "development", ...(CAPACITY && { LISTEN_SHARD_CAPACITY: CAPACITY }) },
     ratelimits: { RATE_LIMITER: { simple: { limit: 1_000_000, period: 60 } } },
   });
   const abort = new AbortController();
+  // Every stream listens to this one signal: no listener-count warning (10,000 of them would flood the output).
+  setMaxListeners(0, abort.signal);
   try {
     const notebook = (await call(url, "create_notebook", {})).structuredContent.notebook_id;
+    const note = (await call(url, "add_note", { notebook_id: notebook, title: "watched", body: "x" })).structuredContent.id;
     const idleMb = workerdMemoryMb();
 
     const arrivals = Array.from({ length: size }, () => []);
     const opened = performance.now();
     for (let start = 0; start < size; start += 50) {
-      const batch = arrivals.slice(start, start + 50).map((list, index) => listen(url, `l${start + index}`, list, abort));
+      const batch = arrivals
+        .slice(start, start + 50)
+        .map((list, index) => listen(url, `l${start + index}`, `note://${notebook}`, list, abort));
       await withTimeout(Promise.all(batch), "opening listeners");
     }
     const openSeconds = (performance.now() - opened) / 1000;
 
+    const shards = await shardCounts(mf).catch(() => undefined);
+
     const published = [];
+    const calls = [];
+    // CPU used while the events fan out: workerd (hubs and the listeners' Workers) and this process (the clients).
+    const cpuBefore = { workerd: cpuSeconds(pids), client: process.cpuUsage() };
     for (let event = 0; event < EVENTS; event++) {
-      published.push(performance.now());
-      await call(url, "add_note", { notebook_id: notebook, title: `event ${event}`, body: "x" });
+      const start = performance.now();
+      published.push(start);
+      await call(url, "update_note", { notebook_id: notebook, note_id: note, body: `event ${event}` });
+      calls.push(performance.now() - start);
       await new Promise((resolve) => setTimeout(resolve, GAP_MS));
     }
     await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const clientCpu = process.cpuUsage(cpuBefore.client);
+    const cpu = { workerd: cpuSeconds(pids) - cpuBefore.workerd, client: (clientCpu.user + clientCpu.system) / 1e6 };
     const loadedMb = workerdMemoryMb();
 
     // Each arrival belongs to the latest publish that started before it.
@@ -147,10 +193,16 @@ async function run(size, bundle) {
       openSeconds,
       delivered: latencies.length,
       expected: size * EVENTS,
+      events: EVENTS,
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
+      max: Math.max(...latencies),
+      publishCall: percentile(calls, 50),
+      shards,
+      cpu,
       idleMb,
       loadedMb,
+      load: loadavg()[0],
     };
   } finally {
     abort.abort();
@@ -165,24 +217,38 @@ const bundle = join(
   built.outdir,
   built.modules.find((name) => name.endsWith(".js")),
 );
+const limit = openFileLimit();
+if (limit < Math.max(...SIZES) + SPARE_FILES) {
+  console.error(
+    `The open-file limit is ${limit}: raise it (\`ulimit -n ${Math.max(...SIZES) + SPARE_FILES}\` or more) or lower LISTEN_SIZES.`,
+  );
+  process.exit(2);
+}
 const rows = [];
 for (const size of SIZES) {
-  console.log(`listen fan-out: ${size} listeners x ${EVENTS} events ...`);
+  console.log(`listen fan-out: ${size} listeners x ${eventsFor(size)} events (load average ${loadavg()[0].toFixed(2)}) ...`);
   rows.push(await run(size, bundle));
 }
 const command = "npm run bench:listen";
 const lines = [
   `# subscriptions/listen fan-out (${new Date().toISOString().slice(0, 10)})`,
   "",
-  `Command: \`${command}\` — the template's minified bundle in Miniflare on 127.0.0.1, one principal (anonymous),`,
-  `${EVENTS} events ${GAP_MS} ms apart, each a resources/list_changed published by add_note. Latency runs from the start of the`,
-  "publishing tool call to the event's arrival at the listener (one clock). Memory is the RSS of the workerd processes.",
+  `Command: \`${command}\` — the template's minified bundle in Miniflare on 127.0.0.1 (${CAPACITY ? `LISTEN_SHARD_CAPACITY=${CAPACITY}` : "default settings"}), one principal`,
+  "(anonymous), so every listener joins the global group and that one principal's group. Each event is a",
+  "resources/updated published by update_note to the principal's group (20 events 100 ms apart; from 10,000 listeners,",
+  "3 events 3 s apart).",
+  "Latency runs from the start of the publishing tool call to the event's arrival at the listener (one clock); the",
+  "publish call is that tool call's duration (median), which ends once every shard has handed the event to its",
+  "listeners' Workers. Shards: those each group opened (global / principal). Memory: RSS of the workerd processes.",
+  "CPU: seconds used while the events fanned out (from the first publish to 1 s after the last), by workerd (hubs",
+  "and the listeners' Workers) and by the bench's own clients. Load: the 1-minute load average at the end of the row",
+  "(2 cores, shared with other work).",
   "",
-  "| listeners | open all | delivered / expected | p50 latency | p99 latency | workerd RSS idle → loaded |",
-  "|---:|---:|---:|---:|---:|---:|",
+  "| listeners | open all | delivered / expected | p50 latency | p99 latency | max | publish call | shards | CPU workerd / clients | workerd RSS idle → loaded | load |",
+  "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ...rows.map(
     (row) =>
-      `| ${row.size} | ${row.openSeconds.toFixed(2)} s | ${row.delivered} / ${row.expected} | ${row.p50.toFixed(1)} ms | ${row.p99.toFixed(1)} ms | ${row.idleMb} → ${row.loadedMb} MB |`,
+      `| ${row.size} | ${row.openSeconds.toFixed(2)} s | ${row.delivered} / ${row.expected} | ${row.p50.toFixed(1)} ms | ${row.p99.toFixed(1)} ms | ${row.max.toFixed(1)} ms | ${row.publishCall.toFixed(1)} ms | ${row.shards ? `${row.shards.global} / ${row.shards.principal}` : "?"} | ${row.cpu.workerd.toFixed(1)} s / ${row.cpu.client.toFixed(1)} s | ${row.idleMb} → ${row.loadedMb} MB | ${row.load.toFixed(2)} |`,
   ),
   "",
 ];

@@ -108,12 +108,12 @@ export interface ListenSettings {
   keepAliveMs: number;
   /** After this long a listen stream ends gracefully with its completion result; clients listen again. */
   maxLifetimeMs: number;
-  /** Listeners one hub accepts before refusing new ones. */
-  maxPerHub: number;
+  /** Listeners one hub (a shard of a group, see `listen/groups.ts`) holds before its group opens another shard. */
+  shardCapacity: number;
+  /** Shards one group may open; it refuses listeners beyond shardCapacity × maxShards. */
+  maxShards: number;
   /** Listeners one authenticated principal may hold at once. */
   maxPerPrincipal: number;
-  /** Number of global hubs that share the listeners of events for everyone. */
-  globalShards: number;
 }
 
 export interface StateSettings {
@@ -159,9 +159,9 @@ export function parseConfig(vars: Record<string, unknown>): ConfigResult {
     listen: {
       keepAliveMs: read.integer("LISTEN_KEEPALIVE_MS", 20_000, 50, 60_000),
       maxLifetimeMs: read.integer("LISTEN_MAX_LIFETIME_MS", 1_800_000, 100, 86_400_000),
-      maxPerHub: read.integer("LISTEN_MAX_PER_HUB", 1_000, 1, 32_768),
+      shardCapacity: read.integer("LISTEN_SHARD_CAPACITY", 1_000, 1, 32_768),
+      maxShards: read.integer("LISTEN_MAX_SHARDS", 32, 1, 1_000),
       maxPerPrincipal: read.integer("LISTEN_MAX_PER_PRINCIPAL", 50, 1, 10_000),
-      globalShards: read.integer("LISTEN_GLOBAL_SHARDS", 4, 1, 64),
     },
     legacy: {
       enabled: read.oneOf("LEGACY_CLIENTS", ["on", "off"], "on") === "on",

@@ -16,7 +16,8 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import * as z from "zod/mini";
 import { defineResource, defineTool, elicitForm, text } from "../../src/mcp";
 import { digestJson, importKeyRing, open, parseKeySpec, seal } from "../../src/mcp/input/state-token";
-import { createPublisher, principalHubName } from "../../src/mcp/listen/publish";
+import { principalGroup } from "../../src/mcp/listen/groups";
+import { createPublisher } from "../../src/mcp/listen/publish";
 import { tools as exampleTools } from "../../src/tools";
 import { adminOnly, tools as fixtureTools } from "../helpers/fixture";
 import { localIssuer } from "../helpers/issuer";
@@ -533,20 +534,20 @@ describe("subscriptions/listen", () => {
   //   see COVERED_ELSEWHERE.
 
   it("row 47: a write to a closed stream is swallowed, the subscriber is removed, and other subscribers are unaffected", async () => {
-    const hub = principalHubName("anonymous");
+    const hub = principalGroup("anonymous");
     const before = await count(hub);
     const gone = await listen({ toolsListChanged: true }, "row-47-gone");
     const stays = await listen({ toolsListChanged: true }, "row-47-stays");
     await Promise.all([gone.message(), stays.message()]);
     await gone.cancel();
     // Published at once, while the closed stream's sockets may still be open in the hubs.
-    await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).toolsListChanged();
+    await createPublisher(env.SUBSCRIPTIONS, "anonymous").toolsListChanged();
     expect(await stays.message()).toMatchObject({
       method: "notifications/tools/list_changed",
       params: { _meta: subscription("row-47-stays") },
     });
     await settle([hub], before + 1);
-    await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).toolsListChanged();
+    await createPublisher(env.SUBSCRIPTIONS, "anonymous").toolsListChanged();
     expect(await stays.message()).toMatchObject({ method: "notifications/tools/list_changed" });
   });
 });

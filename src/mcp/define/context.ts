@@ -140,7 +140,7 @@ export function handlerContext(scope: RequestScope): HandlerContext {
       if (reachesLevel(level, meta.logLevel)) reply.notify(message);
     },
     waitUntil: (promise) => scope.execution.waitUntil(promise),
-    publish: createPublisher(scope.env.SUBSCRIPTIONS, scope.principal.id, scope.config.listen.globalShards, scope),
+    publish: createPublisher(scope.env.SUBSCRIPTIONS, scope.principal.id, scope),
   };
 }
 

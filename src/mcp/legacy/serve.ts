@@ -15,7 +15,6 @@ import { type RequestScope, requestScope } from "../define/context";
 import type { HttpExchange } from "../http/exchange";
 import { checkRateLimit } from "../http/rate-limit";
 import { NO_ANSWER, Reply } from "../http/reply";
-import { sessionShard } from "../listen/hub-stream";
 import { assertFilterStorable } from "../listen/listen";
 import { sessionHubs } from "../listen/publish";
 import { log, logRequest } from "../log";
@@ -341,7 +340,6 @@ function initialState(
     ...start,
     principal: (exchange.principal ?? ANONYMOUS).id,
     subscriptions: [],
-    shard: sessionShard(claims.id, exchange.config.listen.globalShards),
     // Stored at initialize: ends when idle, as the client stops asking. Stored later: nothing touches it on
     // ordinary requests, so it lasts as long as its id does.
     idleMs: claims.stored ? exchange.config.legacy.sessionIdleMs : exchange.config.legacy.sessionLifetimeMs,
@@ -382,7 +380,8 @@ async function subscribe(context: LegacyContext, add: boolean, params: JsonObjec
   if (add) assertFilterStorable(filter);
   await session.stub.update({ subscriptions });
   session.state.subscriptions = subscriptions;
-  // The session's notification stream (if open) picks the new filter up at once, in both of its hubs.
+  // The session's notification stream (if open) picks the new filter up at once, in both of its groups (each root
+  // passes it on to the shard that holds the stream, whichever that is).
   const updates = sessionHubs(exchange.env.SUBSCRIPTIONS, session.state).map((hub) => hub.updateSessionFilter(session.state.id, filter));
   if ((await Promise.all(updates)).includes(false)) log(context.scope, "warn", "a hub refused a session's subscription filter");
   return {};

@@ -27,8 +27,6 @@ export interface SessionState {
   principal: string;
   logLevel?: LogLevel;
   subscriptions: string[];
-  /** The global hub shard its notification stream joins. */
-  shard: number;
   idleMs: number;
   lastSeen: number;
   /** The session token's expiry: the state never outlives the id that names it. */

@@ -8,7 +8,7 @@
 
 import { ANONYMOUS } from "../auth/principal";
 import type { HttpExchange } from "../http/exchange";
-import { hubStream, sessionShard } from "../listen/hub-stream";
+import { hubStream } from "../listen/hub-stream";
 import { NOTIFICATION_METHODS } from "../listen/listen";
 import { HttpError } from "../protocol/errors";
 import type { McpServer } from "../protocol/server";
@@ -49,8 +49,6 @@ export async function openSessionStream(server: McpServer, exchange: HttpExchang
     principal,
     log: exchange,
     filter: sessionFilter(support, state?.subscriptions ?? []),
-    // The shard its state names, so that resources/subscribe finds this stream; a session without state has none yet.
-    globalShard: state?.shard ?? sessionShard(session.claims.id, exchange.config.listen.globalShards),
     session: session.claims.id,
     signal: exchange.request.signal,
     headers: { [HEADER.requestId]: exchange.traceId },

@@ -1,15 +1,19 @@
 /**
  * @module hub-stream
  * An SSE response fed by the subscription hubs: this Worker invocation holds the client's stream and a
- * WebSocket to two hubs (the principal's hub and one global shard); events arrive on the sockets and leave as
- * SSE messages. Used by `subscriptions/listen` (2026-07-28) and by a legacy session's GET stream.
+ * WebSocket to one shard of each of two hub groups (the principal's and the global one, see `groups.ts`); events
+ * arrive on the sockets and leave as SSE messages. Used by `subscriptions/listen` (2026-07-28) and by a legacy
+ * session's GET stream.
+ *
+ * Joining a group: the listener asks the root, which accepts it or names a shard; a shard that filled up meanwhile
+ * answers "full", and the listener asks the root again, naming the shards it tried.
  *
  * Hygiene: comment keep-alives hold proxies open; after the maximum lifetime the stream ends (callers decide what
  * to send first); when the client goes away, or a hub drops the socket, everything is closed at once.
  *
- * Resumption (2025 sessions only): each hub numbers its events while it serves sessions, so the stream's position
- * is a pair (one per hub). A caller that asks for event ids gets one per event from that pair, and a stream opened
- * with `resumeAfter` gets from each hub what it missed before anything live.
+ * Resumption (2025 sessions only): each group's root numbers its events while the group serves sessions, so the
+ * stream's position is a pair (one per group). A caller that asks for event ids gets one per event from that pair,
+ * and a stream opened with `resumeAfter` gets from each root what it missed before anything live.
  */
 
 import type { Principal } from "../auth/principal";
@@ -17,10 +21,19 @@ import type { ListenSettings } from "../config";
 import { base64url } from "../encoding";
 import { SseStream } from "../http/sse";
 import { describeError, type LogScope, log } from "../log";
+import {
+  GLOBAL_GROUP,
+  type GroupLimits,
+  LAST_RESORT_HEADER,
+  maxShards,
+  principalGroup,
+  SHARD_FULL_STATUS,
+  SHARD_HEADER,
+  shardName,
+} from "./groups";
 import { type HubEvent, type HubMessage, type ListenerFilter, type ListenerSpec, POSITION_HEADER, type SubscriptionHub } from "./hub";
-import { globalHubName, principalHubName } from "./publish";
 
-/** Where a stream stands in each of its two hubs' numbering (see `hub.ts`, the replay buffer). */
+/** Where a stream stands in each of its two groups' numbering (see `hub.ts`, the replay buffer). */
 export interface HubPositions {
   principal: number;
   global: number;
@@ -33,23 +46,21 @@ export interface HubStreamOptions {
   principal: Principal;
   log: LogScope;
   filter: ListenerFilter;
-  /** Which global hub to join (random for listen streams, fixed per session so its filter can be updated). */
-  globalShard: number;
   session?: string;
   /** The client's request signal: aborted when it disconnects. */
   signal: AbortSignal;
   headers: Record<string, string>;
   /** The SSE message for one hub event. */
   toMessage(event: HubEvent): unknown;
-  /** A resuming session stream: the positions it last saw; each hub first replays what it holds after them. */
+  /** A resuming session stream: the positions it last saw; each group first replays what it holds after them. */
   resumeAfter?: HubPositions;
   /** Gives every SSE event an id from the stream's positions (2025 sessions); without it events carry none. */
   eventId?(positions: HubPositions): string;
-  /** Sends a priming event (an id, no data) once both hubs accepted, before anything else. Needs `eventId`. */
+  /** Sends a priming event (an id, no data) once both groups accepted, before anything else. Needs `eventId`. */
   prime?: boolean;
-  /** Called once both hubs accepted the listener, before any event is forwarded. */
+  /** Called once both groups accepted the listener, before any event is forwarded. */
   onOpen?(stream: SseStream): void;
-  /** Called when a hub refused the listener (`full`: a cap was reached); the stream closes afterwards. */
+  /** Called when a group refused the listener (`full`: a cap was reached); the stream closes afterwards. */
   onRefused?(stream: SseStream, full: boolean): void;
   /** Called when the maximum lifetime is reached, just before the stream closes. */
   onLifetime?(stream: SseStream): void;
@@ -73,59 +84,62 @@ export function hubStream(options: HubStreamOptions): Response {
     stream.close();
   }
 
-  const spec = (role: "principal" | "global"): ListenerSpec => ({
+  const { shardCapacity: capacity, maxShards: shards, maxPerPrincipal } = settings;
+  // Anonymous callers are everyone at once, so only the group's own cap applies to them.
+  const principalMax = options.principal.authenticated ? Math.min(maxPerPrincipal, capacity * shards) : capacity * shards;
+  const groups = [
+    { group: principalGroup(options.principal.id), role: "principal" as const, limits: { capacity, groupMax: principalMax } },
+    { group: GLOBAL_GROUP, role: "global" as const, limits: { capacity, groupMax: capacity * shards } },
+  ];
+  const spec = (group: string, role: "principal" | "global", limits: GroupLimits): ListenerSpec => ({
     filter: options.filter,
     principal: options.principal.id,
-    maxListeners: settings.maxPerHub,
-    // Anonymous callers are everyone at once, so only the per-hub cap applies to them.
-    maxPerPrincipal: role === "principal" && options.principal.authenticated ? settings.maxPerPrincipal : 0,
+    group,
+    shard: 0,
+    ...limits,
     ...(options.session && { session: options.session }),
     ...(options.resumeAfter && { after: options.resumeAfter[role] }),
   });
-  const hubs = [
-    { name: principalHubName(options.principal.id), role: "principal" as const },
-    { name: globalHubName(options.globalShard), role: "global" as const },
-  ];
 
   // Flushes the response headers at once; a comment is not a message, so nothing is sent "before" onOpen.
   stream.comment("listening");
   (async () => {
-    const upgrades = await Promise.all(
-      hubs.map(({ name, role }) =>
-        namespace.getByName(name).fetch("https://hub/listen", {
-          headers: { upgrade: "websocket", "x-mcp-listener": encodeSpec(spec(role)) },
-        }),
-      ),
-    );
-    for (const upgrade of upgrades) if (upgrade.webSocket) sockets.push(upgrade.webSocket);
+    const joins = await Promise.all(groups.map(({ group, role, limits }) => joinGroup(namespace, spec(group, role, limits))));
+    for (const join of joins) if (join.socket) sockets.push(join.socket);
     if (!stream.isOpen) return stop("client closed the stream");
-    const refused = upgrades.find((upgrade) => upgrade.status !== 101);
+    const refused = joins.find((join) => join.status !== 101);
     if (refused) {
       options.onRefused?.(stream, refused.status === 429);
       return stop(refused.status === 429 ? "limit reached" : "hub refused");
     }
-    // A resumed stream starts where the client stopped, unless a hub never got that far (then where the hub is).
+    // A resumed stream starts where the client stopped, unless a group never got that far (then where it is).
     const positions: HubPositions = { principal: 0, global: 0 };
     const eventId = options.eventId && (() => options.eventId!(positions));
-    hubs.forEach(({ role }, i) => {
-      const current = Number(upgrades[i]!.headers.get(POSITION_HEADER) ?? 0);
+    groups.forEach(({ role }, i) => {
+      const current = joins[i]!.position;
       positions[role] = Math.min(options.resumeAfter?.[role] ?? current, current);
     });
     if (options.prime && eventId) stream.prime(eventId());
-    hubs.forEach(({ role }, i) => {
-      const socket = upgrades[i]!.webSocket!;
-      socket.accept();
-      socket.addEventListener("message", (message) => {
+    const forward = (role: "principal" | "global", event: HubEvent) => {
+      if (typeof event.seq === "number") positions[role] = event.seq;
+      stream.send(options.toMessage(event), eventId?.());
+    };
+    groups.forEach(({ role }, i) => {
+      const { socket, replayed, replayedThrough } = joins[i]!;
+      // Joined a shard while resuming: what the root replayed comes first; live events it held already are dropped.
+      for (const event of replayed) forward(role, event);
+      socket!.accept();
+      socket!.addEventListener("message", (message) => {
         const received = JSON.parse(String(message.data)) as HubMessage;
-        // A full hub asks whether our client is still there: only a write tells (a comment is not a message).
+        // A full group asks whether our client is still there: only a write tells (a comment is not a message).
         if (received.type === "probe") return stream.comment("probe");
         const event = received as HubEvent;
-        if (typeof event.seq === "number") positions[role] = event.seq;
-        stream.send(options.toMessage(event), eventId?.());
+        if (typeof event.seq === "number" && event.seq <= replayedThrough) return;
+        forward(role, event);
       });
       // The hub restarted or dropped us: end the stream, and the client starts a new one.
-      socket.addEventListener("close", () => stop("hub closed"));
-      socket.addEventListener("error", () => stop("hub error"));
+      socket!.addEventListener("close", () => stop("hub closed"));
+      socket!.addEventListener("error", () => stop("hub error"));
     });
     options.onOpen?.(stream);
     const keepAlive = setInterval(() => stream.comment(), settings.keepAliveMs);
@@ -147,14 +161,60 @@ export function hubStream(options: HubStreamOptions): Response {
   return stream.response(options.headers);
 }
 
+/** A listener's place in one group, or why it has none. */
+interface Joined {
+  /** 101: joined; 429: the group is at its cap; anything else: refused. */
+  status: number;
+  socket?: WebSocket;
+  /** The group's position when it joined (its root's numbering). */
+  position: number;
+  /** Resuming on a shard other than the root: the events the root replayed, and the position they reach. */
+  replayed: HubEvent[];
+  replayedThrough: number;
+}
+
+/**
+ * Joins one shard of a group: the root accepts the listener or names the shard; a shard that filled up meanwhile
+ * sends it back to the root, which names another (or opens one). Bounded: each round adds a shard to those tried.
+ */
+async function joinGroup(namespace: DurableObjectNamespace<SubscriptionHub>, spec: ListenerSpec): Promise<Joined> {
+  const root = namespace.getByName(spec.group);
+  const tried: number[] = [];
+  for (let round = 0; round <= maxShards(spec); round++) {
+    const answer = await root.fetch(LISTEN_URL, upgrade({ ...spec, ...(tried.length > 0 && { tried }) }));
+    const named = answer.headers.get(SHARD_HEADER);
+    const position = Number(answer.headers.get(POSITION_HEADER) ?? 0);
+    if (named === null) return { status: answer.status, socket: answer.webSocket ?? undefined, position, replayed: [], replayedThrough: 0 };
+    const shard = Number(named);
+    const { after, ...rest } = spec;
+    const joined = await namespace.getByName(shardName(spec.group, shard)).fetch(LISTEN_URL, upgrade({ ...rest, shard }));
+    if (joined.status === SHARD_FULL_STATUS && !answer.headers.has(LAST_RESORT_HEADER)) {
+      tried.push(shard);
+      continue;
+    }
+    if (joined.status !== 101)
+      return { status: joined.status === SHARD_FULL_STATUS ? 429 : joined.status, position, replayed: [], replayedThrough: 0 };
+    // Only the root keeps the replay buffer: asked once the socket is accepted, so no event falls between the two.
+    if (spec.session && after !== undefined) {
+      const replay = await root.replay(after, spec.principal, spec.filter);
+      return {
+        status: 101,
+        socket: joined.webSocket!,
+        position: replay.position,
+        replayed: replay.events,
+        replayedThrough: replay.position,
+      };
+    }
+    return { status: 101, socket: joined.webSocket!, position, replayed: [], replayedThrough: 0 };
+  }
+  return { status: 429, position: 0, replayed: [], replayedThrough: 0 };
+}
+
+const LISTEN_URL = "https://hub/listen";
+
+const upgrade = (spec: ListenerSpec) => ({ headers: { upgrade: "websocket", "x-mcp-listener": encodeSpec(spec) } });
+
 /** Header values must be ASCII: the spec (which may hold any URI) travels as base64url of its UTF-8 JSON. */
 function encodeSpec(spec: ListenerSpec): string {
   return base64url(new TextEncoder().encode(JSON.stringify(spec)));
-}
-
-/** The global shard a legacy session always joins, so its filter can be found and updated later. */
-export function sessionShard(session: string, shards: number): number {
-  let hash = 0;
-  for (let i = 0; i < session.length; i++) hash = (hash * 31 + session.charCodeAt(i)) >>> 0;
-  return hash % shards;
 }

@@ -4,16 +4,23 @@
  *
  * Each listener is a WebSocket from the Worker invocation that holds the client's SSE response. The hub accepts
  * it with the WebSocket Hibernation API, so an idle hub is evicted from memory while its sockets stay open; the
- * listener's filter lives in the socket attachment and survives eviction. Hubs are sharded (see `publish.ts`).
+ * listener's filter lives in the socket attachment and survives eviction.
  *
- * For 2025 sessions, whose GET stream a client resumes with Last-Event-ID, a hub that serves sessions also numbers
- * its events and keeps the newest in storage (the replay buffer, `REPLAY_BUFFER`); a session listener that names
- * the position it last saw gets what it missed before anything live. 2026-07-28 has no resumption: a hub that never
- * serves a session writes nothing.
+ * Hubs come in groups that grow with their listeners (see `groups.ts`): the root of a group admits every listener
+ * (or names the shard to join), takes every publish and forwards it to the group's other shards, and keeps the
+ * number of shards in its storage, so it survives eviction.
+ *
+ * For 2025 sessions, whose GET stream a client resumes with Last-Event-ID, a root whose group serves sessions also
+ * numbers its events and keeps the newest in storage (the replay buffer, `REPLAY_BUFFER`): the root sees every event
+ * of its group, so one numbering holds for the whole group. A session listener that names the position it last saw
+ * gets what it missed before anything live (from the root, wherever it joined). 2026-07-28 has no resumption: a
+ * group that never serves a session writes nothing but its shard count.
  */
 
 import { DurableObject } from "cloudflare:workers";
 import { decodeUtf8Strict, jsonBytes } from "../encoding";
+import { describeError, log } from "../log";
+import { type GroupLimits, LAST_RESORT_HEADER, maxShards, SHARD_FULL_STATUS, SHARD_HEADER, shardCap, shardName } from "./groups";
 import { MAX_ATTACHMENT_BYTES, storedSize } from "./stored-size";
 
 /** What a hub sends on a listener socket: an event, or a probe asking the listener's Worker to write. */
@@ -26,7 +33,7 @@ export type HubEvent = (
   /** A task's new status (Tasks extension): its DetailedTask, for its own principal only. */
   | { type: "task_status"; taskId: string; task: Record<string, unknown>; principal: string }
 ) & {
-  /** The event's position in this hub's replay buffer, when the hub keeps one (it serves 2025 sessions). */
+  /** The event's position in its group's replay buffer, when the root keeps one (the group serves 2025 sessions). */
   seq?: number;
 };
 
@@ -40,27 +47,41 @@ export interface ListenerFilter {
   taskIds?: string[];
 }
 
-export interface ListenerSpec {
+export interface ListenerSpec extends GroupLimits {
   filter: ListenerFilter;
   principal: string;
-  /** Refuse the listener when the hub already holds this many. */
-  maxListeners: number;
-  /** Refuse it when its principal already holds this many here (0: no per-principal cap). */
-  maxPerPrincipal: number;
+  /** The group it joins: its root's name (see `groups.ts`). */
+  group: string;
+  /** The shard it joins: 0, the root (which accepts it or names another), or the shard the root named. */
+  shard: number;
+  /** To the root: the shards that already answered this listener "full", so that it names another. */
+  tried?: number[];
   /** A legacy session's stream: only the newest stream of a session stays open, and its filter can change. */
   session?: string;
-  /** A resuming session stream: replay the buffered events after this position first. */
+  /** A resuming session stream: replay the buffered events after this position first (root only). */
   after?: number;
+}
+
+/** What a shard tells the root after a delivery: how many received the event, and whether it serves sessions. */
+export interface Delivery {
+  delivered: number;
+  sessions: number;
+}
+
+/** The root's answer to a listener that joined a shard and resumes: what it missed, and where the group is now. */
+export interface Replay {
+  position: number;
+  events: HubEvent[];
 }
 
 /**
  * The replay buffer for session streams. Why these bounds: a session's client reconnects within seconds, and the
- * buffer is shared by every listener of the hub. `maxBytes` counts the events' JSON as stored; the buffer is kept
+ * buffer is shared by every listener of the group. `maxBytes` counts the events' JSON as stored; the buffer is kept
  * while a session listens, and for `windowMs` after the last one left.
  */
 export const REPLAY_BUFFER = { maxEvents: 100, maxBytes: 64 * 1024, windowMs: 5 * 60_000 } as const;
 
-/** The response header that tells a listener the hub's current position. */
+/** The response header that tells a listener the group's current position. */
 export const POSITION_HEADER = "x-mcp-position";
 
 interface BufferedEvent {
@@ -146,27 +167,40 @@ function closeQuietly(socket: WebSocket, code: number, reason: string): void {
   }
 }
 
-const principalTag = (principal: string) => `p:${principal}`.slice(0, 256);
 const sessionTag = (session: string) => `s:${session}`;
-/** Every session listener carries this tag too: while one is connected, the hub keeps its replay buffer. */
+/** Every session listener carries this tag too: while one is connected, the group keeps its replay buffer. */
 const SESSIONS_TAG = "sessions";
 
 const POSITION_KEY = "replay:seq";
 const UNTIL_KEY = "replay:until";
 const EVENT_PREFIX = "replay:e:";
 const eventKey = (seq: number) => `${EVENT_PREFIX}${String(seq).padStart(15, "0")}`;
+/** The root's record of its group: its name and how many shards it has opened (the root included). */
+const GROUP_KEY = "group";
+/** Set while a session listener may be on one of the root's other shards (the root cannot see their sockets). */
+const SHARD_SESSIONS_KEY = "replay:shard-sessions";
+
+interface GroupRecord {
+  name: string;
+  shards: number;
+}
 
 /** A full hub probes its listeners this many times, this far apart, before it refuses one (a round per proxy hop). */
 const PROBE_ROUNDS = 3;
 const PROBE_GAP_MS = 100;
 
-export class SubscriptionHub extends DurableObject<unknown> {
-  /** The probe round in progress, shared by every listener that found the hub full meanwhile. */
+export class SubscriptionHub extends DurableObject<{ SUBSCRIPTIONS?: DurableObjectNamespace<SubscriptionHub> }> {
+  /** The probe round in progress, shared by every listener that found the group full meanwhile. */
   private probing: Promise<void> | undefined;
+  /** Root: the shard it last named, tried first by the next listener the root cannot hold itself. */
+  private cursor: number | undefined;
+  /** Root: one stub per shard, so that the events forwarded to a shard arrive in the order they were published. */
+  private readonly stubs = new Map<number, DurableObjectStub<SubscriptionHub>>();
 
   /**
-   * Accepts one listener socket; answers 413 when its attachment could not be stored, and 429 when the hub or
-   * the principal is at its cap. Nothing is accepted until the attachment is stored.
+   * Accepts one listener socket, or (at the root) names the shard to join instead. Answers 413 when its attachment
+   * could not be stored, 429 when the group is at its cap, and (at a shard) 409 when the shard is full. Nothing is
+   * accepted until the attachment is stored.
    */
   async fetch(request: Request): Promise<Response> {
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("Expected a WebSocket upgrade", { status: 426 });
@@ -176,18 +210,90 @@ export class SubscriptionHub extends DurableObject<unknown> {
     // Why before anything else: a socket accepted without its attachment could never be read again (the Worker
     // refuses such filters first; this guards the hub itself).
     if (storedSize(attachment) > MAX_ATTACHMENT_BYTES) return tooLargeToStore();
-    // Why: caps keep one hub (and one principal) from holding unbounded sockets and memory. At a cap, listeners
-    // whose clients left unnoticed are probed out first (see probeListeners).
-    const tag = principalTag(spec.principal);
-    for (let round = 0; round < PROBE_ROUNDS && this.capReached(spec, tag); round++) {
-      this.probing ??= this.probeListeners().finally(() => {
+    if (spec.shard > 0) {
+      // A shard the root named: its cap is its share of the group's. Full (others joined meanwhile): the Worker
+      // asks the root again, which names another or opens a new one.
+      if (this.ctx.getWebSockets().length >= shardCap(spec, spec.shard))
+        return new Response("Shard is full", { status: SHARD_FULL_STATUS });
+      return this.accept(spec, attachment, false);
+    }
+    return this.admit(spec, attachment);
+  }
+
+  /**
+   * The root's admission: here while it has room, else the shard to join. Why caps: they keep one hub (and one
+   * principal's group) from holding unbounded sockets and memory. At the group's cap, listeners whose clients left
+   * unnoticed are probed out first (see probeListeners).
+   */
+  private async admit(spec: ListenerSpec, attachment: Attachment): Promise<Response> {
+    // A session has one notification stream: a newer one replaces the older (each message goes on one stream),
+    // wherever in the group the older one is. Before the new one joins, so that it is never closed itself.
+    if (spec.session) await this.closeSession(spec.session, "replaced by a newer stream");
+    if (this.hasRoom(spec)) return this.accept(spec, attachment, true);
+    const next = this.nextShard(spec);
+    if (next !== undefined) return this.sendTo(spec, next, false);
+    for (let round = 0; round < PROBE_ROUNDS && !this.hasRoom(spec); round++) {
+      this.probing ??= this.probeGroup().finally(() => {
         this.probing = undefined;
       });
       await this.probing;
     }
-    const cap = this.capReached(spec, tag);
-    if (cap === "hub") return new Response("Hub is full", { status: 429 });
-    if (cap === "principal") return new Response("Too many listeners for this principal", { status: 429 });
+    if (this.hasRoom(spec)) return this.accept(spec, attachment, true);
+    const counted = await this.shardWithRoom(spec);
+    if (counted !== undefined) return this.sendTo(spec, counted, true);
+    return new Response("Subscription limit reached", { status: 429 });
+  }
+
+  private hasRoom(limits: GroupLimits): boolean {
+    return this.ctx.getWebSockets().length < shardCap(limits, 0);
+  }
+
+  /**
+   * The shard for a listener the root cannot hold: the one named last (the newest after a restart), else the
+   * others in turn, skipping those this listener found full; only when every shard is full, a new one, up to the
+   * group's cap. Why no memory of full shards: a slot freed in an older shard is used at once, and a joiner finds
+   * the shards full at most once each (a quick 409), only when the newest has just filled.
+   */
+  private nextShard(spec: ListenerSpec): number | undefined {
+    const tried = new Set(spec.tried);
+    const open = this.group()?.shards ?? 1;
+    const start = this.cursor ?? open - 1;
+    for (let step = 0; step < open - 1; step++) {
+      const shard = 1 + ((start - 1 + step) % (open - 1));
+      if (!tried.has(shard)) {
+        this.cursor = shard;
+        return shard;
+      }
+    }
+    if (open >= maxShards(spec)) return undefined;
+    // Stored before anyone joins it: a root evicted later still forwards to every shard that may hold listeners.
+    this.ctx.storage.kv.put(GROUP_KEY, { name: spec.group, shards: open + 1 } satisfies GroupRecord);
+    this.cursor = open;
+    return open;
+  }
+
+  /** At the group's cap, after probing: a shard that has room again, counted (each shard's count is exact). */
+  private async shardWithRoom(limits: GroupLimits): Promise<number | undefined> {
+    const shards = this.shardNumbers();
+    const counts = await Promise.allSettled(shards.map((shard) => this.shard(shard).count()));
+    const index = counts.findIndex((count, i) => count.status === "fulfilled" && count.value < shardCap(limits, shards[i]!));
+    return index === -1 ? undefined : shards[index];
+  }
+
+  /** Names the shard to join, with the group's position (for a session stream's event ids). */
+  private sendTo(spec: ListenerSpec, shard: number, lastResort: boolean): Response {
+    if (spec.session) {
+      // The root cannot see that shard's sockets: it keeps buffering until a publish finds no session there.
+      this.ctx.storage.kv.put(SHARD_SESSIONS_KEY, true);
+      this.keepBuffer();
+    }
+    const headers: Record<string, string> = { [SHARD_HEADER]: String(shard), [POSITION_HEADER]: String(this.position()) };
+    if (lastResort) headers[LAST_RESORT_HEADER] = "1";
+    return new Response(null, { status: 200, headers });
+  }
+
+  /** Accepts the socket here. At the root, a session listener is numbered and (resuming) replayed to. */
+  private accept(spec: ListenerSpec, attachment: Attachment, root: boolean): Response {
     const { 0: client, 1: server } = new WebSocketPair();
     // Stored before the socket is accepted: if the platform refuses it, the hub never holds the socket.
     try {
@@ -195,33 +301,31 @@ export class SubscriptionHub extends DurableObject<unknown> {
     } catch {
       return tooLargeToStore();
     }
-    const tags = [tag];
-    if (spec.session) {
-      // A session has one notification stream: a newer one replaces the older (each message goes on one stream).
-      this.closeSession(spec.session, "replaced by a newer stream");
-      tags.push(sessionTag(spec.session), SESSIONS_TAG);
-      this.keepBuffer();
-    }
+    const tags = spec.session ? [sessionTag(spec.session), SESSIONS_TAG] : [];
+    if (spec.session && root) this.keepBuffer();
     this.ctx.acceptWebSocket(server, tags);
-    const position = this.ctx.storage.kv.get<number>(POSITION_KEY) ?? 0;
-    if (spec.session && spec.after !== undefined) this.replay(server, spec, position);
+    if (!root) return new Response(null, { status: 101, webSocket: client });
+    const position = this.position();
+    if (spec.session && spec.after !== undefined) {
+      for (const event of this.missed(spec.after, spec)) server.send(JSON.stringify(event));
+    }
     return new Response(null, { status: 101, webSocket: client, headers: { [POSITION_HEADER]: String(position) } });
   }
 
-  /** The cap a new listener would exceed, if any. */
-  private capReached(spec: ListenerSpec, tag: string): "hub" | "principal" | undefined {
-    if (this.ctx.getWebSockets().length >= spec.maxListeners) return "hub";
-    if (spec.maxPerPrincipal > 0 && this.ctx.getWebSockets(tag).length >= spec.maxPerPrincipal) return "principal";
-    return undefined;
+  /**
+   * One probe round over the whole group: asks every listener's Worker to write to its client, then gives them time
+   * to react. Why: the runtime notices a client that hung up only when a write to it fails (and each proxy hop in
+   * front needs one more write), so a listener whose client is gone would hold its slot until its next keep-alive,
+   * 20 s or more later. The write makes its Worker see the disconnect and close the socket, which frees the slot.
+   */
+  private async probeGroup(): Promise<void> {
+    await this.probe();
+    await this.forward("probe", (shard) => shard.probe());
+    await scheduler.wait(PROBE_GAP_MS);
   }
 
-  /**
-   * One probe round: asks every listener's Worker to write to its client, then gives them time to react. Why: the
-   * runtime notices a client that hung up only when a write to it fails (and each proxy hop in front needs one more
-   * write), so a listener whose client is gone would hold its slot until its next keep-alive, 20 s or more later.
-   * The write makes its Worker see the disconnect and close the socket, which frees the slot.
-   */
-  private async probeListeners(): Promise<void> {
+  /** Asks every listener here whether its client is still there (see probeGroup). */
+  async probe(): Promise<void> {
     const probe = JSON.stringify(PROBE);
     for (const socket of this.ctx.getWebSockets()) {
       try {
@@ -230,13 +334,34 @@ export class SubscriptionHub extends DurableObject<unknown> {
         // closing already: it stops counting by itself
       }
     }
-    await scheduler.wait(PROBE_GAP_MS);
   }
 
-  /** Sends the event to every matching listener; returns how many received it. A dead socket never stops the rest. */
+  /**
+   * Root: numbers the event (when the group serves sessions), sends it to every matching listener here, and
+   * forwards it to every other shard of the group in parallel; returns how many received it. Best effort: a dead
+   * socket or a failing shard (logged) never keeps the event from the others.
+   */
   async publish(event: HubEvent): Promise<number> {
     const seq = this.buffer(event);
-    const message = JSON.stringify(seq === undefined ? event : { ...event, seq });
+    const numbered = seq === undefined ? event : { ...event, seq };
+    // The other shards first: they send to their listeners while this one sends to its own.
+    const forwarded = this.forward("delivery", (shard) => shard.deliver(numbered), event.type);
+    let delivered = (await this.deliver(numbered)).delivered;
+    const outcomes = await forwarded;
+    let sessions = 0;
+    for (const outcome of outcomes) {
+      if (outcome.status === "fulfilled") {
+        delivered += outcome.value.delivered;
+        sessions += outcome.value.sessions;
+      }
+    }
+    if (outcomes.length > 0 && outcomes.every((outcome) => outcome.status === "fulfilled")) this.noteShardSessions(sessions > 0);
+    return delivered;
+  }
+
+  /** Sends an event (numbered by the root already) to every matching listener here. A shard's part of a publish. */
+  async deliver(event: HubEvent): Promise<Delivery> {
+    const message = JSON.stringify(event);
     let delivered = 0;
     for (const socket of this.ctx.getWebSockets()) {
       const attachment = readAttachment(socket);
@@ -251,12 +376,13 @@ export class SubscriptionHub extends DurableObject<unknown> {
         closeQuietly(socket, 1011, "send failed");
       }
     }
-    return delivered;
+    return { delivered, sessions: this.ctx.getWebSockets(SESSIONS_TAG).length };
   }
 
   /**
-   * Replaces the filter of a legacy session's stream (after resources/subscribe or unsubscribe). Returns false,
-   * storing nothing, when the new filter could not be stored; callers validate first, so that is a bug guard.
+   * Replaces the filter of a legacy session's stream (after resources/subscribe or unsubscribe), here and, at a
+   * root, in every other shard (the stream may be on any). Returns false when a hub could not store the new filter
+   * (storing nothing there; callers validate first, so that is a bug guard) or could not be reached.
    */
   async updateSessionFilter(session: string, filter: ListenerFilter): Promise<boolean> {
     const updates: { socket: WebSocket; attachment: Attachment }[] = [];
@@ -273,12 +399,22 @@ export class SubscriptionHub extends DurableObject<unknown> {
         closeQuietly(socket, 1011, "listener state could not be stored");
       }
     }
-    return true;
+    const outcomes = await this.forward("session filter update", (shard) => shard.updateSessionFilter(session, filter));
+    return outcomes.every((outcome) => outcome.status === "fulfilled" && outcome.value);
   }
 
-  /** Ends a legacy session's stream (the session was deleted or expired). */
+  /** Ends a legacy session's stream (the session was deleted or expired, or a newer stream replaced it). */
   async closeSession(session: string, reason = "session ended"): Promise<void> {
     for (const socket of this.ctx.getWebSockets(sessionTag(session))) closeQuietly(socket, 1000, reason);
+    await this.forward("session close", (shard) => shard.closeSession(session, reason));
+  }
+
+  /**
+   * Root: what a resuming session listener that joined another shard missed, after `after`, that it may see; and
+   * the group's position. The Worker sends these before anything live, and drops live events it got this way.
+   */
+  async replay(after: number, principal: string, filter: ListenerFilter): Promise<Replay> {
+    return { position: this.position(), events: this.missed(after, { principal, filter }) };
   }
 
   /** How many listeners this hub holds (for tests and operators). */
@@ -286,20 +422,73 @@ export class SubscriptionHub extends DurableObject<unknown> {
     return this.ctx.getWebSockets().length;
   }
 
+  /** Root: how many shards its group has opened, itself included (for tests and operators). */
+  async shards(): Promise<number> {
+    return this.group()?.shards ?? 1;
+  }
+
+  private group(): GroupRecord | undefined {
+    return this.ctx.storage.kv.get<GroupRecord>(GROUP_KEY);
+  }
+
+  /** Root: the group's other shards (none for a shard, or a root that never opened one). */
+  private shardNumbers(): number[] {
+    return Array.from({ length: (this.group()?.shards ?? 1) - 1 }, (_, i) => i + 1);
+  }
+
+  private shard(shard: number): DurableObjectStub<SubscriptionHub> {
+    let stub = this.stubs.get(shard);
+    if (!stub) {
+      // The root is only ever reached through SUBSCRIPTIONS, so the binding is there; its group record names it.
+      stub = this.env.SUBSCRIPTIONS!.getByName(shardName(this.group()!.name, shard));
+      this.stubs.set(shard, stub);
+    }
+    return stub;
+  }
+
+  /** Runs `call` on every other shard of the group in parallel; logs each that fails, and never throws. */
+  private async forward<T>(what: string, call: (shard: DurableObjectStub<SubscriptionHub>) => Promise<T>, event?: string) {
+    const shards = this.shardNumbers();
+    const outcomes = await Promise.allSettled(shards.map((shard) => call(this.shard(shard))));
+    outcomes.forEach((outcome, i) => {
+      // Never the group's name (it holds a principal id): which shard, and what failed.
+      if (outcome.status === "rejected")
+        log(undefined, "error", `hub shard ${what} failed`, { shard: shards[i], event, ...describeError(outcome.reason) });
+    });
+    return outcomes;
+  }
+
+  private position(): number {
+    return this.ctx.storage.kv.get<number>(POSITION_KEY) ?? 0;
+  }
+
   /** Keeps the replay buffer for `REPLAY_BUFFER.windowMs` from now (a session listener came or went). */
   private keepBuffer(): void {
     this.ctx.storage.kv.put(UNTIL_KEY, Date.now() + REPLAY_BUFFER.windowMs);
   }
 
+  /** After a publish every shard answered: whether a session listener is still on one. The last one left: the window starts. */
+  private noteShardSessions(present: boolean): void {
+    const kv = this.ctx.storage.kv;
+    const before = kv.get<boolean>(SHARD_SESSIONS_KEY) === true;
+    if (before === present) return;
+    if (present) kv.put(SHARD_SESSIONS_KEY, true);
+    else {
+      kv.delete(SHARD_SESSIONS_KEY);
+      this.keepBuffer();
+    }
+  }
+
   /**
-   * Numbers and stores the event while the hub serves sessions (one is listening, or one left within the window);
-   * returns its position, or undefined when nothing is kept. Drops the oldest events beyond the buffer's bounds.
+   * Numbers and stores the event while the group serves sessions (one is listening, here or on another shard, or
+   * one left within the window); returns its position, or undefined when nothing is kept. Drops the oldest events
+   * beyond the buffer's bounds.
    */
   private buffer(event: HubEvent): number | undefined {
     const kv = this.ctx.storage.kv;
     const now = Date.now();
     const until = kv.get<number>(UNTIL_KEY) ?? 0;
-    if (this.ctx.getWebSockets(SESSIONS_TAG).length > 0) {
+    if (this.ctx.getWebSockets(SESSIONS_TAG).length > 0 || kv.get<boolean>(SHARD_SESSIONS_KEY) === true) {
       // Renew the window only when half of it is gone: one storage write per half window, not per event.
       if (until - now < REPLAY_BUFFER.windowMs / 2) this.keepBuffer();
     } else if (until < now) {
@@ -319,17 +508,19 @@ export class SubscriptionHub extends DurableObject<unknown> {
   }
 
   /**
-   * Sends a resuming session listener what it missed: the buffered events after `spec.after` that it may see. A
-   * position ahead of the hub's (unknown to it) replays nothing; one older than the buffer replays all it holds.
+   * The buffered events after `after` that a listener may see, numbered. A position ahead of the group's (unknown
+   * to it) replays nothing; one older than the buffer replays all it holds.
    */
-  private replay(socket: WebSocket, spec: ListenerSpec, position: number): void {
-    if (spec.after === undefined || spec.after >= position) return;
-    for (const [, stored] of this.ctx.storage.kv.list<BufferedEvent>({ prefix: EVENT_PREFIX, startAfter: eventKey(spec.after) })) {
+  private missed(after: number, listener: Attachment): HubEvent[] {
+    if (after >= this.position()) return [];
+    const events: HubEvent[] = [];
+    for (const [, stored] of this.ctx.storage.kv.list<BufferedEvent>({ prefix: EVENT_PREFIX, startAfter: eventKey(after) })) {
       // Why: the same rule as live delivery, a private event reaches only its principal's listeners.
-      if (stored.event.principal !== undefined && stored.event.principal !== spec.principal) continue;
-      if (!wants(spec.filter, stored.event)) continue;
-      socket.send(JSON.stringify({ ...stored.event, seq: stored.seq }));
+      if (stored.event.principal !== undefined && stored.event.principal !== listener.principal) continue;
+      if (!wants(listener.filter, stored.event)) continue;
+      events.push({ ...stored.event, seq: stored.seq });
     }
+    return events;
   }
 
   async webSocketMessage(): Promise<void> {
@@ -337,7 +528,8 @@ export class SubscriptionHub extends DurableObject<unknown> {
   }
 
   async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
-    // A session's stream ended: keep buffering for a while, so that it can resume where it stopped.
+    // A session's stream ended: keep buffering for a while, so that it can resume where it stopped. (On another
+    // shard, the root learns it at its next publish.)
     if (this.ctx.getTags(socket).includes(SESSIONS_TAG)) this.keepBuffer();
     // Complete the close handshake (compatibility dates before 2026-04-07 do not auto-reply). 1005/1006 cannot be sent.
     closeQuietly(socket, code === 1005 || code === 1006 ? 1000 : code, reason);

@@ -114,7 +114,6 @@ export function serveListen(scope: RequestScope, params: JsonObject, support: Li
     principal: scope.principal,
     log: scope,
     filter,
-    globalShard: Math.floor(Math.random() * scope.config.listen.globalShards),
     signal: scope.reply.signal,
     headers,
     toMessage(event) {

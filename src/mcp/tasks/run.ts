@@ -6,7 +6,6 @@
  * handler from the top, like multi round-trip rounds: keep side effects after the last question.
  */
 import type { EngineBindings } from "../bindings";
-import { loadConfig } from "../config";
 import type { HandlerContext } from "../define/context";
 import { checkedResult, crashResult, parseArguments, type ToolContext, type ToolResult, toolError } from "../define/tools";
 import { jsonBytes } from "../encoding";
@@ -74,7 +73,6 @@ export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOut
       ) as never;
     },
   };
-  const config = loadConfig(host.env);
   let lastProgress = -Infinity;
   const context: HandlerContext = {
     env: host.env as Env,
@@ -91,7 +89,7 @@ export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOut
     // Tasks carry no log messages (SEP-2663: not supported on tasks).
     log() {},
     waitUntil: host.waitUntil,
-    publish: createPublisher(host.env.SUBSCRIPTIONS, record.principal.id, config.ok ? config.config.listen.globalShards : 1, scope),
+    publish: createPublisher(host.env.SUBSCRIPTIONS, record.principal.id, scope),
   };
   const ctx: ToolContext = {
     ...context,

@@ -205,7 +205,7 @@ describe("the principal flows everywhere", () => {
     };
     const alice = await listen("alice");
     const bob = await listen("bob");
-    await createPublisher(env.SUBSCRIPTIONS, "alice", 4).resourcesListChanged();
+    await createPublisher(env.SUBSCRIPTIONS, "alice").resourcesListChanged();
     expect(await alice.message()).toMatchObject({ method: "notifications/resources/list_changed" });
     expect(await bob.message(300)).toBe("timeout");
     await Promise.all([alice.cancel(), bob.cancel()]);

@@ -7,8 +7,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
+import { GLOBAL_GROUP } from "../../../src/mcp/listen/groups";
 import type { ListenerSpec } from "../../../src/mcp/listen/hub";
-import { globalHubName } from "../../../src/mcp/listen/publish";
 import { MAX_ATTACHMENT_BYTES, storedSize } from "../../../src/mcp/listen/stored-size";
 import { FIXTURE, valueUri } from "../../helpers/fixture";
 import { type Json, readMessage, send, testServer } from "../../helpers/rpc";
@@ -45,8 +45,10 @@ const encodeSpec = (spec: ListenerSpec) =>
 const spec = (filter: ListenerSpec["filter"], session?: string): ListenerSpec => ({
   filter,
   principal: "anonymous",
-  maxListeners: 1_000,
-  maxPerPrincipal: 0,
+  group: "hub:test",
+  shard: 0,
+  capacity: 1_000,
+  groupMax: 1_000,
   ...(session && { session }),
 });
 
@@ -118,9 +120,9 @@ describe("a hub with an unreadable listener", () => {
   });
 
   it("skips and closes a socket whose attachment is missing or malformed, and still delivers to every other listener", async () => {
-    const server = testServer(FIXTURE, { LISTEN_GLOBAL_SHARDS: "1" });
+    const server = testServer(FIXTURE, {});
     const listener = await listen({ toolsListChanged: true }, "survivor", server);
-    const hub = env.SUBSCRIPTIONS.getByName(globalHubName(0));
+    const hub = env.SUBSCRIPTIONS.getByName(GLOBAL_GROUP);
     const before = await hub.count();
     // Sockets as the old hub could leave them: accepted, then nothing (or something unreadable) stored.
     await runInDurableObject(hub, (_instance, state) => {

@@ -5,17 +5,17 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { globalHubName } from "../../../src/mcp/listen/publish";
+import { GLOBAL_GROUP } from "../../../src/mcp/listen/groups";
 import { FIXTURE } from "../../helpers/fixture";
 import { testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
 
 describe("hub hibernation", () => {
   it("lets an idle hub be evicted from memory while its listeners stay subscribed", { timeout: 40_000 }, async () => {
-    const server = testServer(FIXTURE, { LISTEN_GLOBAL_SHARDS: "1", LISTEN_KEEPALIVE_MS: "60000" });
+    const server = testServer(FIXTURE, { LISTEN_KEEPALIVE_MS: "60000" });
     const reader = sseReader(await server.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "sleepy" }));
     expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
-    const hub = env.SUBSCRIPTIONS.getByName(globalHubName(0));
+    const hub = env.SUBSCRIPTIONS.getByName(GLOBAL_GROUP);
     const instance = await runInDurableObject(hub, (instance) => instance);
 
     // Nothing may touch the hub for longer than workerd's 10 s idle window (with margin).

@@ -4,14 +4,14 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { principalHubName } from "../../../src/mcp/listen/publish";
+import { principalGroup } from "../../../src/mcp/listen/groups";
 import { FIXTURE } from "../../helpers/fixture";
 import { testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
 
 describe("listener caps", () => {
   it("refuses a listener over the per-hub cap in-band, before any acknowledgement", async () => {
-    const capped = testServer(FIXTURE, { LISTEN_MAX_PER_HUB: "2", LISTEN_GLOBAL_SHARDS: "1" });
+    const capped = testServer(FIXTURE, { LISTEN_SHARD_CAPACITY: "2", LISTEN_MAX_SHARDS: "1" });
     const open = [];
     for (const id of ["a", "b"]) {
       const reader = sseReader(await capped.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id }));
@@ -24,7 +24,7 @@ describe("listener caps", () => {
 
     // Closing one frees its slot for the next listener.
     await open.shift()!.cancel();
-    const hub = env.SUBSCRIPTIONS.getByName(principalHubName("anonymous"));
+    const hub = env.SUBSCRIPTIONS.getByName(principalGroup("anonymous"));
     const deadline = Date.now() + 2_000;
     while ((await hub.count()) > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     const next = sseReader(await capped.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "d" }));
@@ -34,8 +34,8 @@ describe("listener caps", () => {
 
   it("frees the slot of a client that hung up unnoticed as soon as a new listener needs it", async () => {
     // A keep-alive far away: only the hub's probe can reveal the hang-up within this test.
-    const capped = testServer(FIXTURE, { LISTEN_MAX_PER_HUB: "2", LISTEN_GLOBAL_SHARDS: "1", LISTEN_KEEPALIVE_MS: "60000" });
-    const hub = env.SUBSCRIPTIONS.getByName(principalHubName("anonymous"));
+    const capped = testServer(FIXTURE, { LISTEN_SHARD_CAPACITY: "2", LISTEN_MAX_SHARDS: "1", LISTEN_KEEPALIVE_MS: "60000" });
+    const hub = env.SUBSCRIPTIONS.getByName(principalGroup("anonymous"));
     const deadline = Date.now() + 2_000;
     while ((await hub.count()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     const live = sseReader(await capped.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "live" }));

@@ -2,8 +2,9 @@ import { abortAllDurableObjects } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../../src/mcp/config";
+import { GLOBAL_GROUP, principalGroup } from "../../../src/mcp/listen/groups";
 import { uriMatches } from "../../../src/mcp/listen/hub";
-import { createPublisher, globalHubName, principalHubName } from "../../../src/mcp/listen/publish";
+import { createPublisher } from "../../../src/mcp/listen/publish";
 import { FIXTURE } from "../../helpers/fixture";
 import { readMessage, readSse, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
@@ -137,8 +138,8 @@ describe("subscriptions/listen", () => {
       method: "notifications/subscriptions/acknowledged",
       params: { _meta: tag(7), notifications: { toolsListChanged: true } },
     });
-    await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).resourcesListChanged();
-    await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).promptsListChanged();
+    await createPublisher(env.SUBSCRIPTIONS, "anonymous").resourcesListChanged();
+    await createPublisher(env.SUBSCRIPTIONS, "anonymous").promptsListChanged();
     expect(await reader.message(300)).toBe("timeout");
   });
 
@@ -166,7 +167,7 @@ describe("subscriptions/listen", () => {
   });
 
   it("frees the hub slot promptly when the client closes the stream", async () => {
-    const hub = env.SUBSCRIPTIONS.getByName(principalHubName("anonymous"));
+    const hub = env.SUBSCRIPTIONS.getByName(principalGroup("anonymous"));
     const before = await hub.count();
     const reader = await listen({ toolsListChanged: true }, "closing");
     await reader.message();
@@ -231,17 +232,17 @@ describe("privacy and sharding", () => {
   it("never announces one principal's resource changes to another principal's listeners", async () => {
     const reader = await listen({ resourceSubscriptions: ["note://shared"], resourcesListChanged: true }, "mine");
     await reader.message();
-    const otherUser = createPublisher(env.SUBSCRIPTIONS, "mallory", 4);
+    const otherUser = createPublisher(env.SUBSCRIPTIONS, "mallory");
     await otherUser.resourceUpdated("note://shared");
     await otherUser.resourcesListChanged();
     expect(await reader.message(300)).toBe("timeout");
     // The hub checks the principal as well, even if an event reached the wrong hub.
-    const hub = env.SUBSCRIPTIONS.getByName(principalHubName("anonymous"));
+    const hub = env.SUBSCRIPTIONS.getByName(principalGroup("anonymous"));
     expect(await hub.publish({ type: "resource_updated", uri: "note://shared", principal: "mallory" })).toBe(0);
-    await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).resourceUpdated("note://shared");
+    await createPublisher(env.SUBSCRIPTIONS, "anonymous").resourceUpdated("note://shared");
     expect(await reader.message()).toMatchObject({ params: { uri: "note://shared" } });
     // Its own sub-resources reach it too, tagged with the subscription.
-    await createPublisher(env.SUBSCRIPTIONS, "anonymous", 4).resourceUpdated("note://shared/n_1");
+    await createPublisher(env.SUBSCRIPTIONS, "anonymous").resourceUpdated("note://shared/n_1");
     expect(await reader.message()).toEqual({
       jsonrpc: "2.0",
       method: "notifications/resources/updated",
@@ -249,12 +250,11 @@ describe("privacy and sharding", () => {
     });
   });
 
-  it("announces list changes for everyone through every global shard", async () => {
-    const counts = await Promise.all(Array.from({ length: 4 }, (_, shard) => env.SUBSCRIPTIONS.getByName(globalHubName(shard)).count()));
+  it("announces list changes for everyone through the global group", async () => {
+    const before = await env.SUBSCRIPTIONS.getByName(GLOBAL_GROUP).count();
     const listeners = await Promise.all(Array.from({ length: 8 }, (_, n) => listen({ toolsListChanged: true }, `s${n}`)));
     await Promise.all(listeners.map((reader) => reader.message()));
-    const after = await Promise.all(Array.from({ length: 4 }, (_, shard) => env.SUBSCRIPTIONS.getByName(globalHubName(shard)).count()));
-    expect(after.reduce((a, b) => a + b, 0) - counts.reduce((a, b) => a + b, 0)).toBe(8);
+    expect((await env.SUBSCRIPTIONS.getByName(GLOBAL_GROUP).count()) - before).toBe(8);
     await publish("tools");
     for (const reader of listeners) expect(await reader.message()).toMatchObject({ method: "notifications/tools/list_changed" });
   });

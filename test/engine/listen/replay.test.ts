@@ -12,7 +12,15 @@ const hub = (name: string) => env.SUBSCRIPTIONS.getByName(`replay-test:${name}`)
 
 /** Connects a listener the way hub-stream.ts does; returns its socket, the hub's position, and what it receives. */
 async function connect(name: string, spec: Partial<ListenerSpec>) {
-  const full: ListenerSpec = { filter: { toolsListChanged: true }, principal: "alice", maxListeners: 100, maxPerPrincipal: 0, ...spec };
+  const full: ListenerSpec = {
+    filter: { toolsListChanged: true },
+    principal: "alice",
+    group: `replay-test:${name}`,
+    shard: 0,
+    capacity: 100,
+    groupMax: 100,
+    ...spec,
+  };
   const header = new TextEncoder().encode(JSON.stringify(full)).toBase64({ alphabet: "base64url", omitPadding: true });
   const upgrade = await hub(name).fetch("https://hub/listen", { headers: { upgrade: "websocket", "x-mcp-listener": header } });
   expect(upgrade.status).toBe(101);
