@@ -211,6 +211,7 @@ async function main() {
   }
   for (const worker of loaded) await worker.server.mf.dispose();
   const limited = await rateLimitedLoad({ mini, load, median, requests, options });
+  const defaults = await defaultsCost({ mini, load, median, requests, options });
   for (const cells of Object.values(results)) {
     for (const cell of Object.values(cells)) {
       cell.rps = median(cell.runs.map((r) => r.rps));
@@ -249,6 +250,7 @@ async function main() {
     })),
     load: results,
     limited,
+    defaults,
     elapsedSeconds: (Date.now() - started) / 1000,
   };
   mkdirSync(RESULTS, { recursive: true });
@@ -268,7 +270,8 @@ async function main() {
   const failed = Object.values(results)
     .flatMap((cells) => Object.values(cells))
     .some((cell) => cell.failures > 0);
-  if (failed || limited?.failures) throw new Error("some requests failed under load; see the 'failed requests' column");
+  if (failed || limited?.failures || defaults.some((variant) => variant.failures))
+    throw new Error("some requests failed under load; see the 'failed requests' column");
 }
 
 /**
@@ -303,6 +306,44 @@ async function rateLimitedLoad({ mini, load, median, requests, options }) {
   } finally {
     await server.mf.dispose();
   }
+}
+
+/**
+ * What each production default costs: the template engine's tools/call with the shipped defaults, then with one
+ * default changed at a time (every line served at once, rounds interleaved): the access log for every request
+ * (ACCESS_LOG=all) and no RATE_LIMITER binding. Traces cannot be measured here: with no trace consumer the runtime
+ * hands out inert spans, as it does in production for requests that are not sampled.
+ */
+async function defaultsCost({ mini, load, median, requests, options }) {
+  const template = WORKERS.find((worker) => worker.id === "template");
+  const variants = [
+    { id: "shipped", label: "shipped defaults (ACCESS_LOG=errors, RATE_LIMITER bound)", overrides: {} },
+    { id: "logAll", label: "ACCESS_LOG=all (a line per request)", overrides: { bindings: { ACCESS_LOG: "all" } } },
+    { id: "noLimiter", label: "without the RATE_LIMITER binding", overrides: { ratelimits: {} } },
+  ];
+  step(`Cost of each default: tools/call, ${variants.length} variants x ${PARAMS.rounds} interleaved rounds`);
+  for (const variant of variants) {
+    variant.server = await mini.serveBundle(template.config, template.main, variant.overrides);
+    await requests.verify(variant.server.url, requests.echoCall());
+    await load(variant.server.url, requests.echoCall(), { ...options, seconds: PARAMS.warmupSeconds });
+    variant.runs = [];
+  }
+  try {
+    for (let round = 0; round < PARAMS.rounds; round++) {
+      for (const variant of round % 2 ? [...variants].reverse() : variants) {
+        variant.runs.push(await load(variant.server.url, requests.echoCall(), { ...options, pids: variant.server.pids }));
+      }
+    }
+  } finally {
+    for (const variant of variants) await variant.server.mf.dispose();
+  }
+  return variants.map(({ id, label, runs }) => ({
+    id,
+    label,
+    rps: median(runs.map((r) => r.rps)),
+    cpuUs: median(runs.map((r) => r.cpuUs)),
+    failures: runs.reduce((sum, r) => sum + r.failures, 0),
+  }));
 }
 
 try {

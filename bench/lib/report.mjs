@@ -142,6 +142,21 @@ export function markdown(run) {
       `| ${fmt(l.rps)} | ${fmt(l.limitedShare * 100, 1)}% | ${fmt(l.p50, 2)} | ${fmt(l.p99, 2)} | ${fmt(l.cpuUs)} | ${l.retryAfter} s | ${l.failures} |`,
     );
   }
+  if (run.defaults) {
+    const shipped = run.defaults.find((variant) => variant.id === "shipped");
+    lines.push(
+      "",
+      "## What each default costs (tools/call, template engine)",
+      "",
+      "| variant | req/s | workerd CPU per request, us | CPU/req vs. shipped | failed requests |",
+      "|---|---:|---:|---:|---:|",
+      ...run.defaults.map(
+        (variant) =>
+          `| ${variant.label} | ${fmt(variant.rps)} | ${fmt(variant.cpuUs)} | ` +
+          `${variant.id === "shipped" ? "-" : `${variant.cpuUs >= shipped.cpuUs ? "+" : ""}${fmt(variant.cpuUs - shipped.cpuUs)} us`} | ${variant.failures} |`,
+      ),
+    );
+  }
   const mrtr = (id) =>
     `${ratio(run.load.call[id].rps, run.load.mrtr[id].rps)} by req/s, ${ratio(run.load.mrtr[id].cpuUs, run.load.call[id].cpuUs)} by CPU/req`;
   lines.push(
