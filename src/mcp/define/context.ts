@@ -113,7 +113,10 @@ export function handlerContext(scope: RequestScope): HandlerContext {
   return {
     // The Worker's env object is the app's `Env`; the engine itself only reads the optional EngineBindings.
     env: scope.env as Env,
-    signal: reply.signal,
+    // A getter: reading the signal is what starts watching for the client going away (see Reply.signal).
+    get signal() {
+      return reply.signal;
+    },
     principal: scope.principal,
     client: { protocolVersion: meta.protocolVersion, capabilities: meta.clientCapabilities, info: meta.clientInfo },
     requestId: scope.requestId,

@@ -47,8 +47,6 @@ export const NO_ANSWER = 204;
 export class Reply {
   /** Resolves with the HTTP response as soon as its form is known. */
   readonly response: Promise<Response>;
-  /** Aborted when the request is cancelled (on 2026-07-28 also when the client goes away). */
-  readonly signal: AbortSignal;
   private resolve!: (response: Response) => void;
   private readonly abort = new AbortController();
   private stream: SseStream | undefined;
@@ -63,6 +61,8 @@ export class Reply {
   private readonly onFinish?: ReplyOptions["onFinish"];
   private readonly disconnectCancels: boolean;
   private readonly journal: StreamJournal | undefined;
+  private readonly requestSignal: AbortSignal | undefined;
+  private watchingClient = false;
 
   constructor(requestSignal: AbortSignal | undefined, options: ReplyOptions = {}) {
     this.headers = { ...options.headers };
@@ -71,14 +71,31 @@ export class Reply {
     this.disconnectCancels = options.disconnectCancels ?? true;
     this.journal = options.journal;
     this.response = new Promise((resolve) => (this.resolve = resolve));
-    this.signal = this.abort.signal;
-    if (requestSignal?.aborted) this.clientGone();
-    requestSignal?.addEventListener("abort", () => this.clientGone(), { once: true });
+    this.requestSignal = requestSignal;
+    // 2025: a disconnect must be noticed whether or not anyone watches the signal (a resumable stream keeps its events).
+    if (!this.disconnectCancels) this.watchClient();
+  }
+
+  /**
+   * Aborted when the request is cancelled (on 2026-07-28 also when the client goes away).
+   *
+   * Why the client is watched only from the first read: subscribing to the request's disconnect costs the runtime
+   * work on every request, and a method that never looks at its signal has nothing to stop; a streamed answer
+   * learns of a disconnect from its own stream.
+   */
+  get signal(): AbortSignal {
+    this.watchClient();
+    return this.abort.signal;
+  }
+
+  /** Whether the answer turned into an SSE stream, whose method may still be running after the response started. */
+  get streaming(): boolean {
+    return this.stream !== undefined;
   }
 
   /** Sends a notification related to this request, switching the response to SSE if it is not already. */
   notify(message: unknown): void {
-    if (this.done || this.signal.aborted || !this.canStream) return;
+    if (this.done || this.abort.signal.aborted || !this.canStream) return;
     if (this.detached) {
       // Only a stream the client holds an event id of can be resumed; anything else is lost with the client.
       if (this.stream) this.journal?.record(message);
@@ -102,7 +119,7 @@ export class Reply {
     this.final = message;
     const code = (message as { error?: { code?: number } }).error?.code;
     this.onFinish?.(this.stream ? 200 : httpStatus, code);
-    if (this.signal.aborted) return;
+    if (this.abort.signal.aborted) return;
     if (this.stream) {
       const id = this.journal?.record(message);
       this.stream.send(message, id);
@@ -133,7 +150,7 @@ export class Reply {
    * or, inside a batch, 204 (`NO_ANSWER`: the batch leaves it out).
    */
   cancel(): void {
-    if (this.signal.aborted) return;
+    if (this.abort.signal.aborted) return;
     this.abort.abort(new DOMException("The client cancelled the request", "AbortError"));
     this.journal?.end();
     if (this.stream) {
@@ -145,6 +162,13 @@ export class Reply {
     } else {
       this.resolve(new Response(null, { status: NO_ANSWER }));
     }
+  }
+
+  private watchClient(): void {
+    if (this.watchingClient) return;
+    this.watchingClient = true;
+    if (this.requestSignal?.aborted) this.clientGone();
+    else this.requestSignal?.addEventListener("abort", () => this.clientGone(), { once: true });
   }
 
   /** The connection closed or the client dropped the stream. */

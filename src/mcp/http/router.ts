@@ -136,8 +136,10 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
     const message = parseMessage(body);
     id = message.kind === "notification" ? undefined : message.id;
     const served = serveStateless(server, exchange, message);
-    exchange.execution.waitUntil(served.done);
-    return await served.response;
+    const response = await served.response;
+    // Only a streamed answer outlives its response (its method runs on); a JSON one is sent once its method ended.
+    if (served.streaming()) exchange.execution.waitUntil(served.done);
+    return response;
   } catch (error) {
     await discardUnreadBody(request);
     return errorResponse(error, id ?? idOf(error), exchange);

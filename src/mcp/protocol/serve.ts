@@ -24,6 +24,8 @@ export interface Served {
   response: Promise<Response>;
   /** Settles when the method has finished (after the response started, for SSE). */
   done: Promise<void>;
+  /** Whether the answer is a stream whose method may outlive the response (then `done` must be waited for). */
+  streaming(): boolean;
 }
 
 export function serveStateless(server: McpServer, exchange: HttpExchange, message: Message): Served {
@@ -90,7 +92,7 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
       },
     ),
   );
-  return { response: reply.response, done };
+  return { response: reply.response, done, streaming: () => reply.streaming };
 }
 
 /** -32022 for a request on the 2026-07-28 path that asks for another revision. */
@@ -114,5 +116,5 @@ function resultMetaOf(server: McpServer, result: Record<string, unknown>) {
 }
 
 function settled(response: Response): Served {
-  return { response: Promise.resolve(response), done: Promise.resolve() };
+  return { response: Promise.resolve(response), done: Promise.resolve(), streaming: () => false };
 }
