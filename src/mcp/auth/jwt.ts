@@ -62,7 +62,8 @@ export async function verifyJwt(token: string, keys: KeySet, rules: JwtRules): P
   const signature = decodeBase64urlStrict(signaturePart);
   // Why the exact length: ECDSA and Ed25519 signatures have a fixed size (JWS ECDSA is r || s, RFC 7518 §3.4, not
   // DER); any other length is a malformed or foreign signature.
-  if (!signature || (spec.signatureBytes !== undefined && signature.byteLength !== spec.signatureBytes)) throw invalid("signature");
+  if (!signature || (spec.signatureBytes !== undefined && signature.byteLength !== spec.signatureBytes))
+    throw invalid("signature malformed");
   const jwk = await keys(alg as string, kid);
   const key = await verificationKey(jwk, alg as string, spec);
   const signed = new TextEncoder().encode(`${headerPart}.${payloadPart}`);
