@@ -96,7 +96,7 @@ const FEATURES = [
     "OAuth authorization server (auth/server/, workers-oauth-provider, oauth4webapi)",
     /^(src\/mcp\/auth\/server\/|@cloudflare\/workers-oauth-provider\/|oauth4webapi\/)/,
   ],
-  ["jose (JWT resource server)", /^(jose\/|src\/mcp\/auth\/jwt\.ts)/],
+  ["JWT resource server (auth/jwt.ts, auth/jwks.ts)", /^src\/mcp\/auth\/jwks?\.ts/],
   ["zod", /^zod\//],
   ["@cfworker/json-schema (jsonSchema() tools)", /^@cfworker\/json-schema\//],
   ["Tasks (tasks/)", /^src\/mcp\/tasks\//],

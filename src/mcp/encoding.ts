@@ -1,7 +1,7 @@
 /**
  * @module encoding
  * The byte-level helpers the whole engine shares: base64url, random tokens (ids that must be unguessable), and the
- * size of a value as UTF-8 JSON (the unit most stored limits are counted in), and strict UTF-8 decoding.
+ * size of a value as UTF-8 JSON (the unit most stored limits are counted in), and strict base64url and UTF-8 decoding.
  */
 
 const encoder = new TextEncoder();
@@ -10,6 +10,20 @@ const encoder = new TextEncoder();
 const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 export const base64url = (bytes: Uint8Array | ArrayBuffer) => new Uint8Array(bytes).toBase64({ alphabet: "base64url", omitPadding: true });
+
+/**
+ * Decodes unpadded base64url, accepting only the canonical spelling (no padding, whitespace or other alphabet).
+ * Why: unused low bits in the last character would otherwise let several strings decode to the same bytes, making a
+ * signed token mutable without detection.
+ */
+export function decodeBase64urlStrict(value: string): Uint8Array | undefined {
+  try {
+    const bytes = Uint8Array.fromBase64(value, { alphabet: "base64url", lastChunkHandling: "loose" });
+    return base64url(bytes) === value ? bytes : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** `byteLength` random bytes from the platform's CSPRNG, base64url. */
 export const randomToken = (byteLength: number) => base64url(crypto.getRandomValues(new Uint8Array(byteLength)));

@@ -96,6 +96,14 @@ describe("the engine's boundary", () => {
     expect(stale).toEqual([]);
   });
 
+  it("uses jose nowhere in src/: the JWT verifier is WebCrypto (auth/jwt.ts); jose only mints the tests' tokens", () => {
+    const packageImports = /(?:from\s+|import\s*\(\s*|import\s+|require\s*\(\s*)["'](jose(?:\/[^"']*)?)["']/g;
+    const violations = sourceFiles(join(root, "src")).flatMap((file) =>
+      [...readFileSync(file, "utf8").matchAll(packageImports)].map(([, spec]) => `${rel(file)} -> ${spec}`),
+    );
+    expect(violations).toEqual([]);
+  });
+
   it("has no import cycles inside the engine", () => {
     const graph = new Map(sourceFiles(engine).map((file) => [file, importsOf(file).filter(inEngine)]));
     const cycles: string[] = [];

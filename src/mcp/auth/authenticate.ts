@@ -6,28 +6,17 @@
  * Clients discover the issuer from the Protected Resource Metadata (RFC 9728) that 401 answers point to.
  * Tokens are never forwarded anywhere. Scopes are checked per tool, with scope hierarchies (`scopes.ts`).
  */
-import type { JWTVerifyGetKey } from "jose";
 import type { AuthSettings, Config } from "../config";
 import { memoize } from "../memo";
 import { HttpError } from "../protocol/errors";
 import { ANONYMOUS, type Principal } from "./principal";
 import { scopeHolder } from "./scopes";
 
-/**
- * jose, loaded on first use: a server with authorization off never evaluates it, which keeps cold starts cheap.
- * (The bundler keeps it in the same file, initialized lazily.)
- */
-const jose = () => import("./jwt");
+/** The JWT verifier (`jwt.ts`, `jwks.ts`), loaded on first use: a server with authorization off never evaluates it. */
+const jwt = () => import("./jwt");
 
-/** The issuer's keys, fetched once per isolate and cached by jose (refetched when an unknown key id shows up). */
-const keySet = memoize(
-  (settings: AuthSettings): Promise<JWTVerifyGetKey> =>
-    jose().then(({ createLocalJWKSet, createRemoteJWKSet }) =>
-      settings.jwks
-        ? createLocalJWKSet(settings.jwks as Parameters<typeof createLocalJWKSet>[0])
-        : createRemoteJWKSet(new URL(settings.jwksUrl)),
-    ),
-);
+/** The issuer's keys per settings: inline, or fetched and cached per isolate (refetched when an unknown kid shows up). */
+const keySet = memoize((settings: AuthSettings) => jwt().then(({ keySetOf }) => keySetOf(settings)));
 
 /** The audience tokens must carry: AUTH_AUDIENCE, or this server's MCP endpoint URL (RFC 8707). */
 const audienceOf = (request: Request, settings: AuthSettings) => settings.audience ?? `${new URL(request.url).origin}/mcp`;
@@ -75,15 +64,14 @@ export async function authenticate(
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/.exec(request.headers.get("authorization") ?? "");
   if (!match) throw challenge(request, 401, "Unauthorized: a bearer token is required", scope);
   try {
-    const { jwtVerify } = await jose();
-    const { payload } = await jwtVerify(match[1]!, await keySet(settings), {
+    const { verifyJwt } = await jwt();
+    // Signature, issuer, audience, the allow-listed algorithm, sub and exp (30 s clock tolerance): jwt.ts.
+    const claims = await verifyJwt(match[1]!, await keySet(settings), {
       issuer: settings.issuer,
       audience: audienceOf(request, settings),
       algorithms: settings.algorithms,
-      requiredClaims: ["sub", "exp"],
-      clockTolerance: 30,
     });
-    return { id: String(payload.sub), scopes: scopesOf(payload), authenticated: true };
+    return { id: claims.sub, scopes: scopesOf(claims), authenticated: true };
   } catch {
     // The reason (expired, wrong audience, bad signature) is not echoed: it helps an attacker more than a client.
     throw challenge(request, 401, "Unauthorized: the token is invalid or expired", { error: "invalid_token", ...scope });

@@ -1,6 +1,107 @@
 /**
  * @module jwt
- * The three jose functions authorization needs, in a module of their own so that `auth.ts` can load it on first
- * use (and the bundler keeps only these parts of jose).
+ * Verifies the access tokens of the resource-server mode (AUTH_ISSUER) with WebCrypto: a compact JWS (RFC 7515)
+ * signed with an algorithm from the allow-list by one of the issuer's keys (`jwks.ts`), whose claims (RFC 7519,
+ * RFC 9068) name this issuer, this audience, a subject and a live expiry. Loaded on first use (`authenticate.ts`),
+ * so a server with authorization off never evaluates it. Every failure throws; the caller turns each into one 401.
  */
-export { createLocalJWKSet, createRemoteJWKSet, jwtVerify } from "jose";
+import { decodeBase64urlStrict, decodeUtf8Strict } from "../encoding";
+import { isObject } from "../protocol/envelope";
+import type { JsonObject } from "../protocol/wire";
+import { jwsAlgorithm, type KeySet, verificationKey } from "./jwks";
+
+export { keySetOf } from "./jwks";
+
+/** What a token must satisfy besides its signature. */
+export interface JwtRules {
+  /** The `iss` the token must carry, exactly. */
+  issuer: string;
+  /** The `aud` the token must carry (alone, or among others). */
+  audience: string;
+  /** JWS algorithms accepted (asymmetric ones only: `jwsAlgorithm` knows no other). */
+  algorithms: readonly string[];
+}
+
+export type VerifiedClaims = JsonObject & { sub: string };
+
+/** Clock difference allowed between the issuer and this server on `exp` and `nbf`, in seconds. */
+export const CLOCK_TOLERANCE_S = 30;
+
+/**
+ * The `typ` values accepted (compared case-insensitively, RFC 7515 §4.1.9). Why check `typ` at all: an issuer signs
+ * other JWTs with the same keys (DPoP proofs `dpop+jwt`, logout tokens `logout+jwt`, security events `secevent+jwt`);
+ * explicit typing keeps those from passing as access tokens (RFC 8725 §3.11). Why these: RFC 9068 access tokens say
+ * `at+jwt`, most issuers still say `JWT`, and the `application/` prefix may be spelled out. No `typ` is accepted, as
+ * many issuers send none.
+ */
+const ACCESS_TOKEN_TYPES = ["jwt", "application/jwt", "at+jwt", "application/at+jwt"];
+
+const invalid = (why: string) => new Error(`invalid token: ${why}`);
+
+/** The verified claims of the token; throws when anything about it is wrong. */
+export async function verifyJwt(token: string, keys: KeySet, rules: JwtRules): Promise<VerifiedClaims> {
+  const segments = token.split(".");
+  // Why exactly three: a compact JWS is header.payload.signature; five would be an encrypted JWE, which is not ours.
+  if (segments.length !== 3) throw invalid("not three segments");
+  const [headerPart, payloadPart, signaturePart] = segments as [string, string, string];
+  const header = jsonObject(headerPart);
+  const { alg, kid, typ } = header;
+  // Why an allow-list: the token names its own algorithm, so an attacker would choose the weakest; only those the
+  // operator chose are used. `jwsAlgorithm` is the second guard: it never knows `none` or HMAC.
+  const spec = typeof alg === "string" && rules.algorithms.includes(alg) ? jwsAlgorithm(alg) : undefined;
+  if (!spec) throw invalid("algorithm not allowed");
+  // Why refuse any `crit`: it names header extensions the verifier MUST understand (RFC 7515 §4.1.11); this one
+  // understands none, so ignoring them would accept a token under rules its issuer did not mean.
+  if (header.crit !== undefined) throw invalid("crit");
+  // Why: an unencoded payload (RFC 7797, b64 false) is not a JWT (RFC 7797 §7).
+  if (header.b64 !== undefined && header.b64 !== true) throw invalid("b64");
+  if (typ !== undefined && (typeof typ !== "string" || !ACCESS_TOKEN_TYPES.includes(typ.toLowerCase()))) throw invalid("typ");
+  if (kid !== undefined && typeof kid !== "string") throw invalid("kid");
+  // The header's jwk, jku, x5u and x5c are ignored on purpose: a key the token brings (or points to) proves nothing;
+  // keys come only from the configured set.
+  const signature = decodeBase64urlStrict(signaturePart);
+  // Why the exact length: ECDSA and Ed25519 signatures have a fixed size (JWS ECDSA is r || s, RFC 7518 §3.4, not
+  // DER); any other length is a malformed or foreign signature.
+  if (!signature || (spec.signatureBytes !== undefined && signature.byteLength !== spec.signatureBytes))
+    throw invalid("signature malformed");
+  const jwk = await keys(alg as string, kid);
+  const key = await verificationKey(jwk, alg as string, spec);
+  const signed = new TextEncoder().encode(`${headerPart}.${payloadPart}`);
+  if (!(await crypto.subtle.verify(spec.verifyAs, key, signature, signed))) throw invalid("signature");
+  // The payload is read only once the signature holds: nothing unsigned is looked at.
+  const claims = jsonObject(payloadPart);
+  checkClaims(claims, rules, Date.now() / 1000);
+  return claims as VerifiedClaims;
+}
+
+/** A segment as a JSON object: canonical base64url, strict UTF-8, an object (RFC 7515 §5.2, RFC 7519 §7.2). */
+function jsonObject(segment: string): JsonObject {
+  const bytes = decodeBase64urlStrict(segment);
+  let value: unknown;
+  try {
+    value = bytes && JSON.parse(decodeUtf8Strict(bytes));
+  } catch {
+    // Not UTF-8 or not JSON: refused below.
+  }
+  if (!isObject(value)) throw invalid("segment is not a JSON object");
+  return value;
+}
+
+function checkClaims(claims: JsonObject, rules: JwtRules, now: number): void {
+  // Why: a token from another issuer was not issued under this server's trust, even if a key happens to fit.
+  if (claims.iss !== rules.issuer) throw invalid("iss");
+  // Why (RFC 8707, RFC 9068 §4): a token issued for another resource must not be replayed here.
+  const { aud } = claims;
+  if (aud !== rules.audience && !(Array.isArray(aud) && aud.includes(rules.audience))) throw invalid("aud");
+  // Why exp is required: a token that never expires cannot be contained once leaked. The tolerance absorbs clock skew.
+  if (!isTime(claims.exp) || now >= claims.exp + CLOCK_TOLERANCE_S) throw invalid("exp");
+  // Why: a token not valid yet was issued for later; using it now is outside what the issuer allowed.
+  if (claims.nbf !== undefined && (!isTime(claims.nbf) || now < claims.nbf - CLOCK_TOLERANCE_S)) throw invalid("nbf");
+  // iat is informational here (no maximum token age), but a malformed one means a malformed token.
+  if (claims.iat !== undefined && !isTime(claims.iat)) throw invalid("iat");
+  // Why sub is required: it becomes the principal's id; a token without one names no one.
+  if (typeof claims.sub !== "string" || claims.sub === "") throw invalid("sub");
+}
+
+/** A NumericDate (RFC 7519 §2): a finite number of seconds. */
+const isTime = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);

@@ -49,18 +49,28 @@ async function readCapped(request: Request, maxBytes: number, drainRefused: bool
     return bytes;
   }
   const reader = request.body.getReader();
+  const bytes = await readAtMost(reader, maxBytes);
+  if (!bytes) {
+    if (drainRefused) await discardRest(reader);
+    await reader.cancel().catch(() => {});
+    throw tooLarge(maxBytes);
+  }
+  return bytes;
+}
+
+/**
+ * Reads a stream to its end, or returns `undefined` (the rest left unread, for the caller to cancel or drain) as
+ * soon as more than `maxBytes` arrived. Why: a body of undeclared length is only known to be too large while
+ * reading it; bytes past the cap are never kept.
+ */
+export async function readAtMost(reader: ReadableStreamDefaultReader<Uint8Array>, maxBytes: number): Promise<Uint8Array | undefined> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     total += value.byteLength;
-    // Why: chunked bodies have no declared length; stop keeping bytes the moment the cap is crossed.
-    if (total > maxBytes) {
-      if (drainRefused) await discardRest(reader);
-      await reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
-    }
+    if (total > maxBytes) return undefined;
     chunks.push(value);
   }
   const bytes = new Uint8Array(total);

@@ -8,7 +8,7 @@
  *
  * The token is signed, not encrypted: the client can read the body, so never put secrets in it.
  */
-import { base64url as b64url, decodeUtf8Strict } from "../encoding";
+import { base64url as b64url, decodeBase64urlStrict as decodeB64url, decodeUtf8Strict } from "../encoding";
 
 export type RejectReason = "malformed" | "kid" | "mac" | "expired" | "bind";
 export type OpenResult = { ok: true; body: unknown } | { ok: false; reason: RejectReason };
@@ -129,19 +129,6 @@ export async function open(ring: KeyRing, token: string, options: OpenOptions): 
   if ((options.now ?? Date.now()) >= claims.e) return { ok: false, reason: "expired" };
   if (claims.p !== options.purpose || claims.b !== (await bindTag(key, options.bind))) return { ok: false, reason: "bind" };
   return { ok: true, body: claims.x };
-}
-
-/**
- * Decodes unpadded base64url, accepting only the canonical spelling. Why: unused low bits in the last character
- * would otherwise let several strings decode to the same MAC, making a token mutable without detection.
- */
-function decodeB64url(value: string): Uint8Array | undefined {
-  try {
-    const bytes = Uint8Array.fromBase64(value, { alphabet: "base64url", lastChunkHandling: "loose" });
-    return b64url(bytes) === value ? bytes : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
