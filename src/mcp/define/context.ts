@@ -107,7 +107,11 @@ export function requestScope(exchange: HttpExchange, info: RequestInfo): Request
   return scope;
 }
 
-export function handlerContext(scope: RequestScope): HandlerContext {
+/**
+ * The `ctx` a handler receives. `extras` (the round's `ask`, a task's `checkpoint`...) are merged in here, never by
+ * spreading the result: a spread would read `signal` and start watching the client for every call.
+ */
+export function handlerContext<X extends object = object>(scope: RequestScope, extras?: X): HandlerContext & X {
   const { meta, reply } = scope;
   let lastProgress = -Infinity;
   return {
@@ -144,6 +148,7 @@ export function handlerContext(scope: RequestScope): HandlerContext {
     },
     waitUntil: (promise) => scope.execution.waitUntil(promise),
     publish: createPublisher(scope.env.SUBSCRIPTIONS, scope.principal.id, scope),
+    ...(extras as X),
   };
 }
 

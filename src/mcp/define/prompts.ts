@@ -72,7 +72,7 @@ export async function getPrompt(prompts: Registry<Prompt>, params: JsonObject, s
     parsedArgs = parsed.data;
   }
   const outcome = await scope.runWithInput({ method: "prompts/get", name, args }, params, (input) =>
-    Promise.resolve(prompt.get(parsedArgs as never, { ...handlerContext(scope), ...input })),
+    Promise.resolve(prompt.get(parsedArgs as never, handlerContext(scope, input))),
   );
   return outcome.kind === "input_required" ? outcome.result : (outcome.value as unknown as JsonObject);
 }

@@ -132,7 +132,7 @@ export class ResourceIndex {
 
     const cache = (fixed ?? match!.definition).cache ?? NOT_CACHED;
     const outcome = await scope.runWithInput({ method: "resources/read", name: uri, args: {} }, params, (input) => {
-      const ctx = { ...handlerContext(scope), ...input };
+      const ctx = handlerContext(scope, input);
       return Promise.resolve(fixed ? fixed.read(ctx) : match!.definition.read(uri, match!.variables, ctx));
     });
     if (outcome.kind === "input_required") return outcome.result;

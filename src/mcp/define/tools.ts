@@ -166,7 +166,7 @@ export async function callTool(
   let outcome: RoundOutcome<ToolResult>;
   try {
     outcome = await scope.runWithInput({ method: "tools/call", name, args }, params, (input) =>
-      Promise.resolve(tool.handler(parsed.data as never, { ...handlerContext(scope), ...input, checkpoint: async () => {} })),
+      Promise.resolve(tool.handler(parsed.data as never, handlerContext(scope, { ...input, checkpoint: async () => {} }))),
     );
   } catch (error) {
     if (error instanceof RpcError) throw error;

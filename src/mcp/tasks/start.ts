@@ -38,7 +38,7 @@ export async function startTask(server: string, { tool, args, parsedArgs, params
         Object.assign(answers, got);
         return got;
       };
-      const context = { ...handlerContext(scope), ...roundInput, ask, progress: handOver, checkpoint: async () => handOver() };
+      const context = handlerContext(scope, { ...roundInput, ask, progress: handOver, checkpoint: async () => handOver() });
       return Promise.resolve(tool.handler(parsedArgs as never, context));
     });
   } catch (error) {
