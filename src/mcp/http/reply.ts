@@ -48,7 +48,9 @@ export class Reply {
   /** Resolves with the HTTP response as soon as its form is known. */
   readonly response: Promise<Response>;
   private resolve!: (response: Response) => void;
-  private readonly abort = new AbortController();
+  /** Made on the first read of `signal`: most requests never look at it. */
+  private abort: AbortController | undefined;
+  private cancelled = false;
   private stream: SseStream | undefined;
   private done = false;
   /** The final JSON-RPC message, once `finish` has been called. */
@@ -85,6 +87,10 @@ export class Reply {
    */
   get signal(): AbortSignal {
     this.watchClient();
+    if (!this.abort) {
+      this.abort = new AbortController();
+      if (this.cancelled) this.abort.abort(cancellation());
+    }
     return this.abort.signal;
   }
 
@@ -95,7 +101,7 @@ export class Reply {
 
   /** Sends a notification related to this request, switching the response to SSE if it is not already. */
   notify(message: unknown): void {
-    if (this.done || this.abort.signal.aborted || !this.canStream) return;
+    if (this.done || this.cancelled || !this.canStream) return;
     if (this.detached) {
       // Only a stream the client holds an event id of can be resumed; anything else is lost with the client.
       if (this.stream) this.journal?.record(message);
@@ -119,7 +125,7 @@ export class Reply {
     this.final = message;
     const code = (message as { error?: { code?: number } }).error?.code;
     this.onFinish?.(this.stream ? 200 : httpStatus, code);
-    if (this.abort.signal.aborted) return;
+    if (this.cancelled) return;
     if (this.stream) {
       const id = this.journal?.record(message);
       this.stream.send(message, id);
@@ -150,8 +156,9 @@ export class Reply {
    * or, inside a batch, 204 (`NO_ANSWER`: the batch leaves it out).
    */
   cancel(): void {
-    if (this.abort.signal.aborted) return;
-    this.abort.abort(new DOMException("The client cancelled the request", "AbortError"));
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.abort?.abort(cancellation());
     this.journal?.end();
     if (this.stream) {
       this.stream.close();
@@ -183,3 +190,5 @@ export class Reply {
     if (this.stream) this.journal?.detach();
   }
 }
+
+const cancellation = () => new DOMException("The client cancelled the request", "AbortError");
