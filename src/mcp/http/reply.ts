@@ -63,17 +63,18 @@ export class Reply {
   private readonly onFinish?: ReplyOptions["onFinish"];
   private readonly disconnectCancels: boolean;
   private readonly journal: StreamJournal | undefined;
-  private readonly requestSignal: AbortSignal | undefined;
+  private readonly request: Request | undefined;
   private watchingClient = false;
 
-  constructor(requestSignal: AbortSignal | undefined, options: ReplyOptions = {}) {
+  /** `request` is the HTTP request answered: its signal (read only when needed, see `signal`) tells of a disconnect. */
+  constructor(request: Request | undefined, options: ReplyOptions = {}) {
     this.headers = { ...options.headers };
     this.canStream = options.canStream ?? true;
     this.onFinish = options.onFinish;
     this.disconnectCancels = options.disconnectCancels ?? true;
     this.journal = options.journal;
     this.response = new Promise((resolve) => (this.resolve = resolve));
-    this.requestSignal = requestSignal;
+    this.request = request;
     // 2025: a disconnect must be noticed whether or not anyone watches the signal (a resumable stream keeps its events).
     if (!this.disconnectCancels) this.watchClient();
   }
@@ -81,8 +82,8 @@ export class Reply {
   /**
    * Aborted when the request is cancelled (on 2026-07-28 also when the client goes away).
    *
-   * Why the client is watched only from the first read: subscribing to the request's disconnect costs the runtime
-   * work on every request, and a method that never looks at its signal has nothing to stop; a streamed answer
+   * Why the client is watched only from the first read: reading and subscribing to the request's signal costs the
+   * runtime work on every request, and a method that never looks at its signal has nothing to stop; a streamed answer
    * learns of a disconnect from its own stream.
    */
   get signal(): AbortSignal {
@@ -174,8 +175,10 @@ export class Reply {
   private watchClient(): void {
     if (this.watchingClient) return;
     this.watchingClient = true;
-    if (this.requestSignal?.aborted) this.clientGone();
-    else this.requestSignal?.addEventListener("abort", () => this.clientGone(), { once: true });
+    // Reading `request.signal` is itself work for the runtime (it makes the signal object), hence only here.
+    const signal = this.request?.signal;
+    if (signal?.aborted) this.clientGone();
+    else signal?.addEventListener("abort", () => this.clientGone(), { once: true });
   }
 
   /** The connection closed or the client dropped the stream. */

@@ -121,7 +121,7 @@ export async function serveLegacy(
   }
   // Only a tool or prompt the server has: any other name is whatever the client typed (see trace.ts targetOf).
   record.name = targetOf(server, message.method, message.params);
-  const reply = new Reply(exchange.request.signal, {
+  const reply = new Reply(exchange.request, {
     headers: { [HEADER.requestId]: exchange.traceId },
     onFinish: (status, code) => logRequest(record, status, code),
     // 2025: a disconnect is not cancellation (the client sends notifications/cancelled), so the handler runs on;
@@ -161,7 +161,7 @@ async function serveBatch(server: McpServer, exchange: HttpExchange, body: unkno
       // so they cannot ask the client anything either.
       if (message.method === "initialize")
         return errorMessage(message.id, ErrorCode.InvalidRequest, "Invalid Request: initialize cannot be batched");
-      const reply = new Reply(exchange.request.signal, { canStream: false, disconnectCancels: false });
+      const reply = new Reply(exchange.request, { canStream: false, disconnectCancels: false });
       await answer(server, exchange, message, version, session, reply, false);
       const answered = await reply.response;
       return answered.status === NO_ANSWER ? undefined : answered.json();

@@ -63,7 +63,7 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
   // Why only a declared tool or prompt: a URI may be user data, a task id is a handle to someone's task, and a name
   // the server does not have is whatever the client typed.
   record.name = targetOf(server, message.method, message.params);
-  const reply = new Reply(request.signal, {
+  const reply = new Reply(request, {
     headers: { [HEADER.requestId]: exchange.traceId },
     onFinish: (status, code) => logRequest(record, status, code),
   });
