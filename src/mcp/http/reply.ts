@@ -133,7 +133,7 @@ export class Reply {
       this.stream.close();
       this.journal?.end();
     } else {
-      this.resolve(Response.json(message, { status: httpStatus, headers: { ...this.headers, ...headers } }));
+      this.resolve(jsonResponse(message, httpStatus, { ...this.headers, ...headers }));
     }
   }
 
@@ -195,3 +195,11 @@ export class Reply {
 }
 
 const cancellation = () => new DOMException("The client cancelled the request", "AbortError");
+
+/**
+ * A JSON-RPC answer as `application/json`. Why not `Response.json`: in workerd it measured a few microseconds
+ * slower per answer than serializing first (bench, in-process loop), and every answer takes this path.
+ */
+export function jsonResponse(body: unknown, status: number, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+}

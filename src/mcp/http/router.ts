@@ -29,6 +29,7 @@ import { checkAccept, checkContentType, checkHost, checkOrigin } from "./guards"
 import { readMcpHeader } from "./headers";
 import { landingPage, unavailablePage } from "./landing";
 import { checkRateLimit } from "./rate-limit";
+import { jsonResponse } from "./reply";
 
 type Handler = (request: IRequest, env: EngineBindings, execution: ExecutionContext) => Promise<Response> | Response;
 
@@ -175,5 +176,5 @@ function isLegacy(body: unknown, headerVersion: string | undefined): boolean {
 function errorResponse(error: unknown, id: RequestId | undefined, exchange?: HttpExchange): Response {
   const { body, status, headers } = failureMessage(error, id, exchange);
   if (exchange) logRequest(exchange.record, status, body.error.code);
-  return Response.json(body, { status, headers: { ...headers, ...(exchange && { [HEADER.requestId]: exchange.traceId }) } });
+  return jsonResponse(body, status, { ...headers, ...(exchange && { [HEADER.requestId]: exchange.traceId }) });
 }

@@ -14,7 +14,7 @@ import { ANONYMOUS } from "../auth/principal";
 import { type RequestScope, requestScope } from "../define/context";
 import type { HttpExchange } from "../http/exchange";
 import { checkRateLimit } from "../http/rate-limit";
-import { NO_ANSWER, Reply } from "../http/reply";
+import { jsonResponse, NO_ANSWER, Reply } from "../http/reply";
 import { assertFilterStorable } from "../listen/listen";
 import { sessionHubs } from "../listen/publish";
 import { log, logRequest } from "../log";
@@ -169,9 +169,7 @@ async function serveBatch(server: McpServer, exchange: HttpExchange, body: unkno
   );
   const responses = answers.filter((answer) => answer !== undefined);
   logRequest(exchange.record, responses.length ? 200 : 202);
-  return responses.length
-    ? Response.json(responses, { headers: { [HEADER.requestId]: exchange.traceId } })
-    : new Response(null, { status: 202 });
+  return responses.length ? jsonResponse(responses, 200, { [HEADER.requestId]: exchange.traceId }) : new Response(null, { status: 202 });
 }
 
 /** Runs one legacy request and finishes its reply, whatever happens. */
