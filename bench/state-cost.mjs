@@ -18,23 +18,23 @@ const OPS = 200;
 const RUNS = Number(process.env.STATE_RUNS ?? 40);
 
 const entry = `
-import { digestJson, importKeyRing, open, parseKeySpec, seal } from "./src/mcp/input/state-token.ts";
+import { canonicalJson, importKeyRing, open, parseKeySpec, seal } from "./src/mcp/input/state-token.ts";
 const ring = importKeyRing(parseKeySpec("k1:" + btoa("bench-only-state-key-0123456789abcdef")).keys);
 const args = { notebook_id: "nb_AAAAAAAAAAAAAAAAAAAAAA", note_id: "n_0123456789ab" };
 const body = { answers: { confirm: { action: "accept", content: { delete: true } } }, state: {}, asked: { confirm: "form" } };
-const bindFor = async () => ({ method: "tools/call", name: "delete_note", args: await digestJson(args), principal: "anonymous" });
+const bindFor = async () => ({ method: "tools/call", name: "delete_note", args: canonicalJson(args), principal: "anonymous" });
 const OPS = ${OPS};
 export default {
   async fetch(request) {
     const what = new URL(request.url).pathname;
     const keys = await ring;
     if (what === "/seal") {
-      // A retry's mint: digest the arguments, then seal.
+      // A retry's mint: spell the arguments canonically, then seal.
       for (let i = 0; i < OPS; i++) await seal(keys, { purpose: "mcp.requestState", bind: await bindFor(), ttlMs: 600000, body });
     } else if (what === "/open") {
       const bind = await bindFor();
       const token = await seal(keys, { purpose: "mcp.requestState", bind, ttlMs: 600000, body });
-      // A retry's verify: digest the arguments, then open (kid, MAC, JSON, expiry, binding).
+      // A retry's verify: spell the arguments canonically, then open (kid, MAC, JSON, expiry, binding).
       for (let i = 0; i < OPS; i++) {
         const result = await open(keys, token, { purpose: "mcp.requestState", bind: await bindFor(), maxLength: 16384 });
         if (!result.ok) throw new Error(result.reason);
@@ -79,8 +79,8 @@ try {
   const openMs = await time("/open");
   const perOp = (ms) => (((ms - noop) / OPS) * 1000).toFixed(1);
   console.log(`requestState cost in workerd (median of ${RUNS} requests x ${OPS} operations, minus a no-op request):`);
-  console.log(`  mint   (digest arguments + seal):                 ${perOp(sealMs)} us per token`);
-  console.log(`  verify (digest arguments + open: kid, MAC, bind): ${perOp(openMs)} us per token`);
+  console.log(`  mint   (canonical arguments + seal):                 ${perOp(sealMs)} us per token`);
+  console.log(`  verify (canonical arguments + open: kid, MAC, bind): ${perOp(openMs)} us per token`);
 } finally {
   await mf.dispose();
 }

@@ -202,7 +202,7 @@ export function markdown(run) {
       "a fresh `McpServer` per request, as `createMcpHandler` does.",
     "- MRTR retry: each Worker minted its own `requestState` once (first call, answered `input_required`); the load replays the " +
       "retry with that state and the form answer. Both servers verify an HMAC-SHA256 state on every retry; the template also " +
-      "binds it to the principal, method, tool name and a SHA-256 digest of the arguments, the SDK codec here to the method.",
+      "binds it (one HMAC tag) to the principal, method, tool name and the arguments as canonical JSON, the SDK codec here to the method.",
     `- The load generator runs on the same ${run.cpus} cores as workerd, and each workerd serves from one thread, so absolute ` +
       "figures are this machine's; compare ratios. Throughput moves by 10-20% between rounds on a shared machine; workerd CPU " +
       "per request (all of its threads, Miniflare's entry Worker included, from /proc) is steadier and is shown beside it.",

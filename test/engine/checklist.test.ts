@@ -15,7 +15,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import * as z from "zod/mini";
 import { defineResource, defineTool, elicitForm, text } from "../../src/mcp";
-import { digestJson, importKeyRing, open, parseKeySpec, seal } from "../../src/mcp/input/state-token";
+import { canonicalJson, importKeyRing, open, parseKeySpec, seal } from "../../src/mcp/input/state-token";
 import { principalGroup } from "../../src/mcp/listen/groups";
 import { createPublisher } from "../../src/mcp/listen/publish";
 import { tools as exampleTools } from "../../src/tools";
@@ -386,7 +386,7 @@ const mutate = (state: string, part: 2 | 3) => {
 /** A token minted by hand with the test key, as the engine would mint it for `confirm` with `{}` as arguments. */
 async function handMinted(options: { now?: number; bind?: Record<string, string> } = {}) {
   const ring = await importKeyRing(parseKeySpec(env.STATE_KEYS).keys);
-  const bind = options.bind ?? { method: "tools/call", name: "confirm", args: await digestJson({}), principal: "anonymous" };
+  const bind = options.bind ?? { method: "tools/call", name: "confirm", args: canonicalJson({}), principal: "anonymous" };
   return seal(ring, {
     purpose: "mcp.requestState",
     bind,

@@ -24,7 +24,7 @@ import {
   toWire,
 } from "./ask";
 import { keyRing } from "./keys";
-import { digestJson, open, seal } from "./state-token";
+import { canonicalJson, open, seal } from "./state-token";
 
 /** The one message every rejected `requestState` gets; the reason is logged, never sent. */
 export const INVALID_STATE_MESSAGE = "Invalid requestState";
@@ -56,15 +56,16 @@ export async function runRound<T>(
   params: JsonObject,
   handler: (input: InputApi) => Promise<T>,
 ): Promise<RoundOutcome<T>> {
-  // The binding needs a digest of the arguments; only requests that carry or mint state pay for it.
-  let bind: Promise<Record<string, string>> | undefined;
+  // The binding holds the arguments as canonical JSON (the state's MAC covers them through the binding tag); only
+  // requests that carry or mint state pay for it.
+  let bind: Record<string, string> | undefined;
   const bindOf = () =>
-    (bind ??= digestJson(target.args ?? {}).then((args) => ({
+    (bind ??= {
       method: target.method,
       name: target.name,
-      args,
+      args: canonicalJson(target.args ?? {}),
       principal: scope.principal.id,
-    })));
+    });
   const previous = await verifiedState(scope, params, bindOf);
   const fresh = readResponses(params);
   const answers: JsonObject = { ...previous.answers };
@@ -122,7 +123,7 @@ export async function runRound<T>(
   if (pending)
     return {
       kind: "input_required",
-      result: await inputRequired(scope, await bindOf(), { answers, carried: previous.answers }, input.state, pending, singleUse),
+      result: await inputRequired(scope, bindOf(), { answers, carried: previous.answers }, input.state, pending, singleUse),
     };
   return { kind: "complete", value: value!, retried: typeof params.requestState === "string" };
 }
@@ -130,13 +131,13 @@ export async function runRound<T>(
 async function verifiedState(
   scope: RequestScope,
   params: JsonObject,
-  bindOf: () => Promise<Record<string, string>>,
+  bindOf: () => Record<string, string>,
 ): Promise<PreviousRound> {
   const token = params.requestState;
   if (token === undefined) return { answers: {}, state: {}, asked: {}, continued: false };
   if (typeof token !== "string") throw invalidParams(INVALID_STATE_MESSAGE);
   const ring = await keyRing(scope.config);
-  const opened = await open(ring, token, { purpose: PURPOSE, bind: await bindOf(), maxLength: scope.config.state.maxLength });
+  const opened = await open(ring, token, { purpose: PURPOSE, bind: bindOf(), maxLength: scope.config.state.maxLength });
   if (!opened.ok) throw rejectState(scope, opened.reason);
   const body = opened.body as StateBody;
   if (!isObject(body) || !isObject(body.answers) || !isObject(body.state) || !isObject(body.asked)) throw rejectState(scope, "malformed");

@@ -132,8 +132,9 @@ export async function open(ring: KeyRing, token: string, options: OpenOptions): 
 }
 
 /**
- * A keyed, domain-separated digest of the binding. Keyed so that a guessable value (a user id) cannot be
- * confirmed offline from a token; canonical (sorted keys) so that key order never matters.
+ * A keyed, domain-separated digest of the binding (method, tool, principal, and the arguments as canonical JSON):
+ * one HMAC, so a retry costs no separate hash of its arguments. Keyed so that a guessable value (a user id) cannot
+ * be confirmed offline from a token; canonical (sorted keys) so that key order never matters.
  */
 async function bindTag(key: CryptoKey, bind: Record<string, string>): Promise<string> {
   const canonical = JSON.stringify(
@@ -141,16 +142,11 @@ async function bindTag(key: CryptoKey, bind: Record<string, string>): Promise<st
       .sort()
       .map((name) => [name, bind[name]]),
   );
-  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(`mcp.bind.v1\n${canonical}`));
+  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(`mcp.bind.v2\n${canonical}`));
   return b64url(new Uint8Array(mac).subarray(0, 16));
 }
 
-/** SHA-256 of canonical JSON (object keys sorted at every level), base64url: the arguments digest. */
-export async function digestJson(value: unknown): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(canonicalJson(value)));
-  return b64url(digest);
-}
-
+/** JSON with object keys sorted at every level (and undefined members left out): one spelling per value. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value !== null && typeof value === "object") {
