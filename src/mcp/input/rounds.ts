@@ -128,11 +128,7 @@ export async function runRound<T>(
   return { kind: "complete", value: value!, retried: typeof params.requestState === "string" };
 }
 
-async function verifiedState(
-  scope: RequestScope,
-  params: JsonObject,
-  bindOf: () => Record<string, string>,
-): Promise<PreviousRound> {
+async function verifiedState(scope: RequestScope, params: JsonObject, bindOf: () => Record<string, string>): Promise<PreviousRound> {
   const token = params.requestState;
   if (token === undefined) return { answers: {}, state: {}, asked: {}, continued: false };
   if (typeof token !== "string") throw invalidParams(INVALID_STATE_MESSAGE);
