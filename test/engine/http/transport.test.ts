@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { cancelledRequests, FIXTURE } from "../../helpers/fixture";
-import { fixture, readMessage, readSse, send, testServer } from "../../helpers/rpc";
+import { fixture, meta, readMessage, readSse, send, standardHeaders, testServer } from "../../helpers/rpc";
 
 describe("HTTP surface", () => {
   it("answers GET and DELETE on /mcp with 405, Allow: POST and a JSON-RPC error without id or detail", async () => {
@@ -185,6 +185,25 @@ describe("streaming", () => {
     const logs = (await readSse(response)).filter((event) => event.method === "notifications/message");
     expect(logs).toHaveLength(5);
     expect(logs.every((event) => (event.params as { level: string }).level === "info")).toBe(true);
+  });
+
+  it("treats a client going away before a JSON answer as cancellation too: a handler that watches its signal sees it aborted", async () => {
+    const client = new AbortController();
+    const params = { name: "progress", arguments: { steps: 10 }, _meta: meta() };
+    const answer = fixture.post(
+      { jsonrpc: "2.0", id: "gone-before-json", method: "tools/call", params },
+      standardHeaders("tools/call", params),
+      {
+        signal: client.signal,
+      },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    client.abort();
+    await answer.catch(() => undefined);
+    const deadline = Date.now() + 2_000;
+    while (!cancelledRequests.includes("gone-before-json") && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(cancelledRequests).toContain("gone-before-json");
   });
 
   it("treats a client closing the SSE response mid-call as cancellation: the handler sees an aborted signal", async () => {
