@@ -24,8 +24,7 @@ export async function checkRateLimit(exchange: HttpExchange, units = 1): Promise
     ? `principal:${principal.id}`
     : `ip:${exchange.request.headers.get("cf-connecting-ip") ?? "unknown"}`;
   // The binding counts one per call and has no weight parameter, so N units are N calls (in parallel: one round).
-  const outcomes =
-    units === 1 ? [await limiter.limit({ key })] : await Promise.all(Array.from({ length: units }, () => limiter.limit({ key })));
+  const outcomes = await Promise.all(Array.from({ length: units }, () => limiter.limit({ key })));
   if (outcomes.every(({ success }) => success)) return;
   const seconds = exchange.config.rateLimit.periodSeconds;
   throw new HttpError(429, `Too Many Requests: retry in ${seconds} seconds`, { "retry-after": String(seconds) });

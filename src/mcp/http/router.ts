@@ -89,9 +89,9 @@ function withConfig(next: (exchange: HttpExchange) => Promise<Response>): Handle
     const loaded = loadConfig(env);
     if (!loaded.ok) {
       console.error(JSON.stringify({ level: "error", message: "configuration invalid", problems: loaded.problems }));
-      return Response.json(
+      return jsonResponse(
         { jsonrpc: "2.0", error: { code: ErrorCode.InternalError, message: "Service unavailable: server configuration is invalid" } },
-        { status: 503 },
+        503,
       );
     }
     const plain = request as unknown as Request;
@@ -136,7 +136,7 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
     }
     const message = parseMessage(body);
     id = message.kind === "notification" ? undefined : message.id;
-    const served = serveStateless(server, exchange, message);
+    const served = serveStateless(server, exchange, message, headerVersion);
     const response = await served.response;
     // Only a streamed answer outlives its response (its method runs on); a JSON one is sent once its method ended.
     if (served.streaming()) exchange.execution.waitUntil(served.done);

@@ -7,7 +7,7 @@
 import type { Config } from "../config";
 import { requestScope } from "../define/context";
 import type { HttpExchange } from "../http/exchange";
-import { expectHeader, mcpNameOf, readMcpHeader } from "../http/headers";
+import { expectHeader, mcpNameOf } from "../http/headers";
 import { checkParamHeaders } from "../http/param-headers";
 import { Reply } from "../http/reply";
 import { runRound } from "../input/rounds";
@@ -28,7 +28,8 @@ export interface Served {
   streaming(): boolean;
 }
 
-export function serveStateless(server: McpServer, exchange: HttpExchange, message: Message): Served {
+/** `headerVersion` is the request's MCP-Protocol-Version header as the router read it (`readMcpHeader`). */
+export function serveStateless(server: McpServer, exchange: HttpExchange, message: Message, headerVersion: string | undefined): Served {
   const { request, config, record } = exchange;
   record.era = STATELESS_VERSION;
   record.method = message.kind === "response" ? "(response)" : methodName(message.method);
@@ -42,7 +43,6 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
   }
 
   const maxLength = config.limits.maxHeaderValueLength;
-  const headerVersion = readMcpHeader(request, HEADER.protocolVersion, maxLength);
   if (headerVersion === undefined) throw headerMismatch("Header mismatch: missing required MCP-Protocol-Version header");
   // Why: with no 2026-07-28 claim in `_meta`, the header is the client's only word on its revision, and that revision
   // is unknown here (served 2025 revisions go to the legacy path). Which revisions are served is then the useful
