@@ -15,7 +15,7 @@ import { type RequestScope, requestScope } from "../define/context";
 import type { HttpExchange } from "../http/exchange";
 import { checkRateLimit } from "../http/rate-limit";
 import { jsonResponse, NO_ANSWER, Reply } from "../http/reply";
-import { assertFilterStorable } from "../listen/listen";
+import { MAX_URI_LENGTH } from "../listen/listen";
 import { sessionHubs } from "../listen/publish";
 import { log, logRequest } from "../log";
 import { isObject, type Message, parseMessage, type RequestMeta, readableId } from "../protocol/envelope";
@@ -37,7 +37,7 @@ import { watchCancellation } from "./cancellation";
 import { type HeldLogs, heldLogs } from "./held-logs";
 import { type LiveSession, liveInputRunner } from "./live-input";
 import { responseJournal } from "./resume";
-import type { LegacySession, SessionState } from "./session";
+import { type LegacySession, type SessionState, sessionFilter } from "./session";
 import { newSession, readSession, type SessionClaims } from "./session-token";
 import { legacyResult } from "./shapes";
 
@@ -364,35 +364,22 @@ async function subscribe(context: LegacyContext, add: boolean, params: JsonObjec
   const { server, exchange } = context;
   if (!server.listenSupport(exchange.env).resources) throw methodNotFound(add ? "resources/subscribe" : "resources/unsubscribe");
   const uri = params.uri;
-  if (typeof uri !== "string" || uri.length === 0 || uri.length > 2_048)
-    throw invalidParams("Invalid params: uri must be a string of 1 to 2048 characters");
+  if (typeof uri !== "string" || uri.length === 0 || uri.length > MAX_URI_LENGTH)
+    throw invalidParams(`Invalid params: uri must be a string of 1 to ${MAX_URI_LENGTH} characters`);
   const session = await storedSession(context, add ? "resources/subscribe" : "resources/unsubscribe");
-  const current = new Set(session.state.subscriptions);
-  if (add) current.add(uri);
-  else current.delete(uri);
-  if (current.size > 64) throw invalidParams("Invalid params: a session can subscribe to at most 64 resources");
-  const subscriptions = [...current];
-  const filter = sessionFilter(server.listenSupport(exchange.env), subscriptions);
-  // Why before saving: the whole set becomes the filter of the session's stream, stored on a hub socket; a set the
-  // hub cannot store must be refused here, with nothing saved (removing a URI never makes it larger).
-  if (add) assertFilterStorable(filter);
-  await session.stub.update({ subscriptions });
+  const support = server.listenSupport(exchange.env);
+  // Why in the session's Durable Object: two subscribes of one session at once (a client's Promise.all) must both
+  // count; a read here and a write there would let the last one drop the other's URI.
+  const changed = await session.stub.changeSubscription(uri, add, support);
+  if ("refused" in changed) throw invalidParams(changed.refused);
+  const { subscriptions } = changed;
   session.state.subscriptions = subscriptions;
+  const filter = sessionFilter(support, subscriptions);
   // The session's notification stream (if open) picks the new filter up at once, in both of its groups (each root
   // passes it on to the shard that holds the stream, whichever that is).
   const updates = sessionHubs(exchange.env.SUBSCRIPTIONS, session.state).map((hub) => hub.updateSessionFilter(session.state.id, filter));
   if ((await Promise.all(updates)).includes(false)) log(context.scope, "warn", "a hub refused a session's subscription filter");
   return {};
-}
-
-/** What a legacy session's notification stream receives: every list change offered, and its subscriptions. */
-export function sessionFilter(support: { tools: boolean; prompts: boolean; resources: boolean }, subscriptions: string[]) {
-  return {
-    ...(support.tools && { toolsListChanged: true }),
-    ...(support.prompts && { promptsListChanged: true }),
-    ...(support.resources && { resourcesListChanged: true }),
-    ...(support.resources && subscriptions.length > 0 && { resourceSubscriptions: subscriptions }),
-  };
 }
 
 /** 2025 revisions name an unknown resource -32002, and have no -32021 (Invalid Request says it instead). */

@@ -15,6 +15,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { jsonBytes, randomToken } from "../encoding";
 import type { SubscriptionHub } from "../listen/hub";
+import { assertFilterStorable, type ListenSupport, MAX_RESOURCE_SUBSCRIPTIONS } from "../listen/listen";
 import { sessionHubs } from "../listen/publish";
 import type { ClientCapabilities, Implementation, JsonObject, LegacyVersion, LogLevel, RequestId } from "../protocol/wire";
 
@@ -127,12 +128,37 @@ export class LegacySession extends DurableObject<{ SUBSCRIPTIONS?: DurableObject
     return this.load(principal);
   }
 
-  async update(changes: Partial<Pick<SessionState, "logLevel" | "subscriptions">>): Promise<SessionState | null> {
+  async update(changes: Partial<Pick<SessionState, "logLevel">>): Promise<SessionState | null> {
     const session = await this.ctx.storage.get<SessionState>("session");
     if (!session) return null;
     const updated = { ...session, ...changes };
     await this.ctx.storage.put("session", updated);
     return updated;
+  }
+
+  /**
+   * Adds or removes one resource subscription and returns the new set, or why it was refused (nothing saved). Why
+   * here: this object handles one change at a time, so two subscribes sent at once both count.
+   */
+  async changeSubscription(uri: string, add: boolean, support: ListenSupport): Promise<{ subscriptions: string[] } | { refused: string }> {
+    const session = await this.ctx.storage.get<SessionState>("session");
+    if (!session) return { refused: "Invalid params: the session has ended" };
+    const current = new Set(session.subscriptions);
+    if (add) current.add(uri);
+    else current.delete(uri);
+    if (current.size > MAX_RESOURCE_SUBSCRIPTIONS) {
+      return { refused: `Invalid params: a session can subscribe to at most ${MAX_RESOURCE_SUBSCRIPTIONS} resources` };
+    }
+    const subscriptions = [...current];
+    // Why before saving: the whole set becomes the filter of the session's stream, stored on a hub socket; a set the
+    // hub cannot store is refused here, with nothing saved (removing a URI never makes it larger).
+    try {
+      if (add) assertFilterStorable(sessionFilter(support, subscriptions));
+    } catch (error) {
+      return { refused: (error as Error).message };
+    }
+    await this.ctx.storage.put("session", { ...session, subscriptions });
+    return { subscriptions };
   }
 
   /** Ends the session: its state is deleted, its notification stream closed, and waiting tools released. */
@@ -306,4 +332,14 @@ export class LegacySession extends DurableObject<{ SUBSCRIPTIONS?: DurableObject
     if (gone.length > 0) await this.ctx.storage.delete(gone.map(([old]) => `stream:${old}`));
     return index;
   }
+}
+
+/** What a legacy session's notification stream receives: every list change offered, and its subscriptions. */
+export function sessionFilter(support: Pick<ListenSupport, "tools" | "prompts" | "resources">, subscriptions: string[]) {
+  return {
+    ...(support.tools && { toolsListChanged: true }),
+    ...(support.prompts && { promptsListChanged: true }),
+    ...(support.resources && { resourcesListChanged: true }),
+    ...(support.resources && subscriptions.length > 0 && { resourceSubscriptions: subscriptions }),
+  };
 }

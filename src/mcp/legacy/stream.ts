@@ -14,7 +14,8 @@ import { HttpError } from "../protocol/errors";
 import type { McpServer } from "../protocol/server";
 import { HEADER } from "../protocol/wire";
 import { getEventId, newStreamKey, parseEventId, primes, resumeResponseStream } from "./resume";
-import { asSessionState, loadSession, sessionFilter } from "./serve";
+import { asSessionState, loadSession } from "./serve";
+import { sessionFilter } from "./session";
 
 export const methodNotAllowed = () => new HttpError(405, "Method Not Allowed: send JSON-RPC messages with POST", { allow: "POST" });
 

@@ -25,6 +25,8 @@ import { storedSize } from "./stored-size";
  * serialises it (see `stored-size.ts`); the rest of the attachment (the principal) needs room too.
  */
 export const MAX_RESOURCE_SUBSCRIPTIONS = 64;
+/** Longest resource URI a filter or a 2025 session subscription takes, in UTF-16 units. */
+export const MAX_URI_LENGTH = 2_048;
 export const MAX_FILTER_BYTES = 12_000;
 /** Task ids one listen request may follow. */
 export const MAX_TASK_SUBSCRIPTIONS = 64;
@@ -35,7 +37,7 @@ const filterSchema = lazy(() =>
     promptsListChanged: z.optional(z.boolean()),
     resourcesListChanged: z.optional(z.boolean()),
     resourceSubscriptions: z.optional(
-      z.array(z.string().check(z.minLength(1), z.maxLength(2_048))).check(z.maxLength(MAX_RESOURCE_SUBSCRIPTIONS)),
+      z.array(z.string().check(z.minLength(1), z.maxLength(MAX_URI_LENGTH))).check(z.maxLength(MAX_RESOURCE_SUBSCRIPTIONS)),
     ),
     taskIds: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(64))).check(z.maxLength(MAX_TASK_SUBSCRIPTIONS))),
   }),

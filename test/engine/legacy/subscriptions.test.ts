@@ -59,6 +59,16 @@ const longUri = (index: number, tail: string) => {
   return `${head}${"x".repeat(2_048 - head.length - tail.length)}${tail}`;
 };
 
+describe("2025 session subscriptions changed at once", () => {
+  it("keeps every URI of subscribes sent at the same time: none drops another's", async () => {
+    const session = await openSession();
+    const uris = Array.from({ length: 8 }, (_, index) => `fixture://concurrent/${index}`);
+    const answers = await Promise.all(uris.map((uri) => legacyCall("resources/subscribe", { uri }, session)));
+    for (const answer of answers) expect((await readMessage(answer)).result).toEqual({});
+    expect([...(await savedSubscriptions(session))].sort()).toEqual([...uris].sort());
+  });
+});
+
 describe("2025 session subscriptions measured as stored", () => {
   for (const [name, tail] of [
     ["above U+00FF", "\u0101"],
