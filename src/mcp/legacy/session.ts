@@ -15,8 +15,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { jsonBytes, randomToken } from "../encoding";
 import type { SubscriptionHub } from "../listen/hub";
-import { assertFilterStorable, type ListenSupport, MAX_RESOURCE_SUBSCRIPTIONS } from "../listen/listen";
 import { sessionHubs } from "../listen/publish";
+import { assertFilterStorable, MAX_RESOURCE_SUBSCRIPTIONS } from "../listen/stored-size";
 import type { ClientCapabilities, Implementation, JsonObject, LegacyVersion, LogLevel, RequestId } from "../protocol/wire";
 
 export interface SessionState {
@@ -140,7 +140,11 @@ export class LegacySession extends DurableObject<{ SUBSCRIPTIONS?: DurableObject
    * Adds or removes one resource subscription and returns the new set, or why it was refused (nothing saved). Why
    * here: this object handles one change at a time, so two subscribes sent at once both count.
    */
-  async changeSubscription(uri: string, add: boolean, support: ListenSupport): Promise<{ subscriptions: string[] } | { refused: string }> {
+  async changeSubscription(
+    uri: string,
+    add: boolean,
+    support: ListChangeSupport,
+  ): Promise<{ subscriptions: string[] } | { refused: string }> {
     const session = await this.ctx.storage.get<SessionState>("session");
     if (!session) return { refused: "Invalid params: the session has ended" };
     const current = new Set(session.subscriptions);
@@ -334,8 +338,11 @@ export class LegacySession extends DurableObject<{ SUBSCRIPTIONS?: DurableObject
   }
 }
 
+/** Which notifications the server can deliver to a 2025 session (see `ListenSupport`). */
+export type ListChangeSupport = { tools: boolean; prompts: boolean; resources: boolean };
+
 /** What a legacy session's notification stream receives: every list change offered, and its subscriptions. */
-export function sessionFilter(support: Pick<ListenSupport, "tools" | "prompts" | "resources">, subscriptions: string[]) {
+export function sessionFilter(support: ListChangeSupport, subscriptions: string[]) {
   return {
     ...(support.tools && { toolsListChanged: true }),
     ...(support.prompts && { promptsListChanged: true }),

@@ -18,18 +18,7 @@ import { HEADER, type JsonObject, META, type RequestId } from "../protocol/wire"
 import { declaresTasks, tasksRequired } from "../tasks/wire";
 import type { HubEvent, ListenerFilter } from "./hub";
 import { hubStream } from "./hub-stream";
-import { storedSize } from "./stored-size";
-
-/**
- * Why these caps: the filter is stored on a hibernatable socket, whose attachment is limited to 16 KiB as V8
- * serialises it (see `stored-size.ts`); the rest of the attachment (the principal) needs room too.
- */
-export const MAX_RESOURCE_SUBSCRIPTIONS = 64;
-/** Longest resource URI a filter or a 2025 session subscription takes, in UTF-16 units. */
-export const MAX_URI_LENGTH = 2_048;
-export const MAX_FILTER_BYTES = 12_000;
-/** Task ids one listen request may follow. */
-export const MAX_TASK_SUBSCRIPTIONS = 64;
+import { assertFilterStorable, MAX_RESOURCE_SUBSCRIPTIONS, MAX_TASK_SUBSCRIPTIONS, MAX_URI_LENGTH } from "./stored-size";
 
 const filterSchema = lazy(() =>
   z.looseObject({
@@ -70,20 +59,6 @@ export function honouredFilter(params: JsonObject, support: ListenSupport, decla
   if (requested.taskIds?.length && support.tasks) honoured.taskIds = [...new Set(requested.taskIds)];
   assertFilterStorable(honoured);
   return honoured;
-}
-
-/**
- * Refuses (-32602) a filter a hub could not store. Why measured as stored and checked here: a hub that accepted a
- * socket and then failed to store its filter would hold a listener it cannot read; the caller must learn it
- * in-band, before anything is accepted or saved. Used for listen filters and for a 2025 session's subscriptions.
- */
-export function assertFilterStorable(filter: ListenerFilter): void {
-  if (storedSize(filter) > MAX_FILTER_BYTES) {
-    throw invalidParams(
-      `Invalid params: the subscription filter takes more than ${MAX_FILTER_BYTES} bytes as stored ` +
-        "(1 byte per character for Latin-1 URIs, 2 per UTF-16 unit for others)",
-    );
-  }
 }
 
 export const NOTIFICATION_METHODS: Record<HubEvent["type"], string> = {

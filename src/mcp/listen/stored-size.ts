@@ -9,6 +9,8 @@
  * and the hub measures the whole attachment again before it accepts a socket or stores a new filter.
  */
 
+import { invalidParams } from "../protocol/errors";
+
 /** The platform's limit on one socket attachment, in V8-serialised bytes. */
 export const MAX_ATTACHMENT_BYTES = 16_384;
 
@@ -39,4 +41,29 @@ function valueSize(value: unknown): number {
 function stringContentBytes(text: string): number {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0xff) return text.length * 2;
   return text.length;
+}
+
+/**
+ * Why these caps: the filter is stored on a hibernatable socket, whose attachment is limited to 16 KiB as V8
+ * serialises it (see `stored-size.ts`); the rest of the attachment (the principal) needs room too.
+ */
+export const MAX_RESOURCE_SUBSCRIPTIONS = 64;
+/** Longest resource URI a filter or a 2025 session subscription takes, in UTF-16 units. */
+export const MAX_URI_LENGTH = 2_048;
+export const MAX_FILTER_BYTES = 12_000;
+/** Task ids one listen request may follow. */
+export const MAX_TASK_SUBSCRIPTIONS = 64;
+
+/**
+ * Refuses (-32602) a filter a hub could not store. Why measured as stored and checked here: a hub that accepted a
+ * socket and then failed to store its filter would hold a listener it cannot read; the caller must learn it
+ * in-band, before anything is accepted or saved. Used for listen filters and for a 2025 session's subscriptions.
+ */
+export function assertFilterStorable(filter: object): void {
+  if (storedSize(filter) > MAX_FILTER_BYTES) {
+    throw invalidParams(
+      `Invalid params: the subscription filter takes more than ${MAX_FILTER_BYTES} bytes as stored ` +
+        "(1 byte per character for Latin-1 URIs, 2 per UTF-16 unit for others)",
+    );
+  }
 }
