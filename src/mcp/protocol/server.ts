@@ -253,7 +253,8 @@ function list<T>(
       [field]: page,
       ...(nextCursor && { nextCursor }),
       ttlMs: scope.config.listTtlMs,
-      cacheScope: scope.config.auth ? "private" : "public",
+      // With authorization on (either mode), what is listed depends on the caller's scopes.
+      cacheScope: scope.config.auth || scope.config.authServer ? "private" : "public",
     };
   };
 }

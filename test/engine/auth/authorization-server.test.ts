@@ -93,6 +93,11 @@ describe("the principal in authorization-server mode", () => {
     expect(await names(["notes:admin"])).toContain("admin_report");
   });
 
+  it("marks lists private, since they differ per caller, so no shared cache hands one person's list to another", async () => {
+    const { result } = await readMessage(await engineAs({ props: { id: "oidc-alice" }, scope: [] }).send("tools/list"));
+    expect(result?.cacheScope).toBe("private");
+  });
+
   it("refuses /mcp with 401 when the request did not come through the provider (fails closed)", async () => {
     const response = await engineAs().send("tools/list");
     expect(response.status).toBe(401);
