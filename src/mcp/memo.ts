@@ -4,7 +4,11 @@
  * Keyed weakly by the object they derive from, so nothing outlives it; never used for per-request data.
  */
 
-/** `compute(key)`, computed once per key object and remembered while the key lives. */
+/**
+ * `compute(key)`, computed once per key object and remembered while the key lives. A promise that rejects is
+ * forgotten, so the next call computes again: a failed fetch (an issuer's discovery document, a key set) is not a
+ * value that never changes.
+ */
 export function memoize<K extends object, V>(compute: (key: K) => V): (key: K) => V {
   const cache = new WeakMap<K, V>();
   return (key) => {
@@ -13,6 +17,7 @@ export function memoize<K extends object, V>(compute: (key: K) => V): (key: K) =
     if (cached !== undefined || cache.has(key)) return cached as V;
     const value = compute(key);
     cache.set(key, value);
+    if (value instanceof Promise) value.catch(() => cache.get(key) === value && cache.delete(key));
     return value;
   };
 }
