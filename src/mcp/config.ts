@@ -10,6 +10,7 @@
 import { parseScopeHierarchy, type ScopeHierarchy } from "./auth/scopes";
 import { parseKeySpec } from "./input/state-token";
 import { memoize } from "./memo";
+import { isObject } from "./protocol/envelope";
 
 export interface Limits {
   maxBodyBytes: number;
@@ -209,7 +210,8 @@ function readAuthSettings(read: VarReader): AuthSettings | undefined {
   if (inline !== undefined) {
     try {
       jwks = JSON.parse(inline) as AuthSettings["jwks"];
-      if (!Array.isArray(jwks?.keys)) throw new Error();
+      // The same shape the key set needs (auth/jwks.ts): a malformed set is a configuration error, named at startup.
+      if (!isObject(jwks) || !Array.isArray(jwks.keys) || !jwks.keys.every(isObject)) throw new Error();
     } catch {
       read.problems.push('AUTH_JWKS must be a JSON Web Key Set ({"keys": [...]})');
     }

@@ -147,6 +147,16 @@ describe("scope hierarchies (a broader scope implies narrower ones)", () => {
     expect((await callAdmin(await token({ scope: "notes:admin" }), exact)).status).toBe(200);
   });
 
+  it("refuses a malformed AUTH_JWKS by name at startup, a key that is not an object included", () => {
+    for (const value of ["not json", "[]", '{"keys":{}}', '{"keys":[1]}', '{"keys":[{}, null]}']) {
+      expect(parseConfig({ MCP_ENV: "development", AUTH_ISSUER: "https://issuer.example", AUTH_JWKS: value }), value).toEqual({
+        ok: false,
+        problems: [expect.stringMatching(/^AUTH_JWKS /)],
+      });
+    }
+    expect(parseConfig({ MCP_ENV: "development", AUTH_ISSUER: "https://issuer.example", AUTH_JWKS: '{"keys":[]}' }).ok).toBe(true);
+  });
+
   it("refuses a malformed AUTH_SCOPE_HIERARCHY by name", () => {
     for (const value of ["a>b>c", "a>", ">b", "a b>c", "a>a", "none, prefix", "everything"]) {
       expect(parseConfig({ MCP_ENV: "development", ...issuer.vars, AUTH_SCOPE_HIERARCHY: value }), value).toEqual({
