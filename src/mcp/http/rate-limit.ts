@@ -11,6 +11,16 @@ import { HttpError } from "../protocol/errors";
 import type { HttpExchange } from "./exchange";
 
 /**
+ * Who a per-caller limit counts: the principal when it signed in, else the client's IP. Why not the anonymous
+ * principal: with authorization off every caller is that one principal, and one shared count would let one client
+ * starve everyone. Also the key of the per-caller task quota (`tasks/quota.ts`).
+ */
+export function callerKey(exchange: Pick<HttpExchange, "principal" | "request">): string {
+  const principal = exchange.principal;
+  return principal?.authenticated ? `principal:${principal.id}` : `ip:${exchange.request.headers.get("cf-connecting-ip") ?? "unknown"}`;
+}
+
+/**
  * Charges `units` requests to the caller, or throws 429 when the caller is over its limit.
  *
  * Why Retry-After is the whole period (RATE_LIMIT_PERIOD_SECONDS): the binding answers only `{ success }`, never how
@@ -19,10 +29,7 @@ import type { HttpExchange } from "./exchange";
 export async function checkRateLimit(exchange: HttpExchange, units = 1): Promise<void> {
   const limiter = exchange.env.RATE_LIMITER;
   if (!limiter || units < 1) return;
-  const principal = exchange.principal;
-  const key = principal?.authenticated
-    ? `principal:${principal.id}`
-    : `ip:${exchange.request.headers.get("cf-connecting-ip") ?? "unknown"}`;
+  const key = callerKey(exchange);
   // The binding counts one per call and has no weight parameter, so N units are N calls (in parallel: one round).
   const outcomes = await Promise.all(Array.from({ length: units }, () => limiter.limit({ key })));
   if (outcomes.every(({ success }) => success)) return;

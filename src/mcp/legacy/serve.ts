@@ -18,7 +18,7 @@ import { jsonResponse, NO_ANSWER, Reply } from "../http/reply";
 import { sessionHubs } from "../listen/publish";
 import { MAX_URI_LENGTH } from "../listen/stored-size";
 import { log, logRequest } from "../log";
-import { isObject, type Message, parseMessage, type RequestMeta, readableId } from "../protocol/envelope";
+import { isObject, type Message, parseMessage, type RequestMeta, readableId, readClientInfo } from "../protocol/envelope";
 import { ErrorCode, invalidParams, methodNotFound, ResourceNotFound, RpcError } from "../protocol/errors";
 import { errorMessage, failureMessage, resultMessage } from "../protocol/messages";
 import type { McpServer } from "../protocol/server";
@@ -161,10 +161,11 @@ async function serveBatch(server: McpServer, exchange: HttpExchange, body: unkno
       // so they cannot ask the client anything either.
       if (message.method === "initialize")
         return errorMessage(message.id, ErrorCode.InvalidRequest, "Invalid Request: initialize cannot be batched");
-      const reply = new Reply(exchange.request, { canStream: false, disconnectCancels: false });
+      // No request to watch: a batched reply cannot stream, and a disconnect does not cancel it.
+      const reply = new Reply(undefined, { canStream: false, disconnectCancels: false });
       await answer(server, exchange, message, version, session, reply, false);
       const answered = await reply.response;
-      return answered.status === NO_ANSWER ? undefined : answered.json();
+      return answered.status === NO_ANSWER ? undefined : reply.finalMessage;
     }),
   );
   const responses = answers.filter((answer) => answer !== undefined);
@@ -294,14 +295,8 @@ async function initialize(context: LegacyContext, params: JsonObject): Promise<J
     const principal = (exchange.principal ?? ANONYMOUS).id;
     const { token, claims } = await newSession(exchange.config, principal, version, stored);
     if (stored) {
-      const clientInfo = isObject(params.clientInfo) ? params.clientInfo : undefined;
-      await sessions.getByName(claims.id).open(
-        initialState(exchange, claims, {
-          capabilities,
-          ...(clientInfo &&
-            typeof clientInfo.name === "string" && { clientInfo: { name: clientInfo.name, version: String(clientInfo.version ?? "") } }),
-        }),
-      );
+      const clientInfo = readClientInfo(params.clientInfo);
+      await sessions.getByName(claims.id).open(initialState(exchange, claims, { capabilities, ...(clientInfo && { clientInfo }) }));
     }
     // 2025-11-25: the session id is assigned on the InitializeResult, and nowhere else.
     context.reply.setHeader(HEADER.sessionId, token);
@@ -391,8 +386,8 @@ function legacyError(error: unknown): unknown {
   return error;
 }
 
+/** A 2025 request's progress token; a malformed one is ignored (2025 revisions define no error for it). */
 function progressTokenOf(params: JsonObject): Partial<RequestMeta> {
-  const meta = params._meta;
-  const token = isObject(meta) ? meta.progressToken : undefined;
-  return typeof token === "string" || readableId(token) !== undefined ? { progressToken: token as string | number } : {};
+  const token = isObject(params._meta) ? readableId(params._meta.progressToken) : undefined;
+  return token === undefined ? {} : { progressToken: token };
 }

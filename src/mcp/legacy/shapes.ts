@@ -3,6 +3,7 @@
  * Turns a 2026-07-28 result into the shape a 2025 revision expects: no `resultType`, `ttlMs`, `cacheScope` or
  * result `_meta` identity, and for older revisions none of the fields they did not know yet.
  */
+import { isObject } from "../protocol/envelope";
 import type { JsonObject, LegacyVersion } from "../protocol/wire";
 import { META } from "../protocol/wire";
 
@@ -22,7 +23,7 @@ const LISTS: Record<string, string> = {
 
 export function legacyResult(method: string, result: JsonObject, version: LegacyVersion): JsonObject {
   const { resultType: _type, ttlMs: _ttl, cacheScope: _scope, _meta, ...shaped } = result;
-  const meta = typeof _meta === "object" && _meta !== null ? { ...(_meta as JsonObject) } : {};
+  const meta = isObject(_meta) ? { ..._meta } : {};
   delete meta[META.serverInfo];
   if (Object.keys(meta).length > 0) shaped._meta = meta;
 

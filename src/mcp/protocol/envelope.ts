@@ -88,6 +88,15 @@ export function claimsStateless(params: JsonObject): boolean {
   return isObject(meta) && (META.protocolVersion in meta || META.clientCapabilities in meta);
 }
 
+/**
+ * The client's self-reported name and version (2026-07-28 `_meta`, 2025 `initialize`), bounded in length; a
+ * malformed one is ignored rather than refused, since nothing depends on it.
+ */
+export function readClientInfo(value: unknown): Implementation | undefined {
+  if (!isObject(value) || typeof value.name !== "string" || typeof value.version !== "string") return undefined;
+  return { name: truncate(value.name, 200), version: truncate(value.version, 100) };
+}
+
 const metaError = (message: string) => new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`, undefined, 400);
 
 /** Reads the required and optional per-request `_meta` keys; a missing required key is -32602 with HTTP 400. */
@@ -100,11 +109,8 @@ export function parseRequestMeta(params: JsonObject): RequestMeta {
   if (!isObject(clientCapabilities)) throw metaError(`missing _meta["${META.clientCapabilities}"]`);
   const result: RequestMeta = { protocolVersion, clientCapabilities };
 
-  const clientInfo = meta[META.clientInfo];
-  // clientInfo is optional and self-reported: a malformed one is ignored rather than refused.
-  if (isObject(clientInfo) && typeof clientInfo.name === "string" && typeof clientInfo.version === "string") {
-    result.clientInfo = { name: truncate(clientInfo.name, 200), version: truncate(clientInfo.version, 100) };
-  }
+  const clientInfo = readClientInfo(meta[META.clientInfo]);
+  if (clientInfo) result.clientInfo = clientInfo;
   const logLevel = meta[META.logLevel];
   if (logLevel !== undefined) {
     if (!(LOG_LEVELS as readonly unknown[]).includes(logLevel)) {
@@ -112,12 +118,11 @@ export function parseRequestMeta(params: JsonObject): RequestMeta {
     }
     result.logLevel = logLevel as LogLevel;
   }
-  const progressToken = meta.progressToken;
-  if (progressToken !== undefined) {
-    if (typeof progressToken !== "string" && readableId(progressToken) === undefined) {
-      throw metaError("_meta.progressToken must be a string or an integer");
-    }
-    result.progressToken = progressToken as string | number;
+  if (meta.progressToken !== undefined) {
+    // A progress token is a string or an integer, the same values a request id may take.
+    const progressToken = readableId(meta.progressToken);
+    if (progressToken === undefined) throw metaError("_meta.progressToken must be a string or an integer");
+    result.progressToken = progressToken;
   }
   return result;
 }

@@ -76,11 +76,13 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
     inputRunner: (scope) => (target, params, handler) => runRound(scope, target, params, handler),
   });
   // A listen stream is not one answer but a long-lived stream of notifications: it has its own module.
-  const support = server.listenSupport(exchange.env);
-  if (message.method === "subscriptions/listen" && (support.tools || support.prompts || support.resources || support.tasks)) {
-    const stream = traceRequest(server, scope, message.params, () => serveListen(scope, message.params, support, server.resultMeta()));
-    logRequest(record, stream.status);
-    return settled(stream);
+  if (message.method === "subscriptions/listen") {
+    const support = server.listenSupport(exchange.env);
+    if (support.tools || support.prompts || support.resources || support.tasks) {
+      const stream = traceRequest(server, scope, message.params, () => serveListen(scope, message.params, support, server.resultMeta()));
+      logRequest(record, stream.status);
+      return settled(stream);
+    }
   }
   const handler = server.method(message.method);
   const done = traceRequest(server, scope, message.params, () =>

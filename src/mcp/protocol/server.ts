@@ -63,6 +63,10 @@ export class McpServer {
   /** The `Mcp-Param-*` header bindings of each tool, derived with its JSON Schema on first use. */
   private readonly bindingsOf = memoize((tool: Tool) => headerBindings(tool.name, describeTool(tool).inputSchema as JsonObject));
   private readonly methods: ReadonlyMap<string, MethodHandler>;
+  /** Whether any tool may run as a task (the declarations never change, so this is known once). */
+  private readonly hasTaskTools: boolean;
+  /** Whether any prompt or resource template completes its arguments. */
+  private readonly hasCompletions: boolean;
 
   constructor(definition: ServerDefinition) {
     const { name, version, title, description, icons } = definition;
@@ -75,6 +79,8 @@ export class McpServer {
     this.views = [...new Set((definition.tools ?? []).flatMap((tool) => (tool.view ? [tool.view] : [])))];
     const declared = definition.resources ?? [];
     this.resources = new ResourceIndex([...declared, ...this.views.filter((view) => !declared.includes(view))]);
+    this.hasTaskTools = [...this.tools.values()].some((tool) => (tool.taskSupport ?? "forbidden") !== "forbidden");
+    this.hasCompletions = [...this.prompts.values()].some((prompt) => prompt.complete) || this.resources.hasCompletions();
     this.methods = this.methodTable();
   }
 
@@ -107,10 +113,10 @@ export class McpServer {
     if (this.resources.size > this.hiddenViews(env, client))
       capabilities.resources = live.resources ? { subscribe: true, listChanged: true } : {};
     if (this.prompts.size > 0) capabilities.prompts = live.prompts ? { listChanged: true } : {};
-    if (this.hasCompletions()) capabilities.completions = {};
+    if (this.hasCompletions) capabilities.completions = {};
     // Tasks need their Durable Objects (TASKS); they are a 2026-07-28 extension (per-request capabilities).
     const extensions: JsonObject = {};
-    if (era === "stateless" && env.TASKS && this.hasTaskTools()) extensions[TASKS_EXTENSION] = {};
+    if (era === "stateless" && env.TASKS && this.hasTaskTools) extensions[TASKS_EXTENSION] = {};
     // MCP Apps: told only to a client that declared it renders views (others get the answer they always got).
     if (this.offersViews(env, client)) extensions[UI_EXTENSION] = {};
     if (Object.keys(extensions).length > 0) capabilities.extensions = extensions;
@@ -124,7 +130,7 @@ export class McpServer {
       tools: hub && this.tools.size > 0,
       prompts: hub && this.prompts.size > 0,
       resources: hub && this.resources.size > 0,
-      tasks: hub && env.TASKS !== undefined && this.hasTaskTools(),
+      tasks: hub && env.TASKS !== undefined && this.hasTaskTools,
     };
   }
 
@@ -148,11 +154,6 @@ export class McpServer {
   /** How many registered resources this request does not see (views it is not offered). */
   private hiddenViews(env: EngineBindings, client: ClientCapabilities): number {
     return this.offersViews(env, client) ? 0 : this.views.length;
-  }
-
-  /** Whether any tool may run as a task. */
-  hasTaskTools(): boolean {
-    return [...this.tools.values()].some((tool) => (tool.taskSupport ?? "forbidden") !== "forbidden");
   }
 
   /** Which fixed resources a request sees: all of them, or all but the views when it is not offered them. */
@@ -182,11 +183,6 @@ export class McpServer {
     return { ...result, tools };
   }
 
-  private hasCompletions(): boolean {
-    const prompts = [...this.prompts.values()].some((prompt) => prompt.complete);
-    return prompts || this.resources.hasCompletions();
-  }
-
   private methodTable(): Map<string, MethodHandler> {
     const methods = new Map<string, MethodHandler>();
     methods.set(
@@ -209,7 +205,7 @@ export class McpServer {
       const startTaskHere = (call: TaskCall) => startTask(this.info.name, call);
       methods.set("tools/call", (params, scope) => callTool(this.tools, params, scope, startTaskHere));
     }
-    if (this.hasTaskTools()) {
+    if (this.hasTaskTools) {
       for (const name of TASK_METHODS) methods.set(name, (params, scope) => serveTaskMethod(name, params, scope));
     }
     if (this.resources.size > 0) {
@@ -231,7 +227,7 @@ export class McpServer {
       methods.set("prompts/list", list("prompts", this.prompts));
       methods.set("prompts/get", (params, scope) => getPrompt(this.prompts, params, scope));
     }
-    if (this.hasCompletions()) {
+    if (this.hasCompletions) {
       methods.set("completion/complete", (params, scope) => complete(this.prompts, this.resources, params, scope));
     }
     return methods;

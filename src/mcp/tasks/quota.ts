@@ -7,11 +7,9 @@
  * starve everyone.
  */
 import type { HttpExchange } from "../http/exchange";
+import { callerKey } from "../http/rate-limit";
 
-export const quotaName = (exchange: Pick<HttpExchange, "principal" | "request">): string =>
-  exchange.principal?.authenticated
-    ? `quota:principal:${exchange.principal.id}`
-    : `quota:ip:${exchange.request.headers.get("cf-connecting-ip") ?? "unknown"}`;
+export const quotaName = (exchange: Pick<HttpExchange, "principal" | "request">): string => `quota:${callerKey(exchange)}`;
 
 /** The ledger: one storage entry per task in progress, with the time it expires at the latest. */
 export class QuotaLedger {
