@@ -74,18 +74,22 @@ export function checkContentType(request: Request): void {
 
 /** Clients must accept both answer forms, because the server picks JSON or SSE per request. */
 export function checkAccept(request: Request): void {
-  let json = false;
-  let sse = false;
+  if (!accepts(request, "application/json") || !accepts(request, "text/event-stream")) {
+    throw new HttpError(406, "Not Acceptable: send Accept: application/json, text/event-stream");
+  }
+}
+
+/** Whether the request's Accept header admits `type`: exactly, through its wildcard (`text/*`) or the any-type one; never with q=0. */
+export function accepts(request: Request, type: string): boolean {
+  const wildcard = `${type.split("/")[0]}/*`;
   for (const part of (request.headers.get("accept") ?? "").split(",")) {
     const [range = "", ...params] = part.split(";");
     // A media range with q=0 is one the client refuses (RFC 9110 §12.4.2).
     if (params.some((param) => REFUSED_QUALITY.test(param))) continue;
-    const type = range.trim().toLowerCase();
-    const any = type === "*/*";
-    json ||= any || type === "application/json" || type === "application/*";
-    sse ||= any || type === "text/event-stream" || type === "text/*";
+    const candidate = range.trim().toLowerCase();
+    if (candidate === type || candidate === wildcard || candidate === "*/*") return true;
   }
-  if (!json || !sse) throw new HttpError(406, "Not Acceptable: send Accept: application/json, text/event-stream");
+  return false;
 }
 
 const REFUSED_QUALITY = /^\s*q\s*=\s*0(\.0*)?\s*$/i;

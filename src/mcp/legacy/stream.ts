@@ -8,6 +8,7 @@
 
 import { ANONYMOUS } from "../auth/principal";
 import type { HttpExchange } from "../http/exchange";
+import { accepts } from "../http/guards";
 import { hubStream } from "../listen/hub-stream";
 import { NOTIFICATION_METHODS } from "../listen/listen";
 import { HttpError } from "../protocol/errors";
@@ -27,7 +28,7 @@ export async function openSessionStream(server: McpServer, exchange: HttpExchang
   const support = server.listenSupport(exchange.env);
   const hasSession = exchange.request.headers.has(HEADER.sessionId) && exchange.config.legacy.enabled;
   if (!hasSession) throw methodNotAllowed();
-  if (!/text\/event-stream|\*\/\*/i.test(exchange.request.headers.get("accept") ?? "")) {
+  if (!accepts(exchange.request, "text/event-stream")) {
     throw new HttpError(406, "Not Acceptable: the notification stream is text/event-stream");
   }
   const session = await loadSession(exchange);

@@ -431,6 +431,20 @@ describe("legacy sessions", () => {
     await stream.cancel();
   });
 
+  it("reads the GET stream's Accept as the POST checks do: text/* opens it, a refused (q=0) event stream is 406", async () => {
+    const { session } = await initialize({});
+    const open = (accept: string) =>
+      fixture.fetch("http://localhost:8787/mcp", {
+        headers: { accept, "mcp-session-id": session!, "mcp-protocol-version": "2025-11-25" },
+      });
+    const refused = await open("text/event-stream;q=0, application/json");
+    expect(refused.status).toBe(406);
+    await refused.arrayBuffer();
+    const stream = sseReader(await open("text/*"));
+    expect(await stream.frame()).toEqual({ comment: "listening" });
+    await stream.cancel();
+  });
+
   it("advertises logging and resources.subscribe exactly where logging/setLevel and resources/subscribe are served, in every binding set", async () => {
     for (const [label, vars] of [
       ["all bindings", {}],
