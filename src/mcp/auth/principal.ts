@@ -13,7 +13,8 @@ export interface Principal {
   readonly name?: string;
   /**
    * The upstream provider's access token (AUTH_UPSTREAM_TOKEN=on), for tools that call that provider's API on the
-   * user's behalf. A secret: never log it, never return it, never send it anywhere but that provider.
+   * user's behalf. A secret: never log it, never return it, never send it anywhere but that provider. A tool running
+   * as a task (Tasks extension) does not get it: it is never stored with the task.
    */
   readonly upstreamToken?: string;
 }

@@ -64,7 +64,13 @@ export async function startTask(server: string, { tool, args, parsedArgs, params
     server,
     tool: tool.name,
     args,
-    principal: { id: scope.principal.id, scopes: [...scope.principal.scopes], authenticated: scope.principal.authenticated },
+    // Everything but the upstream token: a secret is not copied into task storage, so a task's handler never has it.
+    principal: {
+      id: scope.principal.id,
+      scopes: [...scope.principal.scopes],
+      authenticated: scope.principal.authenticated,
+      ...(scope.principal.name !== undefined && { name: scope.principal.name }),
+    },
     client: { protocolVersion: scope.meta.protocolVersion, capabilities: scope.meta.clientCapabilities, info: scope.meta.clientInfo },
     requestId: scope.requestId,
     traceId: scope.traceId,
