@@ -32,6 +32,8 @@ export const resources = [
     title: "A note",
     description: "One note, as Markdown. The notebook_id comes from create_notebook.",
     mimeType: "text/markdown",
+    // The notebook id is the capability: only a subscription that names the notebook hears about its notes.
+    handles: ["notebook_id"],
     // Notes change, and belong to the caller: never shared, not cached.
     cache: { ttlMs: 0, cacheScope: "private" },
     async read(uri, { notebook_id, note_id }, ctx) {

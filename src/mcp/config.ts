@@ -113,8 +113,8 @@ export interface ListenSettings {
   shardCapacity: number;
   /** Shards one group may open; it refuses listeners beyond shardCapacity × maxShards. */
   maxShards: number;
-  /** Listeners one authenticated principal may hold at once. */
-  maxPerPrincipal: number;
+  /** Listeners one caller may hold at once: an authenticated principal, or one client address when anonymous. */
+  maxPerCaller: number;
 }
 
 export interface StateSettings {
@@ -162,7 +162,7 @@ export function parseConfig(vars: Record<string, unknown>): ConfigResult {
       maxLifetimeMs: read.integer("LISTEN_MAX_LIFETIME_MS", 1_800_000, 100, 86_400_000),
       shardCapacity: read.integer("LISTEN_SHARD_CAPACITY", 1_000, 1, 32_768),
       maxShards: read.integer("LISTEN_MAX_SHARDS", 32, 1, 1_000),
-      maxPerPrincipal: read.integer("LISTEN_MAX_PER_PRINCIPAL", 50, 1, 10_000),
+      maxPerCaller: read.integer("LISTEN_MAX_PER_CALLER", 50, 1, 10_000),
     },
     legacy: {
       enabled: read.oneOf("LEGACY_CLIENTS", ["on", "off"], "on") === "on",

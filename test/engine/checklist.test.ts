@@ -11,19 +11,20 @@
  * Durable Objects are isolated per test file, and listener caps count every open socket of a hub, so every listen
  * stream opened here is cancelled after its test.
  */
+
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import * as z from "zod/mini";
 import { defineResource, defineTool, elicitForm, text } from "../../src/mcp";
+import { ANONYMOUS } from "../../src/mcp/auth/principal";
 import { canonicalJson, importKeyRing, open, parseKeySpec, seal } from "../../src/mcp/input/state-token";
-import { principalGroup } from "../../src/mcp/listen/groups";
 import { createPublisher } from "../../src/mcp/listen/publish";
 import { tools as exampleTools } from "../../src/tools";
 import { adminOnly, tools as fixtureTools } from "../helpers/fixture";
 import { localIssuer } from "../helpers/issuer";
 import { type Json, meta, readMessage, send, standardHeaders, testServer, URL_MCP } from "../helpers/rpc";
 import { sseReader } from "../helpers/sse";
-import { expectError, withLogs } from "../helpers/wire";
+import { ANONYMOUS_CALLERS, expectError, withLogs } from "../helpers/wire";
 
 /**
  * The rows whose case another file asserts, each with the tests that assert it: row -> [file, exact test name][].
@@ -534,20 +535,20 @@ describe("subscriptions/listen", () => {
   //   see COVERED_ELSEWHERE.
 
   it("row 47: a write to a closed stream is swallowed, the subscriber is removed, and other subscribers are unaffected", async () => {
-    const hub = principalGroup("anonymous");
+    const hub = ANONYMOUS_CALLERS;
     const before = await count(hub);
     const gone = await listen({ toolsListChanged: true }, "row-47-gone");
     const stays = await listen({ toolsListChanged: true }, "row-47-stays");
     await Promise.all([gone.message(), stays.message()]);
     await gone.cancel();
     // Published at once, while the closed stream's sockets may still be open in the hubs.
-    await createPublisher(env.SUBSCRIPTIONS, "anonymous").toolsListChanged();
+    await createPublisher(env.SUBSCRIPTIONS, ANONYMOUS).toolsListChanged();
     expect(await stays.message()).toMatchObject({
       method: "notifications/tools/list_changed",
       params: { _meta: subscription("row-47-stays") },
     });
     await settle([hub], before + 1);
-    await createPublisher(env.SUBSCRIPTIONS, "anonymous").toolsListChanged();
+    await createPublisher(env.SUBSCRIPTIONS, ANONYMOUS).toolsListChanged();
     expect(await stays.message()).toMatchObject({ method: "notifications/tools/list_changed" });
   });
 });

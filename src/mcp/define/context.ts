@@ -9,7 +9,7 @@ import type { Config } from "../config";
 import type { HttpExchange } from "../http/exchange";
 import type { Reply } from "../http/reply";
 import type { InputRunner } from "../input/ask";
-import { createPublisher, type Publisher } from "../listen/publish";
+import { createPublisher, type HandleOf, type Publisher } from "../listen/publish";
 import type { RequestMeta } from "../protocol/envelope";
 import {
   type ClientCapabilities,
@@ -64,6 +64,8 @@ export interface RequestScope {
   runWithInput: InputRunner;
   /** Which wire the request came on; result shapes and error statuses differ between them. */
   era: Era;
+  /** The part of a resource URI a subscription must name to hear about it (the server's `ResourceIndex.handleOf`). */
+  handleOf: HandleOf;
   /**
    * Takes log messages when `meta.logLevel` is not known up front: a 2025 session's level may have been set since
    * initialize and is read only when a handler first logs (legacy/held-logs.ts). Never set on the 2026-07-28 path.
@@ -83,6 +85,7 @@ export interface RequestInfo {
   reply: Reply;
   /** How this era asks the client for input, given the finished scope. */
   inputRunner: (scope: RequestScope) => InputRunner;
+  handleOf: HandleOf;
   heldLog?: RequestScope["heldLog"];
 }
 
@@ -100,6 +103,7 @@ export function requestScope(exchange: HttpExchange, info: RequestInfo): Request
     principal: exchange.principal ?? ANONYMOUS,
     reply: info.reply,
     era: info.era,
+    handleOf: info.handleOf,
     runWithInput: (target, params, handler) => runner(target, params, handler),
     ...(info.heldLog && { heldLog: info.heldLog }),
   };
@@ -147,7 +151,7 @@ export function handlerContext<X extends object = object>(scope: RequestScope, e
       if (reachesLevel(level, meta.logLevel)) reply.notify(message);
     },
     waitUntil: (promise) => scope.execution.waitUntil(promise),
-    publish: createPublisher(scope.env.SUBSCRIPTIONS, scope.principal.id, scope),
+    publish: createPublisher(scope.env.SUBSCRIPTIONS, scope.principal, scope.handleOf, scope),
     ...(extras as X),
   };
 }

@@ -60,6 +60,14 @@ export interface ResourceTemplateDefinition extends ResourceCommon {
   /** Completion for template variables, by variable name. */
   complete?: Record<string, Completer>;
   /**
+   * The variables that are handles: capabilities a caller must already hold, such as an unguessable `notebook_id`
+   * (with authorization off every caller is the same principal, so holding the handle is all that sets them apart).
+   * A `subscriptions/listen` (or 2025 `resources/subscribe`) URI then matches this template's sub-resources only if
+   * it names every handle: `note://nb_1` hears about `note://nb_1/n_2`, `note://` about no note at all. Default:
+   * every variable. `[]` for a public family of resources, where a prefix such as `docs://` may cover them all.
+   */
+  handles?: readonly string[];
+  /**
    * The concrete resources of this template that the caller may see, listed in `resources/list` after the fixed
    * resources. Called with `undefined` for the first page, then with the `nextCursor` it returned. The engine seals
    * that cursor and binds it to the caller, so it comes back unaltered and only from the caller it was issued to.
@@ -85,7 +93,7 @@ export function describeResource(resource: ResourceDefinition): JsonObject {
 }
 
 export function describeTemplate(template: ResourceTemplateDefinition): JsonObject {
-  const { read: _read, cache: _cache, complete: _complete, list: _list, ...listing } = template;
+  const { read: _read, cache: _cache, complete: _complete, list: _list, handles: _handles, ...listing } = template;
   return listing as unknown as JsonObject;
 }
 
@@ -107,7 +115,10 @@ export class ResourceIndex {
     );
     this.templates = new Registry("Resource template", templates, (template) => template.uriTemplate, describeTemplate);
     this.listing = templates.filter((template) => template.list !== undefined);
-    this.matchers = templates.map((definition) => ({ definition, template: compileUriTemplate(definition.uriTemplate) }));
+    this.matchers = templates.map((definition) => ({
+      definition,
+      template: compileUriTemplate(definition.uriTemplate, definition.handles),
+    }));
   }
 
   get size(): number {
@@ -116,6 +127,20 @@ export class ResourceIndex {
 
   hasCompletions(): boolean {
     return this.matchers.some(({ definition }) => definition.complete !== undefined);
+  }
+
+  /**
+   * The part of `uri` a subscription must name to hear about it as a sub-resource (see `UriTemplate.handlePart`):
+   * "" for a fixed resource (its URI is public), the handle part for a template's resource, and the whole URI for
+   * one this server does not declare (only a subscription to exactly that URI covers it).
+   */
+  handleOf(uri: string): string {
+    if (this.fixed.get(uri)) return "";
+    for (const { template } of this.matchers) {
+      const part = template.handlePart(uri);
+      if (part !== undefined) return part;
+    }
+    return uri;
   }
 
   template(uriTemplate: string): ResourceTemplateDefinition | undefined {

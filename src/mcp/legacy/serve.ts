@@ -207,6 +207,7 @@ async function answer(
     meta,
     era: version,
     reply,
+    handleOf: (uri) => server.resources.handleOf(uri),
     inputRunner: (scope) => liveInputRunner(scope, canAskClient ? live : undefined),
     ...(held && { heldLog: held.log }),
   });

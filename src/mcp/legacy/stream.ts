@@ -9,6 +9,7 @@
 import { ANONYMOUS } from "../auth/principal";
 import type { HttpExchange } from "../http/exchange";
 import { accepts } from "../http/guards";
+import { callerKey } from "../http/rate-limit";
 import { hubStream } from "../listen/hub-stream";
 import { NOTIFICATION_METHODS } from "../listen/listen";
 import { HttpError } from "../protocol/errors";
@@ -49,6 +50,7 @@ export async function openSessionStream(server: McpServer, exchange: HttpExchang
     hubs,
     settings: exchange.config.listen,
     principal,
+    caller: callerKey(exchange),
     log: exchange,
     filter: sessionFilter(support, state?.subscriptions ?? []),
     session: session.claims.id,

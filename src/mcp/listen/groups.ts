@@ -9,11 +9,28 @@
  * root, which forwards it to the other shards. The number of shards is kept in the root's storage.
  */
 
-/** The group of events for everyone. */
+/** The group of events for everyone. Every listener joins it. */
 export const GLOBAL_GROUP = "global";
 
 /** One principal's group: only that principal's listeners join it, so its private events reach no one else. */
 export const principalGroup = (principal: string) => `principal:${principal}`;
+
+/**
+ * The group a caller's listeners are counted in, so that each caller has a bounded share of the listeners
+ * (LISTEN_MAX_PER_CALLER), whatever others hold: an authenticated principal's own group, or (anonymous callers) one
+ * per client address, as the rate limit and the task quota count them (`callerKey`). Nothing is published to an
+ * address's group: it only counts.
+ */
+export const callerGroup = (principal: { id: string; authenticated: boolean }, callerKey: string) =>
+  principal.authenticated ? principalGroup(principal.id) : `caller:${callerKey}`;
+
+/**
+ * Where events private to `principal` go: its own group. Anonymous callers have none: with authorization off they
+ * are all one principal, so their events go to the global group, marked as anonymous (authenticated listeners
+ * never get them), and only the handle rule (`covers` in hub.ts) keeps one anonymous caller's resources from another.
+ */
+export const privateGroup = (principal: { id: string; authenticated: boolean }) =>
+  principal.authenticated ? principalGroup(principal.id) : GLOBAL_GROUP;
 
 /**
  * The hub name of one shard: the root is named as its group; shard k is `shard:<k>:<group>`. Why the number first
@@ -25,7 +42,7 @@ export const shardName = (group: string, shard: number) => (shard === 0 ? group 
 export interface GroupLimits {
   /** Listeners one shard holds. */
   capacity: number;
-  /** Listeners the whole group may hold: capacity × LISTEN_MAX_SHARDS, or a principal's own cap if lower. */
+  /** Listeners the whole group may hold: capacity × LISTEN_MAX_SHARDS, or a caller's share if lower. */
   groupMax: number;
 }
 

@@ -1,8 +1,9 @@
 /**
  * @module hub-stream
  * An SSE response fed by the subscription hubs: this Worker invocation holds the client's stream and a
- * WebSocket to one shard of each of two hub groups (the principal's and the global one, see `groups.ts`); events
- * arrive on the sockets and leave as SSE messages. Used by `subscriptions/listen` (2026-07-28) and by a legacy
+ * WebSocket to one shard of each of two hub groups (see `groups.ts`): the caller's own group, where its listeners
+ * are counted (each caller's share) and its private events arrive, and the global one; events arrive on the sockets
+ * and leave as SSE messages. Used by `subscriptions/listen` (2026-07-28) and by a legacy
  * session's GET stream.
  *
  * Joining a group: the listener asks the root, which accepts it or names a shard; a shard that filled up meanwhile
@@ -22,18 +23,18 @@ import { base64url } from "../encoding";
 import { SseStream } from "../http/sse";
 import { describeError, type LogScope, log } from "../log";
 import {
+  callerGroup,
   GLOBAL_GROUP,
   type GroupLimits,
   LAST_RESORT_HEADER,
   maxShards,
-  principalGroup,
   SHARD_FULL_STATUS,
   SHARD_HEADER,
   shardName,
 } from "./groups";
 import { type HubEvent, type HubMessage, type ListenerFilter, type ListenerSpec, POSITION_HEADER, type SubscriptionHub } from "./hub";
 
-/** Where a stream stands in each of its two groups' numbering (see `hub.ts`, the replay buffer). */
+/** Where a stream stands in each of its two groups' numbering (see `hub.ts`, the replay buffer); `principal` is the caller's own group. */
 export interface HubPositions {
   principal: number;
   global: number;
@@ -44,6 +45,8 @@ export interface HubStreamOptions {
   hubs: DurableObjectNamespace<SubscriptionHub>;
   settings: ListenSettings;
   principal: Principal;
+  /** Who the caller is for its share of the listeners (`callerKey`: the principal, or the client address when anonymous). */
+  caller: string;
   log: LogScope;
   filter: ListenerFilter;
   session?: string;
@@ -60,8 +63,8 @@ export interface HubStreamOptions {
   prime?: boolean;
   /** Called once both groups accepted the listener, before any event is forwarded. */
   onOpen?(stream: SseStream): void;
-  /** Called when a group refused the listener (`full`: a cap was reached); the stream closes afterwards. */
-  onRefused?(stream: SseStream, full: boolean): void;
+  /** Called when a group refused the listener (`limit`: the cap it reached); the stream closes afterwards. */
+  onRefused?(stream: SseStream, limit: ListenLimit | undefined): void;
   /** Called when the maximum lifetime is reached, just before the stream closes. */
   onLifetime?(stream: SseStream): void;
 }
@@ -69,12 +72,16 @@ export interface HubStreamOptions {
 export function hubStream(options: HubStreamOptions): Response {
   const { hubs: namespace, settings } = options;
   const sockets: WebSocket[] = [];
+  const accepted = new WeakSet<WebSocket>();
   const cleanups: (() => void)[] = [];
   const stream = new SseStream(() => stop("client closed the stream"));
 
   function stop(reason: string): void {
     for (const cleanup of cleanups.splice(0)) cleanup();
     for (const socket of sockets.splice(0)) {
+      // Why accept first: the socket of a join that is not used (the other group refused) was never accepted, and
+      // only an accepted socket can be closed; left as it is, it would hold its slot in that group.
+      if (!accepted.has(socket)) socket.accept();
       try {
         socket.close(1000, reason.slice(0, 100));
       } catch {
@@ -84,11 +91,15 @@ export function hubStream(options: HubStreamOptions): Response {
     stream.close();
   }
 
-  const { shardCapacity: capacity, maxShards: shards, maxPerPrincipal } = settings;
-  // Anonymous callers are everyone at once, so only the group's own cap applies to them.
-  const principalMax = options.principal.authenticated ? Math.min(maxPerPrincipal, capacity * shards) : capacity * shards;
+  const { shardCapacity: capacity, maxShards: shards, maxPerCaller } = settings;
+  // Why a share per caller: every listener takes a slot of the global group too, so without one a single caller
+  // (one principal, or one address when anonymous) could fill the server's listen capacity for everyone.
   const groups = [
-    { group: principalGroup(options.principal.id), role: "principal" as const, limits: { capacity, groupMax: principalMax } },
+    {
+      group: callerGroup(options.principal, options.caller),
+      role: "principal" as const,
+      limits: { capacity, groupMax: Math.min(maxPerCaller, capacity * shards) },
+    },
     { group: GLOBAL_GROUP, role: "global" as const, limits: { capacity, groupMax: capacity * shards } },
   ];
   const spec = (group: string, role: "principal" | "global", limits: GroupLimits): ListenerSpec => ({
@@ -104,13 +115,21 @@ export function hubStream(options: HubStreamOptions): Response {
   // Flushes the response headers at once; a comment is not a message, so nothing is sent "before" onOpen.
   stream.comment("listening");
   (async () => {
-    const joins = await Promise.all(groups.map(({ group, role, limits }) => joinGroup(namespace, spec(group, role, limits))));
-    for (const join of joins) if (join.socket) sockets.push(join.socket);
+    // The caller's own group first: a caller over its share is refused there, never taking a global slot meanwhile.
+    const joins: Joined[] = [];
+    for (const { group, role, limits } of groups) {
+      const join = await joinGroup(namespace, spec(group, role, limits));
+      joins.push(join);
+      if (join.socket) sockets.push(join.socket);
+      if (join.status !== 101 || !stream.isOpen) break;
+    }
     if (!stream.isOpen) return stop("client closed the stream");
-    const refused = joins.find((join) => join.status !== 101);
-    if (refused) {
-      options.onRefused?.(stream, refused.status === 429);
-      return stop(refused.status === 429 ? "limit reached" : "hub refused");
+    const refused = joins.findIndex((join) => join.status !== 101);
+    if (refused !== -1) {
+      const full = joins[refused]!.status === 429;
+      const { role, limits } = groups[refused]!;
+      options.onRefused?.(stream, full ? { kind: role === "global" ? "server" : "caller", max: limits.groupMax } : undefined);
+      return stop(full ? "limit reached" : "hub refused");
     }
     // A resumed stream starts where the client stopped, unless a group never got that far (then where it is).
     const positions: HubPositions = { principal: 0, global: 0 };
@@ -129,6 +148,7 @@ export function hubStream(options: HubStreamOptions): Response {
       // Joined a shard while resuming: what the root replayed comes first; live events it held already are dropped.
       for (const event of replayed) forward(role, event);
       socket!.accept();
+      accepted.add(socket!);
       socket!.addEventListener("message", (message) => {
         const received = JSON.parse(String(message.data)) as HubMessage;
         // A full group asks whether our client is still there: only a write tells (a comment is not a message).
@@ -153,12 +173,18 @@ export function hubStream(options: HubStreamOptions): Response {
     );
   })().catch((error: unknown) => {
     log(options.log, "error", "hub stream failed", describeError(error));
-    options.onRefused?.(stream, false);
+    options.onRefused?.(stream, undefined);
     stop("connect failed");
   });
 
   options.signal.addEventListener("abort", () => stop("client went away"), { once: true });
   return stream.response(options.headers);
+}
+
+/** Which cap refused a listener: the caller's share (LISTEN_MAX_PER_CALLER) or the server's whole capacity. */
+export interface ListenLimit {
+  kind: "caller" | "server";
+  max: number;
 }
 
 /** A listener's place in one group, or why it has none. */

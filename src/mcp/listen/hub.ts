@@ -29,7 +29,12 @@ const PROBE: HubMessage = { type: "probe" };
 
 export type HubEvent = (
   | { type: "tools_list_changed" | "prompts_list_changed" | "resources_list_changed"; principal?: string }
-  | { type: "resource_updated"; uri: string; principal?: string }
+  /**
+   * `handle`: the beginning of `uri` a subscription must name to hear about it as a sub-resource (see `covers`),
+   * computed by the publisher from the resource declarations. Missing (an event buffered before it existed): the
+   * whole URI, so only a subscription to exactly that URI hears it.
+   */
+  | { type: "resource_updated"; uri: string; handle?: string; principal?: string }
   /** A task's new status (Tasks extension): its DetailedTask, for its own principal only. */
   | { type: "task_status"; taskId: string; task: Record<string, unknown>; principal: string }
 ) & {
@@ -95,11 +100,18 @@ interface Attachment {
   principal: string;
 }
 
-/** A sub-resource matches its parent: `file:///a` covers `file:///a/b.txt`, but not `file:///ab`. */
-export function uriMatches(uri: string, subscribed: string): boolean {
+/**
+ * Whether a subscription to `subscribed` covers `uri`: the URI itself, or a sub-resource of it (`file:///a` covers
+ * `file:///a/b.txt`, not `file:///ab`) whose handle part the subscription names.
+ *
+ * Why the handle rule: a handle is a capability. A prefix that names no handle (`note://`, `note:`) would otherwise
+ * hear every caller's resource URIs, handles included, and with authorization off every caller is the same
+ * principal, so nothing else keeps them apart. It holds for live delivery and for the replay buffer alike.
+ */
+export function covers(subscribed: string, uri: string, handle: string = uri): boolean {
   if (uri === subscribed) return true;
   const parent = subscribed.endsWith("/") ? subscribed : `${subscribed}/`;
-  return uri.startsWith(parent);
+  return uri.startsWith(parent) && subscribed.startsWith(handle);
 }
 
 export function wants(filter: ListenerFilter, event: HubEvent): boolean {
@@ -111,7 +123,7 @@ export function wants(filter: ListenerFilter, event: HubEvent): boolean {
     case "resources_list_changed":
       return filter.resourcesListChanged === true;
     case "resource_updated":
-      return (filter.resourceSubscriptions ?? []).some((subscribed) => uriMatches(event.uri, subscribed));
+      return (filter.resourceSubscriptions ?? []).some((subscribed) => covers(subscribed, event.uri, event.handle));
     case "task_status":
       return (filter.taskIds ?? []).includes(event.taskId);
   }

@@ -10,6 +10,7 @@
 import * as z from "zod/mini";
 import type { RequestScope } from "../define/context";
 import { describeIssues } from "../define/schema";
+import { callerKey } from "../http/rate-limit";
 import { SseStream } from "../http/sse";
 import { lazy } from "../memo";
 import { ErrorCode, invalidParams } from "../protocol/errors";
@@ -17,7 +18,7 @@ import { errorMessage, resultMessage } from "../protocol/messages";
 import { HEADER, type JsonObject, META, type RequestId } from "../protocol/wire";
 import { declaresTasks, tasksRequired } from "../tasks/wire";
 import type { HubEvent, ListenerFilter } from "./hub";
-import { hubStream } from "./hub-stream";
+import { hubStream, type ListenLimit } from "./hub-stream";
 import { assertFilterStorable, MAX_RESOURCE_SUBSCRIPTIONS, MAX_TASK_SUBSCRIPTIONS, MAX_URI_LENGTH } from "./stored-size";
 
 const filterSchema = lazy(() =>
@@ -89,6 +90,7 @@ export function serveListen(scope: RequestScope, params: JsonObject, support: Li
     hubs,
     settings: scope.config.listen,
     principal: scope.principal,
+    caller: callerKey(scope),
     log: scope,
     filter,
     signal: scope.reply.signal,
@@ -103,10 +105,19 @@ export function serveListen(scope: RequestScope, params: JsonObject, support: Li
     onOpen: (stream) => stream.send(acknowledgement(tag, filter)),
     // Why in-band and before any acknowledgement: the HTTP status is already sent, and the client must not
     // believe it is subscribed.
-    onRefused: (stream, full) =>
-      stream.send(errorMessage(id, ErrorCode.InternalError, full ? "Subscription limit reached" : "Subscriptions are unavailable")),
+    onRefused: (stream, limit) => stream.send(refusal(id, limit)),
     onLifetime: (stream) => stream.send(complete()),
   });
+}
+
+/** The in-band error for a refused listener, naming the cap it reached (and its number) so the client can act. */
+export function refusal(id: RequestId, limit: ListenLimit | undefined) {
+  if (!limit) return errorMessage(id, ErrorCode.InternalError, "Subscriptions are unavailable");
+  const message =
+    limit.kind === "caller"
+      ? `Subscription limit reached: this caller already holds ${limit.max} listen streams, the most one caller may; close one first`
+      : `Subscription limit reached: the server holds its maximum of ${limit.max} listen streams; try again later`;
+  return errorMessage(id, ErrorCode.InternalError, message, { limit: limit.kind, max: limit.max });
 }
 
 function acknowledgement(tag: Record<string, RequestId>, filter: ListenerFilter) {

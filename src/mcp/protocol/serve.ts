@@ -73,6 +73,7 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
     meta,
     era: "stateless",
     reply,
+    handleOf: (uri) => server.resources.handleOf(uri),
     inputRunner: (scope) => (target, params, handler) => runRound(scope, target, params, handler),
   });
   // A listen stream is not one answer but a long-lived stream of notifications: it has its own module.

@@ -186,7 +186,7 @@ export class TaskHost {
     let task = detailedTask(record);
     // Why: hub messages travel over a WebSocket and may sit in a replay buffer; a big result is fetched by tasks/get.
     if (jsonBytes(task) > TASK_SETTINGS.maxNotificationBytes) task = taskFields(record);
-    const sent = publishTaskStatus(this.env.SUBSCRIPTIONS, record.principal.id, record.taskId, task).catch((error: unknown) =>
+    const sent = publishTaskStatus(this.env.SUBSCRIPTIONS, record.principal, record.taskId, task).catch((error: unknown) =>
       log({ traceId: record.traceId }, "error", "task status publish failed", describeError(error)),
     );
     this.state.waitUntil(sent);

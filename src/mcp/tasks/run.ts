@@ -39,7 +39,8 @@ class EndRun extends Error {}
 
 export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOutcome> {
   const scope: LogScope = { traceId: record.traceId, requestId: record.requestId, method: "tools/call" };
-  const tool = serverNamed(record.server)?.tools.get(record.tool);
+  const server = serverNamed(record.server);
+  const tool = server?.tools.get(record.tool);
   if (!tool) return { kind: "failed", error: { code: -32603, message: `Tool ${record.tool} is no longer served` } };
   const parsed = parseArguments(tool, record.args);
   if (!parsed.ok) return { kind: "completed", result: toolError(parsed.message) as JsonObject };
@@ -89,7 +90,7 @@ export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOut
     // Tasks carry no log messages (SEP-2663: not supported on tasks).
     log() {},
     waitUntil: host.waitUntil,
-    publish: createPublisher(host.env.SUBSCRIPTIONS, record.principal.id, scope),
+    publish: createPublisher(host.env.SUBSCRIPTIONS, record.principal, (uri) => server!.resources.handleOf(uri), scope),
   };
   const ctx: ToolContext = {
     ...context,

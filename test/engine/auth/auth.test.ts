@@ -7,7 +7,7 @@ import { adminOnly, FIXTURE, valueUri } from "../../helpers/fixture";
 import { AUDIENCE, ISSUER, localIssuer } from "../../helpers/issuer";
 import { fixture, readMessage, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
-import { expectError } from "../../helpers/wire";
+import { expectError, user } from "../../helpers/wire";
 
 let issuer: Awaited<ReturnType<typeof localIssuer>>;
 let otherKey: CryptoKey;
@@ -215,7 +215,7 @@ describe("the principal flows everywhere", () => {
     };
     const alice = await listen("alice");
     const bob = await listen("bob");
-    await createPublisher(env.SUBSCRIPTIONS, "alice").resourcesListChanged();
+    await createPublisher(env.SUBSCRIPTIONS, user("alice")).resourcesListChanged();
     expect(await alice.message()).toMatchObject({ method: "notifications/resources/list_changed" });
     expect(await bob.message(300)).toBe("timeout");
     await Promise.all([alice.cancel(), bob.cancel()]);

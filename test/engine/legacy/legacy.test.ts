@@ -8,7 +8,7 @@ import { newSession } from "../../../src/mcp/legacy/session-token";
 import { FIXTURE, valueUri } from "../../helpers/fixture";
 import { fixture, meta, post, readMessage, readSse, send, sessionName, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
-import { expectError } from "../../helpers/wire";
+import { expectError, sessionStreamAttached } from "../../helpers/wire";
 
 type Json = Record<string, any>;
 const BASE = { "content-type": "application/json", accept: "application/json, text/event-stream" };
@@ -426,6 +426,7 @@ describe("legacy sessions", () => {
       }),
     );
     expect(await stream.frame()).toEqual({ comment: "listening" });
+    await sessionStreamAttached(session!);
     await legacyCall("tools/call", { name: "publish", arguments: { what: "updated", uri } }, "2025-11-25", session);
     expect(await stream.message()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri } });
     await stream.cancel();

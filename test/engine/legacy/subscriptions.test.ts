@@ -3,13 +3,15 @@
  * stored on a hub socket, so it is measured as stored before anything is saved. In a file of its own: Durable
  * Objects are isolated per test file, so these hubs and sessions disturb no other test.
  */
+
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { principalGroup } from "../../../src/mcp/listen/groups";
+import { ANONYMOUS } from "../../../src/mcp/auth/principal";
 import { createPublisher } from "../../../src/mcp/listen/publish";
 import { fixture, post, readMessage, sessionName } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
+import { sessionStreamAttached } from "../../helpers/wire";
 
 type Json = Record<string, any>;
 const VERSION = "2025-11-25";
@@ -39,11 +41,7 @@ async function openStream(session: string) {
     }),
   );
   expect(await stream.frame()).toEqual({ comment: "listening" });
-  // The stream is live once the session's hub holds its socket.
-  const hub = env.SUBSCRIPTIONS.getByName(principalGroup("anonymous"));
-  const deadline = Date.now() + 2_000;
-  const attached = () => runInDurableObject(hub, (_instance, state) => state.getWebSockets(`s:${sessionName(session)}`).length > 0);
-  while (!(await attached()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  await sessionStreamAttached(session);
   return stream;
 }
 
@@ -91,11 +89,11 @@ describe("2025 session subscriptions measured as stored", () => {
       expect(await savedSubscriptions(session)).toEqual(uris.slice(0, 2));
 
       // The open stream still hears its subscriptions, and a new GET stream for the session works too.
-      await createPublisher(env.SUBSCRIPTIONS, "anonymous").resourceUpdated(uris[1]!);
+      await createPublisher(env.SUBSCRIPTIONS, ANONYMOUS).resourceUpdated(uris[1]!);
       expect(await stream.message()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: uris[1] } });
       const again = await openStream(session);
       expect(await stream.message()).toBe("end"); // replaced by the newer stream
-      await createPublisher(env.SUBSCRIPTIONS, "anonymous").resourceUpdated(uris[0]!);
+      await createPublisher(env.SUBSCRIPTIONS, ANONYMOUS).resourceUpdated(uris[0]!);
       expect(await again.message()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: uris[0] } });
       await again.cancel();
     });
@@ -113,7 +111,7 @@ describe("2025 session subscriptions measured as stored", () => {
       expect(await savedSubscriptions(session)).toEqual(uris.slice(0, 2));
 
       const stream = await openStream(session);
-      await createPublisher(env.SUBSCRIPTIONS, "anonymous").resourceUpdated(uris[1]!);
+      await createPublisher(env.SUBSCRIPTIONS, ANONYMOUS).resourceUpdated(uris[1]!);
       expect(await stream.message()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: uris[1] } });
       // Unsubscribing is never refused: it only makes the set smaller.
       expect((await readMessage(await legacyCall("resources/unsubscribe", { uri: uris[1] }, session))).result).toEqual({});

@@ -1,19 +1,32 @@
 import { abortAllDurableObjects } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
+import { defineResourceTemplate } from "../../../src/mcp";
+import { ANONYMOUS } from "../../../src/mcp/auth/principal";
 import { parseConfig } from "../../../src/mcp/config";
-import { GLOBAL_GROUP, principalGroup } from "../../../src/mcp/listen/groups";
-import { uriMatches } from "../../../src/mcp/listen/hub";
+import { GLOBAL_GROUP } from "../../../src/mcp/listen/groups";
+import { covers } from "../../../src/mcp/listen/hub";
 import { createPublisher } from "../../../src/mcp/listen/publish";
 import { FIXTURE } from "../../helpers/fixture";
 import { readMessage, readSse, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
-import { expectError } from "../../helpers/wire";
+import { ANONYMOUS_CALLERS, expectError, user } from "../../helpers/wire";
 
 const ID = "subscriptionId";
 const tag = (id: string | number) => ({ "io.modelcontextprotocol/subscriptionId": id });
 
-const server = testServer(FIXTURE, { LISTEN_KEEPALIVE_MS: "60000" });
+/**
+ * Two more resource families beside the fixture's: boxes, whose `box` id is a handle (a capability, like a
+ * notebook id) while `item` is not, and public docs, which have no handle.
+ */
+const boxes = defineResourceTemplate({
+  uriTemplate: "fixture://boxes/{box}/{item}",
+  name: "box item",
+  handles: ["box"],
+  read: () => undefined,
+});
+const docs = defineResourceTemplate({ uriTemplate: "fixture://docs/{page}", name: "doc", handles: [], read: () => undefined });
+const server = testServer({ ...FIXTURE, resources: [...FIXTURE.resources, boxes, docs] }, { LISTEN_KEEPALIVE_MS: "60000" });
 const readers: ReturnType<typeof sseReader>[] = [];
 afterEach(async () => {
   await Promise.all(readers.splice(0).map((reader) => reader.cancel()));
@@ -68,16 +81,16 @@ describe("subscriptions/listen", () => {
   });
 
   it("delivers resources/updated for a subscribed URI and its sub-resources only", async () => {
-    const reader = await listen({ resourceSubscriptions: ["note://nb_1"] }, "res");
+    const reader = await listen({ resourceSubscriptions: ["fixture://boxes/b_1"] }, "res");
     await reader.message();
-    await publish("updated", "note://nb_1/n_a");
-    await publish("updated", "note://nb_12/n_b");
-    await publish("updated", "note://nb_1");
+    await publish("updated", "fixture://boxes/b_1/i_a");
+    await publish("updated", "fixture://boxes/b_12/i_b");
+    await publish("updated", "fixture://boxes/b_1");
     expect(await reader.message()).toMatchObject({
       method: "notifications/resources/updated",
-      params: { uri: "note://nb_1/n_a", _meta: tag("res") },
+      params: { uri: "fixture://boxes/b_1/i_a", _meta: tag("res") },
     });
-    expect(await reader.message()).toMatchObject({ params: { uri: "note://nb_1" } });
+    expect(await reader.message()).toMatchObject({ params: { uri: "fixture://boxes/b_1" } });
     expect(await reader.message(300)).toBe("timeout");
   });
 
@@ -138,8 +151,8 @@ describe("subscriptions/listen", () => {
       method: "notifications/subscriptions/acknowledged",
       params: { _meta: tag(7), notifications: { toolsListChanged: true } },
     });
-    await createPublisher(env.SUBSCRIPTIONS, "anonymous").resourcesListChanged();
-    await createPublisher(env.SUBSCRIPTIONS, "anonymous").promptsListChanged();
+    await createPublisher(env.SUBSCRIPTIONS, ANONYMOUS).resourcesListChanged();
+    await createPublisher(env.SUBSCRIPTIONS, ANONYMOUS).promptsListChanged();
     expect(await reader.message(300)).toBe("timeout");
   });
 
@@ -167,7 +180,7 @@ describe("subscriptions/listen", () => {
   });
 
   it("frees the hub slot promptly when the client closes the stream", async () => {
-    const hub = env.SUBSCRIPTIONS.getByName(principalGroup("anonymous"));
+    const hub = env.SUBSCRIPTIONS.getByName(ANONYMOUS_CALLERS);
     const before = await hub.count();
     const reader = await listen({ toolsListChanged: true }, "closing");
     await reader.message();
@@ -230,23 +243,23 @@ describe("listen stream hygiene", () => {
 
 describe("privacy and sharding", () => {
   it("never announces one principal's resource changes to another principal's listeners", async () => {
-    const reader = await listen({ resourceSubscriptions: ["note://shared"], resourcesListChanged: true }, "mine");
+    const reader = await listen({ resourceSubscriptions: ["fixture://boxes/shared"], resourcesListChanged: true }, "mine");
     await reader.message();
-    const otherUser = createPublisher(env.SUBSCRIPTIONS, "mallory");
-    await otherUser.resourceUpdated("note://shared");
+    const otherUser = createPublisher(env.SUBSCRIPTIONS, user("mallory"), (uri) => uri);
+    await otherUser.resourceUpdated("fixture://boxes/shared");
     await otherUser.resourcesListChanged();
     expect(await reader.message(300)).toBe("timeout");
     // The hub checks the principal as well, even if an event reached the wrong hub.
-    const hub = env.SUBSCRIPTIONS.getByName(principalGroup("anonymous"));
-    expect(await hub.publish({ type: "resource_updated", uri: "note://shared", principal: "mallory" })).toBe(0);
-    await createPublisher(env.SUBSCRIPTIONS, "anonymous").resourceUpdated("note://shared");
-    expect(await reader.message()).toMatchObject({ params: { uri: "note://shared" } });
+    const hub = env.SUBSCRIPTIONS.getByName(GLOBAL_GROUP);
+    expect(await hub.publish({ type: "resource_updated", uri: "fixture://boxes/shared", principal: "mallory" })).toBe(0);
+    await createPublisher(env.SUBSCRIPTIONS, ANONYMOUS).resourceUpdated("fixture://boxes/shared");
+    expect(await reader.message()).toMatchObject({ params: { uri: "fixture://boxes/shared" } });
     // Its own sub-resources reach it too, tagged with the subscription.
-    await createPublisher(env.SUBSCRIPTIONS, "anonymous").resourceUpdated("note://shared/n_1");
+    await publish("updated", "fixture://boxes/shared/n_1");
     expect(await reader.message()).toEqual({
       jsonrpc: "2.0",
       method: "notifications/resources/updated",
-      params: { uri: "note://shared/n_1", _meta: tag("mine") },
+      params: { uri: "fixture://boxes/shared/n_1", _meta: tag("mine") },
     });
   });
 
@@ -260,9 +273,61 @@ describe("privacy and sharding", () => {
   });
 
   it("matches sub-resources by path boundary only", () => {
-    expect(uriMatches("file:///a/b.txt", "file:///a")).toBe(true);
-    expect(uriMatches("file:///a/b.txt", "file:///a/")).toBe(true);
-    expect(uriMatches("file:///ab", "file:///a")).toBe(false);
-    expect(uriMatches("file:///a", "file:///a")).toBe(true);
+    expect(covers("file:///a", "file:///a/b.txt", "")).toBe(true);
+    expect(covers("file:///a/", "file:///a/b.txt", "")).toBe(true);
+    expect(covers("file:///a", "file:///ab", "")).toBe(false);
+    expect(covers("file:///a", "file:///a", "")).toBe(true);
+  });
+});
+
+describe("the handle rule: a subscription hears a sub-resource only if it names the resource's handle", () => {
+  async function listeners(subscriptions: string[]) {
+    const readers = [];
+    for (const [index, uri] of subscriptions.entries()) {
+      const reader = await listen({ resourceSubscriptions: [uri] }, `handle-${index}`);
+      await reader.message();
+      readers.push(reader);
+    }
+    return readers;
+  }
+
+  it("delivers a box's item to subscriptions that name the box, and to none that stop short of it (note:// style prefixes)", async () => {
+    const [named, namedSlash, family, scheme, schemeOnly, partial] = await listeners([
+      "fixture://boxes/b_1",
+      "fixture://boxes/b_1/",
+      "fixture://boxes",
+      "fixture://",
+      "fixture:",
+      "fixture://boxes/b_",
+    ]);
+    await publish("updated", "fixture://boxes/b_1/i_1");
+    expect(await named!.message()).toMatchObject({ params: { uri: "fixture://boxes/b_1/i_1" } });
+    expect(await namedSlash!.message()).toMatchObject({ params: { uri: "fixture://boxes/b_1/i_1" } });
+    for (const reader of [family, scheme, schemeOnly, partial]) expect(await reader!.message(200)).toBe("timeout");
+  });
+
+  it("treats every variable of a template as a handle unless it says otherwise", async () => {
+    const [family, exact] = await listeners(["fixture://values", "fixture://values/k_1"]);
+    await publish("updated", "fixture://values/k_1");
+    expect(await exact!.message()).toMatchObject({ params: { uri: "fixture://values/k_1" } });
+    expect(await family!.message(200)).toBe("timeout");
+  });
+
+  it("lets any prefix cover a template that declares no handle (handles: [])", async () => {
+    const [family] = await listeners(["fixture://docs"]);
+    await publish("updated", "fixture://docs/intro");
+    expect(await family!.message()).toMatchObject({ params: { uri: "fixture://docs/intro" } });
+  });
+
+  it("delivers a URI the server does not declare only to a subscription to exactly that URI", async () => {
+    const [prefix, exact] = await listeners(["other://x", "other://x/y"]);
+    await publish("updated", "other://x/y");
+    expect(await exact!.message()).toMatchObject({ params: { uri: "other://x/y" } });
+    expect(await prefix!.message(200)).toBe("timeout");
+  });
+
+  it("refuses at startup a handle that is not one of the template's variables", () => {
+    const typo = defineResourceTemplate({ uriTemplate: "fixture://t/{id}", name: "typo", handles: ["ID"], read: () => undefined });
+    expect(() => testServer({ resources: [typo] })).toThrow(/handle "ID" is not one of its variables/);
   });
 });

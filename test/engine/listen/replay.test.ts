@@ -93,7 +93,9 @@ describe("hub replay buffer", () => {
   it(`keeps the newest ${REPLAY_BUFFER.maxEvents} events, and no more than ${REPLAY_BUFFER.maxBytes} bytes`, async () => {
     const listener = await connect("bounded", { session: "s4", filter: { resourceSubscriptions: ["test://"] } });
     listener.socket.close();
-    for (let i = 1; i <= REPLAY_BUFFER.maxEvents + 5; i++) await hub("bounded").publish({ type: "resource_updated", uri: `test://${i}` });
+    // handle "": public resources, which a prefix subscription covers.
+    for (let i = 1; i <= REPLAY_BUFFER.maxEvents + 5; i++)
+      await hub("bounded").publish({ type: "resource_updated", uri: `test://${i}`, handle: "" });
     expect(await stored("bounded")).toHaveLength(REPLAY_BUFFER.maxEvents + 2); // + position and window
     const resumed = await connect("bounded", { session: "s4", after: 0, filter: { resourceSubscriptions: ["test://"] } });
     await settle(resumed.received, REPLAY_BUFFER.maxEvents);
@@ -103,11 +105,29 @@ describe("hub replay buffer", () => {
 
     // Large events: the byte cap binds first.
     const uri = `test://${"x".repeat(10_000)}`;
-    for (let i = 0; i < 10; i++) await hub("bounded").publish({ type: "resource_updated", uri });
+    for (let i = 0; i < 10; i++) await hub("bounded").publish({ type: "resource_updated", uri, handle: "" });
     const kept = await runInDurableObject(hub("bounded"), (_instance, state) =>
       [...state.storage.kv.list<{ bytes: number }>({ prefix: "replay:e:" })].map(([, event]) => event.bytes),
     );
     expect(kept.reduce((sum, bytes) => sum + bytes, 0)).toBeLessThanOrEqual(REPLAY_BUFFER.maxBytes);
     expect(kept.length).toBe(Math.floor(REPLAY_BUFFER.maxBytes / kept[0]!));
+  });
+
+  it("replays a resource update only to a session whose subscription names the resource's handle", async () => {
+    const filter = (uri: string) => ({ resourceSubscriptions: [uri] });
+    const first = await connect("handles", { session: "s5", filter: filter("note://") });
+    first.socket.close();
+    await hub("handles").publish({ type: "resource_updated", uri: "note://nb_1/n_1", handle: "note://nb_1" });
+    // Before the handle was recorded: only a subscription to exactly the URI covers it.
+    await hub("handles").publish({ type: "resource_updated", uri: "note://nb_1/n_2" });
+    const prefix = await connect("handles", { session: "s5", after: 0, filter: filter("note://") });
+    const named = await connect("handles", { session: "s6", after: 0, filter: filter("note://nb_1") });
+    const exact = await connect("handles", { session: "s7", after: 0, filter: filter("note://nb_1/n_2") });
+    await settle(named.received, 1);
+    await settle(exact.received, 1);
+    expect(prefix.received).toEqual([]);
+    expect(named.received).toEqual([{ type: "resource_updated", uri: "note://nb_1/n_1", handle: "note://nb_1", seq: 1 }]);
+    expect(exact.received).toEqual([{ type: "resource_updated", uri: "note://nb_1/n_2", seq: 2 }]);
+    for (const listener of [prefix, named, exact]) listener.socket.close();
   });
 });

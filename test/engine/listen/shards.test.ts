@@ -13,7 +13,7 @@ import { FIXTURE } from "../../helpers/fixture";
 import { localIssuer } from "../../helpers/issuer";
 import { type Json, readMessage, sessionName, testServer, URL_MCP } from "../../helpers/rpc";
 import { type Frame, sseReader } from "../../helpers/sse";
-import { withLogs } from "../../helpers/wire";
+import { ANONYMOUS_CALLERS, user, withLogs } from "../../helpers/wire";
 
 const SMALL = { LISTEN_SHARD_CAPACITY: "1", LISTEN_KEEPALIVE_MS: "60000" };
 
@@ -63,9 +63,9 @@ describe("hub groups grow with their listeners", () => {
     expect(await counts(group, 3)).toEqual([1, 1, 1]);
 
     // A private event, through the principal's group; and one for everyone, through the global group.
-    await createPublisher(env.SUBSCRIPTIONS, "grow").resourcesListChanged();
+    await createPublisher(env.SUBSCRIPTIONS, user("grow")).resourcesListChanged();
     for (const reader of listeners) expect(await reader.message()).toMatchObject({ method: "notifications/resources/list_changed" });
-    await createPublisher(env.SUBSCRIPTIONS, "grow").toolsListChanged();
+    await createPublisher(env.SUBSCRIPTIONS, user("grow")).toolsListChanged();
     for (const reader of listeners) expect(await reader.message()).toMatchObject({ method: "notifications/tools/list_changed" });
     expect(await hub(GLOBAL_GROUP, 0).shards()).toBeGreaterThanOrEqual(3);
   });
@@ -82,7 +82,7 @@ describe("hub groups grow with their listeners", () => {
     ).toBe(4);
     expect(shardName(principalGroup("x"), 1)).not.toBe(principalGroup(`x#1`));
 
-    await createPublisher(env.SUBSCRIPTIONS, "alice").resourcesListChanged();
+    await createPublisher(env.SUBSCRIPTIONS, user("alice")).resourcesListChanged();
     for (const reader of alice) expect(await reader.message()).toMatchObject({ method: "notifications/resources/list_changed" });
     for (const reader of bob) expect(await reader.message(300)).toBe("timeout");
 
@@ -126,7 +126,7 @@ describe("hub groups grow with their listeners", () => {
     await runInDurableObject(hub(group, 0), (_instance, state) => state.abort("evicted by the test")).catch(() => {});
     expect(await onRoot.message()).toBe("end");
 
-    await createPublisher(env.SUBSCRIPTIONS, "evicted").resourcesListChanged();
+    await createPublisher(env.SUBSCRIPTIONS, user("evicted")).resourcesListChanged();
     expect(await onShard.message()).toMatchObject({ method: "notifications/resources/list_changed" });
     expect(await hub(group, 0).shards()).toBe(2);
   });
@@ -143,7 +143,7 @@ describe("hub groups grow with their listeners", () => {
     const next = await listen(target, "holes", "h4");
     expect(await counts(group, 3)).toEqual([1, 1, 1]);
     expect(await hub(group, 0).shards()).toBe(3);
-    await createPublisher(env.SUBSCRIPTIONS, "holes").resourcesListChanged();
+    await createPublisher(env.SUBSCRIPTIONS, user("holes")).resourcesListChanged();
     expect(await next.message()).toMatchObject({ method: "notifications/resources/list_changed" });
   });
 
@@ -155,7 +155,7 @@ describe("hub groups grow with their listeners", () => {
       await target.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "c3", ...(await as("capped")) }),
     );
     readers.push(refused);
-    expect(await refused.message()).toEqual({ jsonrpc: "2.0", id: "c3", error: { code: -32603, message: "Subscription limit reached" } });
+    expect(await refused.message()).toMatchObject({ jsonrpc: "2.0", id: "c3", error: { code: -32603, data: { limit: "caller", max: 2 } } });
     expect(await hub(principalGroup("capped"), 0).shards()).toBe(2);
   });
 });
@@ -220,7 +220,7 @@ describe("2025 sessions on an overflow shard", () => {
     const stream = await getStream(session);
     expect(await stream.frame()).toEqual({ comment: "listening" });
     expect(await stream.frame()).toEqual({ priming: expect.any(String) });
-    const [onPrincipal] = await whereIs(principalGroup("anonymous"), session);
+    const [onPrincipal] = await whereIs(ANONYMOUS_CALLERS, session);
     const [onGlobal] = await whereIs(GLOBAL_GROUP, session);
     expect(onPrincipal).toBeGreaterThan(0);
     expect(onGlobal).toBeGreaterThan(0);

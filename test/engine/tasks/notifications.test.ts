@@ -60,8 +60,9 @@ describe("task status notifications", () => {
     await settle(server, taskId as string);
     const reader = await listen([taskId as string]);
     await reader.message(); // acknowledgement
-    // Two events about the same id on this listener's hub: one as another principal's, then one as its own.
-    const hub = env.SUBSCRIPTIONS.getByName("principal:anonymous");
+    // Two events about the same id on this listener's hub (anonymous callers' events go to the global group): one as
+    // another principal's, then one as its own.
+    const hub = env.SUBSCRIPTIONS.getByName("global");
     await hub.publish({ type: "task_status", taskId: taskId as string, task: { status: "eve's" }, principal: "eve" });
     await hub.publish({ type: "task_status", taskId: taskId as string, task: { status: "own" }, principal: "anonymous" });
     expect(await reader.message()).toMatchObject({ method: "notifications/tasks", params: { status: "own" } });
