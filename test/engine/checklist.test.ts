@@ -24,7 +24,8 @@ import { adminOnly, tools as fixtureTools } from "../helpers/fixture";
 import { localIssuer } from "../helpers/issuer";
 import { type Json, meta, readMessage, send, standardHeaders, testServer, URL_MCP } from "../helpers/rpc";
 import { sseReader } from "../helpers/sse";
-import { ANONYMOUS_CALLERS, expectError, withLogs } from "../helpers/wire";
+import { expectError, withLogs } from "../helpers/wire";
+import { ANONYMOUS_CALLERS } from "./hub-groups";
 
 /**
  * The rows whose case another file asserts, each with the tests that assert it: row -> [file, exact test name][].

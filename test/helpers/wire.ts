@@ -3,12 +3,9 @@
  * error with a given HTTP status and code, the shape of any JSON-RPC message the server sends, and the server's
  * structured log lines (captured from the console, since the Worker runs in the test's isolate).
  */
-import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { expect, vi } from "vitest";
-import { ANONYMOUS, type Principal } from "../../src/mcp/auth/principal";
-import { callerGroup, GLOBAL_GROUP } from "../../src/mcp/listen/groups";
-import { type Json, readMessage, sessionName } from "./rpc";
+import type { Principal } from "../../src/mcp";
+import { type Json, readMessage } from "./rpc";
 
 /** Asserts the HTTP status and the JSON-RPC error code; `id: null` means the answer must carry no id at all. */
 export async function expectError(response: Response, status: number, code: number, id?: string | number | null) {
@@ -171,21 +168,3 @@ export async function withLogs<T>(action: () => Promise<T>): Promise<{ value: T;
 
 /** A signed-in principal, for tests that publish or listen as one without minting a token. */
 export const user = (id: string): Principal => ({ id, scopes: [], authenticated: true });
-
-/**
- * The hub group anonymous test requests are counted in: one per client address (`callerGroup`), and the tests'
- * requests carry no `cf-connecting-ip`.
- */
-export const ANONYMOUS_CALLERS = callerGroup(ANONYMOUS, "ip:unknown");
-
-/**
- * Waits (bounded) until a 2025 session's GET stream has joined the hubs. Its client cannot tell (the stream sends
- * nothing until an event), so a test that publishes right after opening it waits here first. The global group is
- * joined last.
- */
-export async function sessionStreamAttached(session: string): Promise<void> {
-  const hub = env.SUBSCRIPTIONS.getByName(GLOBAL_GROUP);
-  const attached = () => runInDurableObject(hub, (_instance, state) => state.getWebSockets(`s:${sessionName(session)}`).length > 0);
-  const deadline = Date.now() + 2_000;
-  while (!(await attached()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-}

@@ -8,7 +8,8 @@ import { newSession } from "../../../src/mcp/legacy/session-token";
 import { FIXTURE, valueUri } from "../../helpers/fixture";
 import { fixture, meta, post, readMessage, readSse, send, sessionName, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
-import { expectError, sessionStreamAttached } from "../../helpers/wire";
+import { expectError } from "../../helpers/wire";
+import { sessionStreamAttached } from "../hub-groups";
 
 type Json = Record<string, any>;
 const BASE = { "content-type": "application/json", accept: "application/json, text/event-stream" };

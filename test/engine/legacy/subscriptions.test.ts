@@ -11,7 +11,7 @@ import { ANONYMOUS } from "../../../src/mcp/auth/principal";
 import { createPublisher } from "../../../src/mcp/listen/publish";
 import { fixture, post, readMessage, sessionName } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
-import { sessionStreamAttached } from "../../helpers/wire";
+import { sessionStreamAttached } from "../hub-groups";
 
 type Json = Record<string, any>;
 const VERSION = "2025-11-25";

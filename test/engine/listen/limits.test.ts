@@ -9,7 +9,7 @@ import { callerGroup } from "../../../src/mcp/listen/groups";
 import { FIXTURE } from "../../helpers/fixture";
 import { testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
-import { ANONYMOUS_CALLERS } from "../../helpers/wire";
+import { ANONYMOUS_CALLERS } from "../hub-groups";
 
 describe("listener caps", () => {
   it("refuses a listener over the per-hub cap in-band, before any acknowledgement", async () => {

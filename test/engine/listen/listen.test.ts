@@ -10,7 +10,8 @@ import { createPublisher } from "../../../src/mcp/listen/publish";
 import { FIXTURE } from "../../helpers/fixture";
 import { readMessage, readSse, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
-import { ANONYMOUS_CALLERS, expectError, user } from "../../helpers/wire";
+import { expectError, user } from "../../helpers/wire";
+import { ANONYMOUS_CALLERS } from "../hub-groups";
 
 const ID = "subscriptionId";
 const tag = (id: string | number) => ({ "io.modelcontextprotocol/subscriptionId": id });

@@ -13,7 +13,8 @@ import { FIXTURE } from "../../helpers/fixture";
 import { localIssuer } from "../../helpers/issuer";
 import { type Json, readMessage, sessionName, testServer, URL_MCP } from "../../helpers/rpc";
 import { type Frame, sseReader } from "../../helpers/sse";
-import { ANONYMOUS_CALLERS, user, withLogs } from "../../helpers/wire";
+import { user, withLogs } from "../../helpers/wire";
+import { ANONYMOUS_CALLERS } from "../hub-groups";
 
 const SMALL = { LISTEN_SHARD_CAPACITY: "1", LISTEN_KEEPALIVE_MS: "60000" };
 

@@ -1,0 +1,24 @@
+/**
+ * Where the engine's tests find listeners in the hubs (see src/mcp/listen/groups.ts): the group anonymous test
+ * requests are counted in, and a wait for a 2025 session's GET stream to join.
+ */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { ANONYMOUS } from "../../src/mcp/auth/principal";
+import { callerGroup, GLOBAL_GROUP } from "../../src/mcp/listen/groups";
+import { sessionName } from "../helpers/rpc";
+
+/** The group anonymous test requests are counted in: one per client address, and they carry no `cf-connecting-ip`. */
+export const ANONYMOUS_CALLERS = callerGroup(ANONYMOUS, "ip:unknown");
+
+/**
+ * Waits (bounded) until a 2025 session's GET stream has joined the hubs. Its client cannot tell (the stream sends
+ * nothing until an event), so a test that publishes right after opening it waits here first. The global group is
+ * joined last.
+ */
+export async function sessionStreamAttached(session: string): Promise<void> {
+  const hub = env.SUBSCRIPTIONS.getByName(GLOBAL_GROUP);
+  const attached = () => runInDurableObject(hub, (_instance, state) => state.getWebSockets(`s:${sessionName(session)}`).length > 0);
+  const deadline = Date.now() + 2_000;
+  while (!(await attached()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+}
