@@ -33,3 +33,35 @@ export const jsonBytes = (value: unknown) => encoder.encode(JSON.stringify(value
 
 /** Bytes as UTF-8 text; throws a TypeError on any invalid sequence instead of substituting U+FFFD. */
 export const decodeUtf8Strict = (bytes: Uint8Array) => strictDecoder.decode(bytes);
+
+/**
+ * Where `value` (parsed JSON) first holds a string or key that is not well-formed Unicode (a lone surrogate,
+ * U+D800 to U+DFFF, without its pair), as a path (`title`, `tags[2]`), or undefined when it holds none.
+ * Why it matters: such a string cannot be stored as UTF-8 (SQLite, KV, a signed token) without becoming U+FFFD, so
+ * a write acknowledged with it would not be what is stored.
+ */
+export function illFormedTextAt(value: unknown, path = ""): string | undefined {
+  if (typeof value === "string") return value.isWellFormed() ? undefined : path || "(the value)";
+  if (typeof value !== "object" || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = illFormedTextAt(value[i], `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const key in value) {
+    // The key itself is never echoed when it is the ill-formed one.
+    if (!key.isWellFormed()) return `${path ? `${path}.` : ""}(a key)`;
+    const found = illFormedTextAt((value as Record<string, unknown>)[key], path ? `${path}.${key}` : key);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The message for a refused ill-formed string, naming where it is and what to do. */
+export function illFormedTextMessage(where: string): string {
+  // A path is made of the client's own keys: bounded, and cut on a character boundary.
+  const named = where.length > 200 ? `${where.slice(0, 200).toWellFormed()}...` : where;
+  return `${named} is not well-formed Unicode: it holds a lone surrogate (U+D800 to U+DFFF, half of a pair); send the text as valid UTF-8`;
+}

@@ -355,6 +355,31 @@ describe("notes example: listeners hear about note changes", () => {
   });
 });
 
+describe("notes example: what is acknowledged is what is stored", () => {
+  it("refuses a title, body, tag or notebook title holding a lone surrogate with a tool error, and stores nothing", async () => {
+    const lone = "a\ud800b";
+    const notebook = (await tool("create_notebook", { title: "Text" })).structuredContent.notebook_id as string;
+    for (const [name, args] of [
+      ["create_notebook", { title: lone }],
+      ["add_note", { notebook_id: notebook, title: lone, body: "x" }],
+      ["add_note", { notebook_id: notebook, title: "t", body: lone }],
+      ["add_note", { notebook_id: notebook, title: "t", body: "x", tags: ["ok", lone] }],
+    ] as const) {
+      const refused = await tool(name, args);
+      expect(refused.isError, name).toBe(true);
+      expect(refused.content[0]!.text).toMatch(/is not well-formed Unicode/);
+    }
+    expect((await tool("search_notes", { notebook_id: notebook, query: "" })).structuredContent.notes).toEqual([]);
+  });
+
+  it("stores and returns text with surrogate pairs exactly as sent", async () => {
+    const text = "emoji \ud83d\udcdd and \u00e9";
+    const { notebook, ids } = await notebookWithNotes({ title: text, body: text, tags: [text] });
+    const read = await tool("get_note", { notebook_id: notebook, note_id: ids[0] });
+    expect(read.structuredContent).toMatchObject({ title: text, body: text, tags: [text] });
+  });
+});
+
 describe("notes example: landing page", () => {
   it("names the notes server and lists its tools, resources and prompt", async () => {
     const html = await (await app.fetch("http://localhost:8787/")).text();

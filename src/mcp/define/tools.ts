@@ -4,6 +4,7 @@
  */
 import type * as z from "zod/mini";
 import { requireToolScopes } from "../auth/authenticate";
+import { illFormedTextAt, illFormedTextMessage } from "../encoding";
 import type { InputApi, RoundOutcome } from "../input/ask";
 import { describeError, type LogScope, log } from "../log";
 import { memoize } from "../memo";
@@ -122,6 +123,10 @@ function isZod(input: ToolInput): input is ObjectSchema {
 
 /** The arguments as the handler gets them, or the message that tells the model what is wrong with them. */
 export function parseArguments(tool: Tool, args: JsonObject): { ok: true; data: unknown } | { ok: false; message: string } {
+  // Why before the schema: a lone surrogate passes any string schema, but a tool that stores it stores U+FFFD
+  // instead, after acknowledging the original; the model can resend the text once it is told.
+  const illFormed = illFormedTextAt(args);
+  if (illFormed !== undefined) return { ok: false, message: `Invalid arguments for tool ${tool.name}: ${illFormedTextMessage(illFormed)}` };
   if (!isZod(tool.input)) {
     const problems = tool.input.problems(args);
     return problems === undefined

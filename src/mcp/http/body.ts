@@ -21,16 +21,22 @@ export interface BodyLimits {
   drainRefused?: boolean;
 }
 
-export async function readJsonBody(request: Request, limits: BodyLimits): Promise<unknown> {
+/** A parsed body, and whether it may hold lone surrogates (see `scanJson`): then its text is checked where it is used. */
+export interface JsonBody {
+  value: unknown;
+  surrogateEscapes: boolean;
+}
+
+export async function readJsonBody(request: Request, limits: BodyLimits): Promise<JsonBody> {
   const text = decodeUtf8(await readCapped(request, limits.maxBytes, limits.drainRefused ?? false));
   const shape = scanJson(text, limits);
   // Why: JSON.parse and every validator after it recurse; a pre-scan keeps hostile nesting away from them.
-  if (shape === "too-deep") throw new RpcError(ErrorCode.ParseError, `Parse error: nesting deeper than ${limits.maxDepth}`);
-  if (shape === "too-many-members") {
+  if (shape.refused === "too-deep") throw new RpcError(ErrorCode.ParseError, `Parse error: nesting deeper than ${limits.maxDepth}`);
+  if (shape.refused === "too-many-members") {
     throw new RpcError(ErrorCode.ParseError, `Parse error: more than ${limits.maxMembers} object members`);
   }
   try {
-    return JSON.parse(text);
+    return { value: JSON.parse(text), surrogateEscapes: shape.surrogateEscapes };
   } catch {
     throw new RpcError(ErrorCode.ParseError, "Parse error: body is not valid JSON");
   }
@@ -142,24 +148,40 @@ function decodeUtf8(bytes: Uint8Array): string {
   }
 }
 
-/** One pass over the text, skipping string contents, counting nesting depth and object members. */
-export function scanJson(text: string, limits: Pick<BodyLimits, "maxDepth" | "maxMembers">) {
+/**
+ * One pass over the text, skipping string contents, counting nesting depth and object members. It also notes any
+ * `\uD800`-`\uDFFF` escape: the bytes are strict UTF-8, so only such an escape can put a lone surrogate in a
+ * string, and the (rare) bodies that have one are the only ones whose text is checked after parsing.
+ */
+export function scanJson(
+  text: string,
+  limits: Pick<BodyLimits, "maxDepth" | "maxMembers">,
+): { refused?: "too-deep" | "too-many-members"; surrogateEscapes: boolean } {
   let depth = 0;
   let members = 0;
   let inString = false;
+  let surrogateEscapes = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c)
-        i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
+      if (c === 0x5c) {
+        // backslash: skip the escaped character, noting a \uD8xx-\uDFxx escape (u, then d or D, then 8-9 or a-f)
+        if (text.charCodeAt(i + 1) === 0x75 && (text.charCodeAt(i + 2) | 0x20) === 0x64 && isHighHexDigit(text.charCodeAt(i + 3)))
+          surrogateEscapes = true;
+        i++;
+      } else if (c === 0x22) inString = false;
       continue;
     }
     if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
-      if (++depth > limits.maxDepth) return "too-deep";
+      if (++depth > limits.maxDepth) return { refused: "too-deep", surrogateEscapes };
     } else if (c === 0x7d || c === 0x5d) depth--;
-    else if (c === 0x3a && ++members > limits.maxMembers) return "too-many-members";
+    else if (c === 0x3a && ++members > limits.maxMembers) return { refused: "too-many-members", surrogateEscapes };
   }
-  return "ok";
+  return { surrogateEscapes };
+}
+
+/** 8, 9, a-f or A-F: the second hex digit of a surrogate code unit (D800-DFFF). */
+function isHighHexDigit(c: number): boolean {
+  return c === 0x38 || c === 0x39 || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
 }

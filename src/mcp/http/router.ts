@@ -123,7 +123,7 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
     // Why before the body is read: an unauthenticated or throttled caller should cost as little as possible.
     exchange.principal = await authenticate(request, config, scopesOf(server), exchange.execution);
     await checkRateLimit(exchange);
-    const body = await readJsonBody(request, {
+    const { value: body, surrogateEscapes } = await readJsonBody(request, {
       maxBytes: config.limits.maxBodyBytes,
       maxDepth: config.limits.maxJsonDepth,
       maxMembers: config.limits.maxJsonMembers,
@@ -132,9 +132,9 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
     const headerVersion = readMcpHeader(request, HEADER.protocolVersion, config.limits.maxHeaderValueLength);
     if (isLegacy(body, headerVersion)) {
       id = isObject(body) ? readableId(body.id) : undefined;
-      return await serveLegacy(server, exchange, body, headerVersion);
+      return await serveLegacy(server, exchange, body, headerVersion, surrogateEscapes);
     }
-    const message = parseMessage(body);
+    const message = parseMessage(body, surrogateEscapes);
     id = message.kind === "notification" ? undefined : message.id;
     const served = serveStateless(server, exchange, message, headerVersion);
     const response = await served.response;

@@ -7,6 +7,7 @@
 import type * as z from "zod/mini";
 import type { RequestScope } from "../define/context";
 import { describeIssues } from "../define/schema";
+import { illFormedTextAt, illFormedTextMessage } from "../encoding";
 import { log } from "../log";
 import { isObject } from "../protocol/envelope";
 import { ErrorCode, invalidParams, RpcError } from "../protocol/errors";
@@ -198,6 +199,10 @@ function pick(object: JsonObject, names: readonly string[]): JsonObject {
 
 /** Shapes a stored answer for the handler; accepted form content is checked against the form's own schema. */
 export function typedAnswer(key: string, request: InputRequest, answer: unknown): unknown {
+  // Why: an answer is handed to the handler, which may store it, and may travel in signed state; text that is not
+  // well-formed would not survive either as sent.
+  const illFormed = illFormedTextAt(answer, key);
+  if (illFormed !== undefined) throw invalidParams(`Invalid inputResponses: ${illFormedTextMessage(illFormed)}`);
   if (request.kind !== "form") return answer;
   const { action, content } = answer as { action: string; content?: unknown };
   if (action !== "accept") return { action };

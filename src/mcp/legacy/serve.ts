@@ -82,6 +82,8 @@ export async function serveLegacy(
   exchange: HttpExchange,
   body: unknown,
   headerVersion: string | undefined,
+  /** The body may hold lone surrogates (see `parseMessage`). */
+  checkText = false,
 ): Promise<Response> {
   if (!exchange.config.legacy.enabled) {
     const requested = headerVersion ?? (isObject(body) && isObject(body.params) ? body.params.protocolVersion : undefined);
@@ -100,9 +102,9 @@ export async function serveLegacy(
   // The negotiated version wins; without a session, the header says it, and no header means 2025-03-26.
   const version = session?.claims.version ?? (isLegacyVersion(headerVersion) ? headerVersion : "2025-03-26");
   record.era = version;
-  if (Array.isArray(body)) return serveBatch(server, exchange, body, version, session);
+  if (Array.isArray(body)) return serveBatch(server, exchange, body, version, session, checkText);
 
-  const message = parseMessage(body);
+  const message = parseMessage(body, checkText);
   if (message.kind === "response") {
     // Only a session stored at initialize is ever asked anything (see live-input.ts).
     if (!session?.live)
@@ -135,7 +137,14 @@ export async function serveLegacy(
 }
 
 /** 2025-03-26 only: an array of messages, answered with an array of responses (202 if it held none). */
-async function serveBatch(server: McpServer, exchange: HttpExchange, body: unknown[], version: LegacyVersion, session?: SessionHandle) {
+async function serveBatch(
+  server: McpServer,
+  exchange: HttpExchange,
+  body: unknown[],
+  version: LegacyVersion,
+  session: SessionHandle | undefined,
+  checkText: boolean,
+) {
   const { maxBatch } = exchange.config.legacy;
   if (version !== "2025-03-26")
     throw new RpcError(ErrorCode.InvalidRequest, `Invalid Request: batches are not part of ${version}`, undefined, 400);
@@ -144,7 +153,7 @@ async function serveBatch(server: McpServer, exchange: HttpExchange, body: unkno
   }
   const parsed = body.map((item): Message | { kind: "invalid"; answer: unknown } => {
     try {
-      return parseMessage(item);
+      return parseMessage(item, checkText);
     } catch (error) {
       return { kind: "invalid", answer: failureMessage(error, readableId(isObject(item) ? item.id : undefined), exchange).body };
     }

@@ -3,6 +3,7 @@
  * JSON-RPC 2.0 message parsing, the 2026-07-28 per-request `_meta`, and era detection (stateless 2026-07-28 vs 2025 legacy).
  * The envelope is loose on purpose: unknown extra fields are ignored, as the spec asks.
  */
+import { illFormedTextAt, illFormedTextMessage } from "../encoding";
 import { ErrorCode, RpcError, truncate } from "./errors";
 import {
   type ClientCapabilities,
@@ -36,8 +37,12 @@ export function readableId(value: unknown): RequestId | undefined {
   return undefined;
 }
 
-/** Classifies one parsed JSON value as a request, a notification or a response, or throws -32600. */
-export function parseMessage(value: unknown): Message {
+/**
+ * Classifies one parsed JSON value as a request, a notification or a response, or throws -32600. `checkText`: the
+ * body may hold lone surrogates (it has `\uD800`-`\uDFFF` escapes, see `http/body.ts`), so a request's params are
+ * checked for them first.
+ */
+export function parseMessage(value: unknown, checkText = false): Message {
   if (Array.isArray(value)) {
     throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: batches are not supported; send one message per POST");
   }
@@ -58,7 +63,21 @@ export function parseMessage(value: unknown): Message {
   const params = (value.params as JsonObject | undefined) ?? {};
   if (!("id" in value)) return { kind: "notification", method: value.method, params };
   if (id === undefined) throw invalid('"id" must be a string or an integer, never null');
+  if (checkText) refuseIllFormedText(value.method, params, id);
   return { kind: "request", id, method: value.method, params };
+}
+
+/**
+ * -32602 for params holding text that is not well-formed Unicode: it would be stored, or signed into state, as
+ * something other than what was sent. A tool's arguments are left to the tool call, which answers with an `isError`
+ * result the model can act on (`parseArguments`).
+ */
+function refuseIllFormedText(method: string, params: JsonObject, id: RequestId): void {
+  for (const key in params) {
+    if (method === "tools/call" && key === "arguments") continue;
+    const at = key.isWellFormed() ? illFormedTextAt(params[key], key) : "(a key)";
+    if (at !== undefined) throw withId(new RpcError(ErrorCode.InvalidParams, `Invalid params: ${illFormedTextMessage(at)}`), id);
+  }
 }
 
 /** Attaches the request id to an error thrown before dispatch, so the client can match the answer. */

@@ -424,3 +424,39 @@ export function mirroredHeaders(body: unknown): Record<string, string | undefine
     "mcp-name": typeof name === "string" ? headerValue(name) : undefined,
   };
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Shapes that found faults: lone surrogates, and subscriptions that stop short of a resource's handle
+// ---------------------------------------------------------------------------------------------------------------
+
+/** One UTF-16 unit from U+D800 to U+DFFF: alone, it is not well-formed Unicode. */
+export const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((unit) => String.fromCharCode(unit));
+/** Text with a lone surrogate somewhere in it (between ASCII, so it never pairs up). */
+export const textWithLoneSurrogate = fc.tuple(printable, loneSurrogate, printable).map(([before, lone, after]) => before + lone + after);
+/** Any JSON value with one string (or key) replaced by text holding a lone surrogate, at any depth. */
+export const valueWithLoneSurrogate: fc.Arbitrary<unknown> = fc.letrec<{ node: unknown }>((tie) => ({
+  node: fc.oneof(
+    { depthSize: "small" },
+    textWithLoneSurrogate,
+    fc.tuple(fc.array(value, { maxLength: 3 }), tie("node"), fc.nat(3)).map(([items, bad, at]) => {
+      const copy = [...items];
+      copy.splice(Math.min(at, copy.length), 0, bad);
+      return copy;
+    }),
+    fc.tuple(hostileObject, key, tie("node")).map(([object, name, bad]) => objectOf([...Object.entries(object), [name, bad]])),
+    fc
+      .tuple(hostileObject, textWithLoneSurrogate, value)
+      .map(([object, name, inner]) => objectOf([...Object.entries(object), [name, inner]])),
+  ),
+})).node;
+/** A handle as an app mints one: URL-safe random characters. */
+export const handleId = fc.stringMatching(/^[A-Za-z0-9_-]{1,24}$/);
+/**
+ * A subscription string that stops short of naming `handle` (the beginning of a resource URI up to its handle): a
+ * strict prefix of it, cut anywhere, sometimes with a trailing `/`. None of these may hear about the resource.
+ */
+export const shortOf = (handle: string) =>
+  fc.tuple(fc.integer({ min: 0, max: handle.length - 1 }), fc.boolean()).map(([cut, slash]) => {
+    const prefix = handle.slice(0, cut);
+    return slash && !prefix.endsWith("/") ? `${prefix}/` : prefix;
+  });
