@@ -25,7 +25,8 @@ describe("task creation", () => {
   it("a task-capable client gets a flat CreateTaskResult that tasks/get resolves at once", async () => {
     const created = await createTask("held_task", {});
     expect(created).toMatchObject({ status: "working", ttlMs: expect.any(Number), pollIntervalMs: expect.any(Number) });
-    expect(created.taskId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    // `<kid>.<nonce>.<tag>`: signed with the state key ("test" in vitest.config.ts), 128 random bits, a 128-bit tag.
+    expect(created.taskId).toMatch(/^test\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}$/);
     for (const field of ["result", "error", "inputRequests", "requestState", "task"]) expect(created).not.toHaveProperty(field);
     const task = await server.call(
       "tasks/get",
