@@ -77,6 +77,7 @@ export async function startTask(server: string, { tool, args, parsedArgs, params
     traceId: scope.traceId,
     answers: rawAnswers(answers),
     state: input?.state ?? {},
+    inputTimeoutMs: scope.config.tasks.inputTimeoutMs,
   });
   return { resultType: "task", ...(task as JsonObject) };
 }
