@@ -220,7 +220,7 @@ describe("unanswered questions", () => {
     // The alarm is set for the question's deadline, well before the task's ttlMs.
     const scheduled = await runInDurableObject(stub, async (_instance, state) => ({
       alarm: await state.storage.getAlarm(),
-      record: state.storage.kv.get<Record<string, number>>("task")!,
+      record: state.storage.kv.get<{ inputDeadline: number; lastUpdatedAt: number }>("task")!,
     }));
     expect(scheduled.alarm).toBe(scheduled.record.inputDeadline);
     expect(scheduled.record.inputDeadline).toBe(scheduled.record.lastUpdatedAt + 5 * 60_000);
