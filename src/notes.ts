@@ -8,6 +8,9 @@
  * notebooks it created, so `resources/list` can list its notes. The shelf is a Notebook object named
  * `<principal>:shelf` that only uses its `shelf` table: no extra binding or migration. That name never meets a
  * notebook's, whose last part is always a notebook id (`nb_...`, no colon).
+ *
+ * Reads write nothing: a handle nobody minted wakes its object (a notebook cannot be told from one that does not
+ * exist without asking it), but the object gets its tables only on its first write, so it keeps no storage.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Principal } from "./mcp";
@@ -101,30 +104,45 @@ const toNote = (row: NoteRow): Note => ({
 
 const toSummary = ({ id, title, tags, updatedAt }: Note): NoteSummary => ({ id, title, tags, updatedAt });
 
+/** Every table of every Notebook object: a notebook uses `notebook` and `notes`, a principal's shelf only `shelf`. */
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS notebook (title TEXT NOT NULL, created_at TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS notes (
+    id TEXT PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL, tags TEXT NOT NULL,
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+  CREATE INDEX IF NOT EXISTS notes_by_update ON notes (updated_at DESC);
+  CREATE TABLE IF NOT EXISTS shelf (seq INTEGER PRIMARY KEY, notebook_id TEXT NOT NULL UNIQUE);`;
+
 export class Notebook extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  /** Whether this object has its tables, that is whether anything was ever written to it. */
+  private hasTables: boolean;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    // Every object gets every table (IF NOT EXISTS costs next to nothing): a notebook uses `notebook` and `notes`,
-    // a principal's shelf only `shelf`.
-    this.sql.exec(`
-      CREATE TABLE IF NOT EXISTS notebook (title TEXT NOT NULL, created_at TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS notes (
-        id TEXT PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL, tags TEXT NOT NULL,
-        created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
-      CREATE INDEX IF NOT EXISTS notes_by_update ON notes (updated_at DESC);
-      CREATE TABLE IF NOT EXISTS shelf (seq INTEGER PRIMARY KEY, notebook_id TEXT NOT NULL UNIQUE);`);
+    // Why the tables are not created here: a CREATE TABLE is a write, and every handle anyone makes up (any
+    // well-formed notebook_id) wakes an object. Reads of an object without tables answer "nothing there" and
+    // store nothing; the first write creates every table.
+    this.hasTables = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'notes'").toArray().length > 0;
+  }
+
+  /** Called before every write: creates every table the first time (IF NOT EXISTS costs next to nothing). */
+  private writable(): void {
+    if (this.hasTables) return;
+    this.sql.exec(SCHEMA);
+    this.hasTables = true;
   }
 
   /** Shelf only: records a notebook the principal created; a second call is a no-op. */
   shelve(notebookId: string): void {
+    this.writable();
     this.sql.exec("INSERT OR IGNORE INTO shelf (notebook_id) VALUES (?)", notebookId);
   }
 
   /** Shelf only: the notebooks from shelf position `from` on, in the order they were created. */
   shelved(from: number, limit: number): { seq: number; notebookId: string }[] {
+    if (!this.hasTables) return [];
     return this.sql
       .exec<{ seq: number; notebook_id: string }>("SELECT seq, notebook_id FROM shelf WHERE seq >= ? ORDER BY seq LIMIT ?", from, limit)
       .toArray()
@@ -133,6 +151,7 @@ export class Notebook extends DurableObject<Env> {
 
   /** Creates the notebook; a second call is a no-op. */
   create(title: string): { title: string; createdAt: string } {
+    this.writable();
     const existing = this.sql.exec<{ title: string; created_at: string }>("SELECT title, created_at FROM notebook").toArray()[0];
     if (existing) return { title: existing.title, createdAt: existing.created_at };
     const createdAt = new Date().toISOString();
@@ -141,11 +160,13 @@ export class Notebook extends DurableObject<Env> {
   }
 
   exists(): boolean {
+    if (!this.hasTables) return false;
     return this.sql.exec("SELECT 1 FROM notebook").toArray().length > 0;
   }
 
   /** Adds a note, or returns why it cannot (the notebook is full). */
   add(title: string, body: string, tags: string[]): Note | { error: string } {
+    this.writable();
     const count = this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM notes").one().n;
     if (count >= NOTE_LIMITS.notesPerNotebook) {
       return { error: `This notebook is full (${NOTE_LIMITS.notesPerNotebook} notes). Delete a note first.` };
@@ -157,6 +178,7 @@ export class Notebook extends DurableObject<Env> {
   }
 
   get(id: string): Note | null {
+    if (!this.hasTables) return null;
     const row = this.sql.exec<NoteRow>("SELECT * FROM notes WHERE id = ?", id).toArray()[0];
     return row ? toNote(row) : null;
   }
@@ -177,11 +199,13 @@ export class Notebook extends DurableObject<Env> {
   }
 
   delete(id: string): boolean {
+    if (!this.hasTables) return false;
     return this.sql.exec("DELETE FROM notes WHERE id = ?", id).rowsWritten > 0;
   }
 
   /** Notes whose title, body or tags contain every word of the query (case-insensitive), newest first. */
   search(query: string, limit: number): NoteSummary[] {
+    if (!this.hasTables) return [];
     const words = query.toLowerCase().split(/\s+/).filter(Boolean).slice(0, 8);
     const clause = words.map(() => "instr(lower(title || ' ' || body || ' ' || tags), ?) > 0").join(" AND ") || "1";
     return this.sql
@@ -192,17 +216,20 @@ export class Notebook extends DurableObject<Env> {
 
   /** Notes by id, after `afterId` when given: a stable order for paging, whatever is added or deleted meanwhile. */
   listed(afterId: string | undefined, limit: number): { id: string; title: string }[] {
+    if (!this.hasTables) return [];
     return this.sql
       .exec<{ id: string; title: string }>("SELECT id, title FROM notes WHERE id > ? ORDER BY id LIMIT ?", afterId ?? "", limit)
       .toArray();
   }
 
   count(): number {
+    if (!this.hasTables) return 0;
     return this.sql.exec<{ n: number }>("SELECT count(*) AS n FROM notes").one().n;
   }
 
   /** Whole notes by id, after `afterId` when given: pages for a job that visits every note (retag_notebook). */
   notesAfter(afterId: string | undefined, limit: number): Note[] {
+    if (!this.hasTables) return [];
     return this.sql
       .exec<NoteRow>("SELECT * FROM notes WHERE id > ? ORDER BY id LIMIT ?", afterId ?? "", limit)
       .toArray()
@@ -211,6 +238,7 @@ export class Notebook extends DurableObject<Env> {
 
   /** Note ids starting with `prefix`, for completion. */
   ids(prefix: string, limit: number): string[] {
+    if (!this.hasTables) return [];
     return this.sql
       .exec<{ id: string }>("SELECT id FROM notes WHERE substr(id, 1, length(?)) = ? ORDER BY id LIMIT ?", prefix, prefix, limit)
       .toArray()

@@ -35,6 +35,7 @@ export interface Config {
   state: StateSettings;
   listen: ListenSettings;
   legacy: LegacySettings;
+  tasks: TaskConfig;
   rateLimit: RateLimitSettings;
   /** OAuth 2.1 resource server settings (an external issuer, AUTH_ISSUER); `undefined` otherwise. */
   auth?: AuthSettings;
@@ -104,6 +105,18 @@ export interface LegacySettings {
   maxBatch: number;
 }
 
+/**
+ * The settings of tasks that differ per deployment; the fixed limits, each from a platform limit, are in
+ * tasks/settings.ts.
+ */
+export interface TaskConfig {
+  /**
+   * How long a task's question waits for its answer (from when it was asked, or from the last answer to one of
+   * its questions). Then the task fails and stops counting against its caller's tasks in progress.
+   */
+  inputTimeoutMs: number;
+}
+
 export interface ListenSettings {
   /** Interval of SSE comment keep-alives on listen streams. */
   keepAliveMs: number;
@@ -171,6 +184,8 @@ export function parseConfig(vars: Record<string, unknown>): ConfigResult {
       inputTimeoutMs: read.integer("SESSION_INPUT_TIMEOUT_SECONDS", 300, 1, 3_600) * 1000,
       maxBatch: read.integer("MAX_BATCH_MESSAGES", 50, 1, 1_000),
     },
+    // At most the task lifetime (1 hour): a longer wait would never end before the task itself does.
+    tasks: { inputTimeoutMs: read.integer("TASK_INPUT_TIMEOUT_SECONDS", 300, 1, 3_600) * 1000 },
     rateLimit: { periodSeconds: Number(read.oneOf("RATE_LIMIT_PERIOD_SECONDS", ["10", "60"], "60")) },
     auth: readAuthSettings(read),
     authServer: readAuthServerSettings(read, mode),

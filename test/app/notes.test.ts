@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { prompts } from "../../src/prompts";
 import { resources } from "../../src/resources";
@@ -5,6 +6,7 @@ import { tools } from "../../src/tools";
 import { localIssuer } from "../helpers/issuer";
 import { readMessage, readSse, type rpc, testServer } from "../helpers/rpc";
 import { sseReader } from "../helpers/sse";
+import { randomBase64url, storedTables } from "../helpers/storage";
 import { app } from "./app";
 
 /** The app's own Worker (src/index.ts), called in this isolate with the real bindings. */
@@ -68,6 +70,57 @@ describe("notes example: plain tools", () => {
     const long = await tool("add_note", { notebook_id: notebook, title: "t".repeat(201), body: "" });
     expect(long.isError).toBe(true);
     expect(long.content[0]!.text).toContain("title: Too big");
+  });
+});
+
+describe("notes example: a notebook_id nobody minted stores nothing", () => {
+  it("every tool, resources/read, completion and the prompt answer 'unknown' for it and leave its object without a table", async () => {
+    const notebook_id = `nb_${randomBase64url()}`;
+    const note_id = "n_000000000000";
+    const capabilities = { elicitation: { form: {} }, sampling: {} };
+    for (const [name, args] of [
+      ["get_note", { notebook_id, note_id }],
+      ["search_notes", { notebook_id, query: "" }],
+      ["add_note", { notebook_id, title: "t", body: "b" }],
+      ["update_note", { notebook_id, note_id, body: "b" }],
+      ["delete_note", { notebook_id, note_id }],
+      ["summarize_notes", { notebook_id }],
+      ["draft_note", { notebook_id, topic: "t" }],
+      ["retag_notebook", { notebook_id }],
+    ] as const) {
+      const result = await tool(name, args, capabilities);
+      expect(result, name).toMatchObject({
+        isError: true,
+        content: [{ text: expect.stringContaining(`Unknown notebook_id ${notebook_id}`) }],
+      });
+    }
+    const read = await readMessage(await send("resources/read", { uri: `note://${notebook_id}/${note_id}` }));
+    expect(read.error).toMatchObject({ code: -32602, message: "Resource not found" });
+    const noteIds = await call<{ completion: { values: string[] } }>("completion/complete", {
+      ref: { type: "ref/resource", uri: "note://{notebook_id}/{note_id}" },
+      argument: { name: "note_id", value: "n_" },
+      context: { arguments: { notebook_id } },
+    });
+    expect(noteIds.completion.values).toEqual([]);
+    const topics = await call<{ completion: { values: string[] } }>("completion/complete", {
+      ref: { type: "ref/prompt", name: "review_notes" },
+      argument: { name: "topic", value: "" },
+      context: { arguments: { notebook_id } },
+    });
+    expect(topics.completion.values).toEqual([]);
+    const prompt = await call<{ messages: unknown[] }>("prompts/get", { name: "review_notes", arguments: { notebook_id } });
+    expect(prompt.messages).toHaveLength(1);
+
+    // Why tables: waking an object makes a 4 KiB SQLite file under Miniflare whatever it does (test/helpers/storage.ts).
+    expect(await storedTables(env.NOTEBOOKS.getByName(`anonymous:${notebook_id}`))).toEqual([]);
+  });
+
+  it("a notebook that was created still keeps its notes (the first write creates the tables)", async () => {
+    const { notebook, ids } = await notebookWithNotes({ title: "Kept", body: "x" });
+    expect(await storedTables(env.NOTEBOOKS.getByName(`anonymous:${notebook}`))).toEqual(
+      expect.arrayContaining(["notebook", "notes", "shelf"]),
+    );
+    expect((await tool("get_note", { notebook_id: notebook, note_id: ids[0] })).structuredContent.title).toBe("Kept");
   });
 });
 
@@ -229,7 +282,8 @@ describe("notes example: resources/list", () => {
 
   /** A signed-in user with a fresh subject, so no other test's notebooks or listeners share it. */
   async function signedIn(name: string) {
-    const headers = { authorization: `Bearer ${await issuer.token({ sub: `${name}-${crypto.randomUUID()}` })}` };
+    const sub = `${name}-${crypto.randomUUID()}`;
+    const headers = { authorization: `Bearer ${await issuer.token({ sub })}` };
     const as = { headers };
     const tool = async (toolName: string, args: Record<string, unknown>, capabilities = {}) =>
       (await readMessage(await server.send("tools/call", { name: toolName, arguments: args }, { ...as, capabilities }))).result as any;
@@ -256,7 +310,7 @@ describe("notes example: resources/list", () => {
       expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
       return reader;
     };
-    return { tool, notebook, add, list, listen, as };
+    return { sub, tool, notebook, add, list, listen, as };
   }
   const noteUris = (entries: { uri: string }[]) => entries.map((entry) => entry.uri).filter((uri) => uri.startsWith("note://"));
 
@@ -269,6 +323,12 @@ describe("notes example: resources/list", () => {
     expect(listed[0]).toMatchObject({ uri: "notes://guide" });
     expect(listed).toContainEqual({ uri: `note://${notebook}/${note}`, name: "Private plan", mimeType: "text/markdown" });
     expect(noteUris(await bob.list())).toEqual([]);
+  });
+
+  it("listing for a caller who never created a notebook stores nothing in its shelf", async () => {
+    const dave = await signedIn("dave");
+    expect(noteUris(await dave.list())).toEqual([]);
+    expect(await storedTables(env.NOTEBOOKS.getByName(`${dave.sub}:shelf`))).toEqual([]);
   });
 
   it("keeps a notebook handle useless to another user (<principal>:<handle>)", async () => {

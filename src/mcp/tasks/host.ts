@@ -3,7 +3,8 @@
  * One task's Durable Object at work: its record in storage, its state machine, and its alarm.
  *
  * The alarm does everything that happens after the HTTP request ended: it runs the handler (first run, the run
- * after the last answer came, the next slice after a checkpoint), and deletes the task when its ttlMs has passed.
+ * after the last answer came, the next slice after a checkpoint), fails a task whose questions went unanswered
+ * for the input timeout, and deletes the task when its ttlMs has passed.
  * Before each run it is set `leaseMs` ahead, so a run that dies with its isolate (eviction, deploy, a restart of
  * `wrangler dev`) is run again, from the handler's last checkpoint, when that alarm fires.
  */
@@ -13,6 +14,7 @@ import { jsonBytes } from "../encoding";
 import { responseSchemas } from "../input/ask";
 import { publishTaskStatus } from "../listen/publish";
 import { describeError, log } from "../log";
+import { ErrorCode } from "../protocol/errors";
 import type { JsonObject } from "../protocol/wire";
 import { detailedTask, type TaskInit, type TaskRecord, taskFields } from "./record";
 import type { UpdateOutcome } from "./rpc";
@@ -61,6 +63,9 @@ export class TaskHost {
   async update(principal: string, responses: JsonObject): Promise<UpdateOutcome> {
     const record = await this.owned(principal);
     if (!record) return { kind: "unknown" };
+    // Why an error, where answers to a task that no longer waits are otherwise ignored: this client answered a
+    // question it was shown, and must learn that its answer came too late and was not used.
+    if (record.inputExpired) return { kind: "invalid", message: `Too late for answers. ${String(record.error?.message)}` };
     if (record.status !== "input_required") return { kind: "ok" };
     const answers: JsonObject = {};
     for (const [key, answer] of Object.entries(responses)) {
@@ -78,6 +83,7 @@ export class TaskHost {
     if (Object.keys(record.pending).length === 0) {
       record.status = "working";
       delete record.statusMessage;
+      delete record.inputDeadline;
     }
     this.save(record);
     if (record.status === "working") {
@@ -101,7 +107,8 @@ export class TaskHost {
   async alarm(): Promise<void> {
     const record = this.load();
     if (!record || Date.now() >= expiry(record)) return this.release();
-    if (record.status !== "working") return this.state.storage.setAlarm(expiry(record));
+    if (await this.expireUnanswered(record)) return;
+    if (record.status !== "working") return this.state.storage.setAlarm(nextAlarm(record));
     // A second alarm while this instance runs the handler (it should not happen): keep the watchdog set.
     if (this.run) return this.state.storage.setAlarm(Date.now() + TASK_SETTINGS.leaseMs);
     await this.runOnce(record);
@@ -149,7 +156,7 @@ export class TaskHost {
         this.save({ ...current, state: outcome.state, lastUpdatedAt: Date.now() });
         return this.state.storage.setAlarm(Date.now());
     }
-    await this.state.storage.setAlarm(expiry(current));
+    await this.state.storage.setAlarm(nextAlarm(current));
   }
 
   /** Applies a change to a working task (a run's progress or checkpoint); nothing once it is final. */
@@ -161,7 +168,13 @@ export class TaskHost {
 
   private finish(record: TaskRecord, change: Partial<TaskRecord>): void {
     Object.assign(record, change, { lastUpdatedAt: Date.now() });
-    if (record.status !== "input_required") record.pending = {};
+    if (record.status === "input_required") {
+      // A task stored before tasks had an input timeout has none (undefined): it waits until its ttlMs, as it did.
+      if (record.inputTimeoutMs !== undefined) record.inputDeadline = record.lastUpdatedAt + record.inputTimeoutMs;
+    } else {
+      record.pending = {};
+      delete record.inputDeadline;
+    }
     this.save(record);
     this.announce(record);
     if (TERMINAL.includes(record.status)) this.releaseQuota(record);
@@ -200,7 +213,30 @@ export class TaskHost {
       await this.release();
       return undefined;
     }
-    return record.principal.id === principal ? record : undefined;
+    if (record.principal.id !== principal) return undefined;
+    // Why here too: an alarm may fire late; the owner never sees a task still waiting past its deadline.
+    await this.expireUnanswered(record);
+    return record;
+  }
+
+  /**
+   * Fails the task when its questions went unanswered by their deadline, and says whether it did. Why: a client
+   * that declared the extension but cannot answer (the TypeScript SDK 2.4.0 client throws on a task result) would
+   * otherwise hold one of its caller's tasks in progress for the whole ttlMs. `finish` tells listeners and gives
+   * the caller's quota slot back; the failed task is kept, like any other, until its ttlMs.
+   */
+  private async expireUnanswered(record: TaskRecord): Promise<boolean> {
+    if (record.status !== "input_required" || record.inputDeadline === undefined || Date.now() < record.inputDeadline) return false;
+    const asked = Object.keys(record.pending).length;
+    const message = `${asked === 1 ? "The question" : `The ${asked} questions`} went unanswered within ${duration(record.inputTimeoutMs)}, so the task stopped waiting. Call the tool again to start over.`;
+    this.finish(record, {
+      status: "failed",
+      error: { code: ErrorCode.InternalError, message },
+      statusMessage: `Failed: ${message}`,
+      inputExpired: true,
+    });
+    await this.state.storage.setAlarm(expiry(record));
+    return true;
   }
 
   /** Deletes everything the task held: its record and its alarm; a run in progress is stopped. */
@@ -222,3 +258,16 @@ export class TaskHost {
 }
 
 const expiry = (record: TaskRecord) => record.createdAt + record.ttlMs;
+
+/** The next time the alarm has work: the questions' deadline while the task waits for input, else its expiry. */
+const nextAlarm = (record: TaskRecord) =>
+  record.status === "input_required" && record.inputDeadline !== undefined
+    ? Math.min(record.inputDeadline, expiry(record))
+    : expiry(record);
+
+/** "5 minutes", "1 minute", "90 seconds": the input timeout as a person reads it. */
+function duration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  const [count, unit] = seconds % 60 === 0 ? [seconds / 60, "minute"] : [seconds, "second"];
+  return `${count} ${unit}${count === 1 ? "" : "s"}`;
+}

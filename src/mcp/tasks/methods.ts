@@ -5,10 +5,11 @@
  */
 import type { RequestScope } from "../define/context";
 import { jsonBytes } from "../encoding";
+import { keyRing } from "../input/keys";
 import { isObject } from "../protocol/envelope";
 import { invalidParams, methodNotFound } from "../protocol/errors";
 import type { JsonObject } from "../protocol/wire";
-import { isTaskIdShape } from "./ids";
+import { isMintedTaskId } from "./ids";
 import { TASK_SETTINGS } from "./settings";
 import { declaresTasks, type TaskMethod, tasksRequired } from "./wire";
 
@@ -25,7 +26,9 @@ export async function serveTaskMethod(method: TaskMethod, params: JsonObject, sc
   if (!declaresTasks(scope.meta.clientCapabilities)) throw tasksRequired();
   const taskId = params.taskId;
   if (typeof taskId !== "string") throw invalidParams('Invalid params: "taskId" must be a string');
-  if (!isTaskIdShape(taskId)) throw notFound();
+  // Why before any lookup: an id this server never minted names no task, so no Durable Object is woken (and no
+  // storage created) for it.
+  if (!(await isMintedTaskId(await keyRing(scope.config), taskId))) throw notFound();
   // Why the principal goes with every call: the object answers only the principal that created the task.
   const task = tasks.getByName(taskId);
   const principal = scope.principal.id;

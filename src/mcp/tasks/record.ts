@@ -24,6 +24,11 @@ export interface TaskInit {
   /** Answers and `ctx.state` gathered by multi round-trip rounds before the task was created. */
   answers: JsonObject;
   state: JsonObject;
+  /**
+   * How long a question waits for its answer (TASK_INPUT_TIMEOUT_SECONDS as the Worker had it at creation: the
+   * object applies the value the task started with, whatever the settings say later).
+   */
+  inputTimeoutMs: number;
 }
 
 export interface TaskRecord extends TaskInit {
@@ -35,6 +40,10 @@ export interface TaskRecord extends TaskInit {
   pollIntervalMs: number;
   /** Questions asked and not answered yet: their kind (to check answers) and wire form (for `inputRequests`). */
   pending: Record<string, { kind: InputKind; request: JsonObject }>;
+  /** While `input_required`: when the questions go unanswered (ms since the epoch), and the task fails. */
+  inputDeadline?: number;
+  /** Set when the task failed because its questions went unanswered: an answer that comes later is told so. */
+  inputExpired?: true;
   result?: JsonObject;
   error?: JsonObject;
 }

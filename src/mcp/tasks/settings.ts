@@ -1,6 +1,8 @@
 /**
  * @module tasks/settings
  * The limits every task runs under. Fixed, not configurable yet: each follows from a platform limit (noted).
+ * How long a question waits for its answer follows from none (it is how long a person may take), so it is a
+ * setting instead: TASK_INPUT_TIMEOUT_SECONDS (config.ts), stored with each task when it is created.
  */
 export const TASK_SETTINGS = {
   /**

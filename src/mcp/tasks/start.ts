@@ -10,6 +10,7 @@
 import { handlerContext } from "../define/context";
 import { checkedResult, crashResult, type TaskCall, type ToolResult, toolError } from "../define/tools";
 import type { InputApi, RoundOutcome } from "../input/ask";
+import { keyRing } from "../input/keys";
 import { RpcError } from "../protocol/errors";
 import type { JsonObject } from "../protocol/wire";
 import { newTaskId } from "./ids";
@@ -49,7 +50,7 @@ export async function startTask(server: string, { tool, args, parsedArgs, params
   }
   if (!handedOver && outcome) return outcome.kind === "input_required" ? outcome.result : checkedResult(tool, outcome.value, scope);
 
-  const taskId = newTaskId();
+  const taskId = await newTaskId(await keyRing(scope.config));
   const tasks = scope.env.TASKS!;
   // Why counted before the task exists: a caller at its limit must not get a task that then holds resources.
   const quota = quotaName(scope);
@@ -76,6 +77,7 @@ export async function startTask(server: string, { tool, args, parsedArgs, params
     traceId: scope.traceId,
     answers: rawAnswers(answers),
     state: input?.state ?? {},
+    inputTimeoutMs: scope.config.tasks.inputTimeoutMs,
   });
   return { resultType: "task", ...(task as JsonObject) };
 }

@@ -83,8 +83,19 @@ export const key = fc.oneof(
   },
   { weight: 3, arbitrary: anyString },
 );
+/** A well-formed notebook handle: 128 random bits, so (like every one here) nobody minted it. */
 export const notebookId = fc.stringMatching(/^nb_[A-Za-z0-9_-]{22}$/);
 export const noteId = fc.stringMatching(/^n_[0-9a-f]{12}$/);
+/**
+ * Task ids nobody minted, in every shape one could take: 128 random bits (the shape before ids were signed), and
+ * the signed shape `<kid>.<nonce>.<tag>` with the tests' key id ("test", vitest.config.ts) or any other, its tag
+ * made up (one chance in 2^128 of being right).
+ */
+export const unmintedTaskId = fc.oneof(
+  fc.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+  fc.stringMatching(/^test\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}$/),
+  fc.stringMatching(/^[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}$/),
+);
 export const leaf = fc.oneof(
   anyString,
   fc.integer(),

@@ -12,7 +12,7 @@
  * be listed in KNOWN_FAULTS while it is being fixed: the properties then count it instead of stopping (so the
  * search goes on). The two it found so far are fixed, and kept as regression tests at the end of this file.
  */
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import * as z from "zod/mini";
@@ -22,6 +22,7 @@ import { resources } from "../../../src/resources";
 import { tools } from "../../../src/tools";
 import { type Json, MODERN, meta, readMessage, rpc, SERVED_VERSIONS, testServer } from "../../helpers/rpc";
 import { seedFor } from "../../helpers/seed";
+import { storedTables, wasWoken } from "../../helpers/storage";
 import { assertUnpolluted, type Inspected, inspect, prototypeSnapshot } from "../../helpers/wire";
 import {
   ABSENT,
@@ -40,6 +41,7 @@ import {
   printable,
   sentinel,
   TOOL_NAMES,
+  unmintedTaskId,
   value,
   withoutMeta,
 } from "./generators";
@@ -696,6 +698,95 @@ describe("fuzzing the Worker over raw HTTP", () => {
     assertUnpolluted(baseline);
     expectReached(/^200 result (complete|input_required)$/, 0.05);
     expectReached(/^413|^400 -32700/, 0.01);
+  });
+
+  it("reads of notebook and task ids nobody minted answer 'not found' and store nothing in any Durable Object (300 cases)", {
+    timeout: 120_000,
+  }, async () => {
+    const { seed, numRuns } = seedFor("unminted-ids", 300);
+    property = "unminted-ids";
+    const TASK_CLIENT = { elicitation: { form: {} }, extensions: { "io.modelcontextprotocol/tasks": {} } };
+    const notebookRead = fc.constantFrom(
+      "get_note",
+      "search_notes",
+      "update_note",
+      "delete_note",
+      "summarize_notes",
+      "resources/read",
+      "complete note_id",
+      "complete topic",
+      "prompts/get",
+    );
+    const taskRead = fc.constantFrom("tasks/get", "tasks/update", "tasks/cancel");
+    const read = fc.oneof(
+      fc.record({ kind: fc.constant("notebook" as const), read: notebookRead, notebook: notebookId, note: noteId }),
+      fc.record({ kind: fc.constant("task" as const), read: taskRead, taskId: unmintedTaskId }),
+    );
+    await fc.assert(
+      fc.asyncProperty(read, async (request) => {
+        if (request.kind === "task") {
+          const { taskId } = request;
+          const params = { taskId, ...(request.read === "tasks/update" && { inputResponses: { q: { action: "decline" } } }) };
+          const body = { jsonrpc: "2.0", id: 1, method: request.read, params: { ...params, _meta: meta(TASK_CLIENT) } };
+          const headers = { ...BASE_HEADERS, ...mirroredHeaders(body), "mcp-name": taskId };
+          const inspected = await exchange(notes, JSON.stringify(body), headers);
+          if (!inspected) return;
+          // Oracle: "not found", and the Worker addressed no object for the id: it has no storage file at all.
+          expect(only(inspected)?.error).toEqual({ code: -32602, message: "Failed to retrieve task: Task not found" });
+          expect(await wasWoken(env.TASKS, taskId), taskId).toBe(false);
+          return;
+        }
+        const { notebook, note } = request;
+        const uri = `note://${notebook}/${note}`;
+        const calls: Record<string, [string, Json]> = {
+          get_note: ["tools/call", { name: "get_note", arguments: { notebook_id: notebook, note_id: note } }],
+          search_notes: ["tools/call", { name: "search_notes", arguments: { notebook_id: notebook, query: "x" } }],
+          update_note: ["tools/call", { name: "update_note", arguments: { notebook_id: notebook, note_id: note, body: "x" } }],
+          delete_note: ["tools/call", { name: "delete_note", arguments: { notebook_id: notebook, note_id: note } }],
+          summarize_notes: ["tools/call", { name: "summarize_notes", arguments: { notebook_id: notebook } }],
+          "resources/read": ["resources/read", { uri }],
+          "complete note_id": [
+            "completion/complete",
+            {
+              ref: { type: "ref/resource", uri: "note://{notebook_id}/{note_id}" },
+              argument: { name: "note_id", value: "n_" },
+              context: { arguments: { notebook_id: notebook } },
+            },
+          ],
+          "complete topic": [
+            "completion/complete",
+            {
+              ref: { type: "ref/prompt", name: "review_notes" },
+              argument: { name: "topic", value: "" },
+              context: { arguments: { notebook_id: notebook } },
+            },
+          ],
+          "prompts/get": ["prompts/get", { name: "review_notes", arguments: { notebook_id: notebook } }],
+        };
+        const [method, params] = calls[request.read]!;
+        const body = { jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta(TASK_CLIENT) } };
+        const inspected = await exchange(notes, JSON.stringify(body), { ...BASE_HEADERS, ...mirroredHeaders(body) });
+        if (!inspected) return;
+        const answer = only(inspected)!;
+        // Oracle: "not found" in the form each method has for it.
+        if (method === "tools/call") {
+          expect(answer.result).toMatchObject({
+            isError: true,
+            content: [{ text: expect.stringContaining(`Unknown notebook_id ${notebook}`) }],
+          });
+        } else if (method === "resources/read") {
+          expect(answer.error).toMatchObject({ code: -32602, message: "Resource not found", data: { uri } });
+        } else if (method === "completion/complete") {
+          expect(answer.result).toMatchObject({ completion: { values: [] } });
+        } else {
+          expect(answer.result?.messages).toHaveLength(1);
+        }
+        // A notebook cannot be told from a missing one without waking its object; woken, it stores nothing (no table).
+        expect(await storedTables(env.NOTEBOOKS.getByName(`anonymous:${notebook}`)), notebook).toEqual([]);
+      }),
+      { seed, numRuns },
+    );
+    assertUnpolluted(baseline);
   });
 
   describe("requestState", () => {

@@ -5,6 +5,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readMessage } from "../../helpers/rpc";
+import { randomBase64url, wasWoken } from "../../helpers/storage";
 import { cancelTask, TASK_CLIENT, taskRequest, tasksServer } from "./fixtures";
 
 const server = tasksServer();
@@ -25,6 +26,34 @@ describe("tasks/* refusals", () => {
       const message = await readMessage(await taskRequest(server, method, params));
       expect(message.error, method).toMatchObject({ code: -32602, message: "Failed to retrieve task: Task not found" });
     }
+  });
+
+  it("a well-formed id this server never minted is unknown on get, update and cancel, and wakes no object", async () => {
+    const created = await heldTask();
+    const [kid, nonce] = created.split(".");
+    const unminted = [
+      // The shape task ids had before they were signed: 128 random bits.
+      randomBase64url(),
+      // The shape of a signed id, with a key id the server holds ("test", vitest.config.ts) and one it does not.
+      `${kid}.${randomBase64url()}.${randomBase64url()}`,
+      `k9.${randomBase64url()}.${randomBase64url()}`,
+      // A real id's nonce under a made-up tag.
+      `${kid}.${nonce}.${randomBase64url()}`,
+    ];
+    for (const taskId of unminted) {
+      for (const [method, params] of [
+        ["tasks/get", { taskId }],
+        ["tasks/update", { taskId, inputResponses: { color: { action: "accept", content: { color: "red" } } } }],
+        ["tasks/cancel", { taskId }],
+      ] as const) {
+        const message = await readMessage(await taskRequest(server, method, params));
+        expect(message.error, `${method} ${taskId}`).toMatchObject({ code: -32602, message: "Failed to retrieve task: Task not found" });
+      }
+      expect(await wasWoken(env.TASKS, taskId), taskId).toBe(false);
+    }
+    // The minted one is a task, and its object exists.
+    expect(await wasWoken(env.TASKS, created)).toBe(true);
+    await cancelTask(server, created);
   });
 
   it("an id of the wrong shape is unknown too, without waking any object", async () => {
@@ -67,7 +96,9 @@ describe("tasks/* refusals", () => {
   });
 
   it("tasks/update without an inputResponses object is -32602", async () => {
-    const message = await readMessage(await taskRequest(server, "tasks/update", { taskId: "AAAAAAAAAAAAAAAAAAAAAA" }));
+    const taskId = await heldTask();
+    const message = await readMessage(await taskRequest(server, "tasks/update", { taskId }));
     expect(message.error).toMatchObject({ code: -32602, message: expect.stringContaining("inputResponses") });
+    await cancelTask(server, taskId);
   });
 });

@@ -93,8 +93,9 @@ export const taskTools = [
   }),
 ];
 
-export function tasksServer(name = "tasks-test") {
-  return testServer({ name, tools: taskTools });
+/** `vars` override settings for this server only (for example a short TASK_INPUT_TIMEOUT_SECONDS). */
+export function tasksServer(name = "tasks-test", vars: Record<string, string> = {}) {
+  return testServer({ name, tools: taskTools }, vars);
 }
 
 type Server = ReturnType<typeof tasksServer>;

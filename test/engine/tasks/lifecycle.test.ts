@@ -4,8 +4,9 @@
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { readMessage } from "../../helpers/rpc";
+import { sseReader } from "../../helpers/sse";
 import { cancelTask, settle, TASK_CLIENT, TASKS_EXTENSION, taskRequest, tasksServer } from "./fixtures";
 
 const server = tasksServer();
@@ -25,7 +26,8 @@ describe("task creation", () => {
   it("a task-capable client gets a flat CreateTaskResult that tasks/get resolves at once", async () => {
     const created = await createTask("held_task", {});
     expect(created).toMatchObject({ status: "working", ttlMs: expect.any(Number), pollIntervalMs: expect.any(Number) });
-    expect(created.taskId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    // `<kid>.<nonce>.<tag>`: signed with the state key ("test" in vitest.config.ts), 128 random bits, a 128-bit tag.
+    expect(created.taskId).toMatch(/^test\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{22}$/);
     for (const field of ["result", "error", "inputRequests", "requestState", "task"]) expect(created).not.toHaveProperty(field);
     const task = await server.call(
       "tasks/get",
@@ -195,5 +197,91 @@ describe("questions", () => {
     expect(second.resultType).toBe("task");
     expect(second).not.toHaveProperty("requestState");
     expect(await settle(server, second.taskId as string)).toMatchObject({ status: "completed", result: { content: [{ text: "hi Ada" }] } });
+  });
+});
+
+describe("unanswered questions", () => {
+  const readers: ReturnType<typeof sseReader>[] = [];
+  afterEach(async () => {
+    await Promise.all(readers.splice(0).map((reader) => reader.cancel()));
+  });
+  const answer = { color: { action: "accept", content: { color: "red" } } };
+
+  async function waitingTask(on = server) {
+    const created = await on.call("tools/call", { name: "ask_in_task", arguments: {} }, { capabilities: TASK_CLIENT });
+    const taskId = created.taskId as string;
+    expect(await settle(on, taskId, (task) => task.status !== "working")).toMatchObject({ status: "input_required" });
+    return taskId;
+  }
+
+  it("a question left unanswered for the input timeout (5 minutes by default) fails the task, and a listener following it hears so", async () => {
+    const taskId = await waitingTask();
+    const stub = env.TASKS.getByName(taskId);
+    // The alarm is set for the question's deadline, well before the task's ttlMs.
+    const scheduled = await runInDurableObject(stub, async (_instance, state) => ({
+      alarm: await state.storage.getAlarm(),
+      record: state.storage.kv.get<{ inputDeadline: number; lastUpdatedAt: number }>("task")!,
+    }));
+    expect(scheduled.alarm).toBe(scheduled.record.inputDeadline);
+    expect(scheduled.record.inputDeadline).toBe(scheduled.record.lastUpdatedAt + 5 * 60_000);
+
+    const reader = sseReader(
+      await server.send("subscriptions/listen", { notifications: { taskIds: [taskId] } }, { id: "L", capabilities: TASK_CLIENT }),
+    );
+    readers.push(reader);
+    expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+    // Five minutes later, as the alarm sees it: the deadline is moved into the past and the alarm fired.
+    await runInDurableObject(stub, (_instance, state) => {
+      const record = state.storage.kv.get<Record<string, number>>("task")!;
+      state.storage.kv.put("task", { ...record, inputDeadline: Date.now() - 1 });
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+
+    const failed = {
+      status: "failed",
+      error: { code: -32603, message: expect.stringContaining("The question went unanswered within 5 minutes") },
+    };
+    expect(await reader.message()).toMatchObject({ method: "notifications/tasks", params: { taskId, ...failed } });
+    const task = await settle(server, taskId, () => true);
+    expect(task).toMatchObject(failed);
+    expect(task).not.toHaveProperty("inputRequests");
+  });
+
+  it("with TASK_INPUT_TIMEOUT_SECONDS=1 the task fails a second after asking, and an answer after that is refused as too late", async () => {
+    const quick = tasksServer("tasks-quick-input", { TASK_INPUT_TIMEOUT_SECONDS: "1" });
+    const taskId = await waitingTask(quick);
+    // Bounded polling (settle), no fixed sleep: the alarm set for the deadline, or the first read after it, fails the task.
+    expect(await settle(quick, taskId)).toMatchObject({
+      status: "failed",
+      statusMessage: expect.stringContaining("went unanswered within 1 second,"),
+      error: { code: -32603, message: expect.stringContaining("The question went unanswered within 1 second,") },
+    });
+    const late = await readMessage(await taskRequest(quick, "tasks/update", { taskId, inputResponses: answer }));
+    expect(late.error).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/^Too late for answers\. The question went unanswered/),
+    });
+    expect((await settle(quick, taskId, () => true)).status).toBe("failed");
+  });
+
+  it("a task read after its question's deadline is already failed, even before its alarm fires", async () => {
+    const taskId = await waitingTask();
+    const stub = env.TASKS.getByName(taskId);
+    await runInDurableObject(stub, (_instance, state) => {
+      const record = state.storage.kv.get<Record<string, number>>("task")!;
+      state.storage.kv.put("task", { ...record, inputDeadline: Date.now() - 1 });
+    });
+    expect(await settle(server, taskId, () => true)).toMatchObject({ status: "failed" });
+  });
+
+  it("an answer in time still resumes the task (the deadline is dropped once every question is answered)", async () => {
+    const taskId = await waitingTask();
+    await server.call("tasks/update", { taskId, inputResponses: answer }, { capabilities: TASK_CLIENT, headers: { "mcp-name": taskId } });
+    expect(await settle(server, taskId)).toMatchObject({ status: "completed", result: { content: [{ text: "color: red" }] } });
+    const left = await runInDurableObject(
+      env.TASKS.getByName(taskId),
+      (_instance, state) => state.storage.kv.get<Record<string, unknown>>("task")!,
+    );
+    expect(left).not.toHaveProperty("inputDeadline");
   });
 });

@@ -3,7 +3,8 @@
  * Result size and ttlMs are in lifecycle.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { cancelTask, TASK_CLIENT, tasksServer } from "./fixtures";
+import { parseConfig } from "../../../src/mcp/config";
+import { cancelTask, settle, TASK_CLIENT, tasksServer } from "./fixtures";
 
 const server = tasksServer();
 const LIMIT = 10;
@@ -39,5 +40,44 @@ describe("tasks in progress per caller", () => {
     expect(again.resultType).toBe("task");
 
     await Promise.all([...held.slice(1), other, again].map((task) => cancelTask(server, task.taskId as string)));
+  });
+});
+
+describe("a question nobody answers", () => {
+  const quick = tasksServer("tasks-quick-quota", { TASK_INPUT_TIMEOUT_SECONDS: "1" });
+  const ip = "203.0.113.44";
+  const start = (name: string) =>
+    quick.call("tools/call", { name, arguments: {} }, { capabilities: TASK_CLIENT, headers: { "cf-connecting-ip": ip } });
+
+  it("gives the caller's place back when it expires: a client that cannot answer does not hold a task slot for an hour", async () => {
+    const asking = await Promise.all(Array.from({ length: LIMIT }, () => start("ask_in_task")));
+    expect(asking.every((result) => result.resultType === "task")).toBe(true);
+    expect(await start("held_task")).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringContaining("Too many tasks in progress") }],
+    });
+
+    // Each waits for an answer that never comes, then fails (bounded polling, no fixed sleep).
+    for (const { taskId } of asking) expect((await settle(quick, taskId as string)).status).toBe("failed");
+    let again = await start("held_task");
+    // The release reaches the ledger just after the task fails: retry a few times (bounded).
+    for (let attempt = 0; attempt < 20 && again.resultType !== "task"; attempt++) again = await start("held_task");
+    expect(again.resultType).toBe("task");
+    await cancelTask(quick, again.taskId as string);
+  });
+
+  it("TASK_INPUT_TIMEOUT_SECONDS is 300 by default, and a value outside 1 to 3600 makes the configuration invalid", () => {
+    const dev = { MCP_ENV: "development" };
+    expect(parseConfig(dev)).toMatchObject({ ok: true, config: { tasks: { inputTimeoutMs: 300_000 } } });
+    expect(parseConfig({ ...dev, TASK_INPUT_TIMEOUT_SECONDS: "1" })).toMatchObject({
+      ok: true,
+      config: { tasks: { inputTimeoutMs: 1_000 } },
+    });
+    for (const bad of ["0", "3601", "5m", "1.5"]) {
+      expect(parseConfig({ ...dev, TASK_INPUT_TIMEOUT_SECONDS: bad }), bad).toEqual({
+        ok: false,
+        problems: ["TASK_INPUT_TIMEOUT_SECONDS must be an integer from 1 to 3600"],
+      });
+    }
   });
 });
