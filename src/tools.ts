@@ -342,17 +342,20 @@ export function tools(): Tool[] {
           if (apply.action !== "accept" || !apply.content.apply) return { content: [text("No tags were changed.")] };
           mode = apply.content.mode;
         }
+        state.applied ??= 0;
         while (state.applyAfter !== "") {
           const page = await notebook.notesAfter(state.applyAfter, RETAG_BATCH);
           for (const note of page) {
+            // Check before each write, never after: a cancelled call stops here, and says how far it got.
+            if (ctx.signal.aborted) return toolError(`Cancelled after retagging ${state.applied} of ${total} notes.`);
             const tags = retagged(note, mode);
             if (tags.join() !== note.tags.join()) await notebook.update(note.id, { tags });
+            state.applied++;
           }
-          state.applied = (state.applied ?? 0) + page.length;
           state.applyAfter = page.length < RETAG_BATCH ? "" : page[page.length - 1]!.id;
           ctx.progress(total + state.applied, total * 2, `Retagged ${state.applied} of ${total} notes`);
-          if (ctx.signal.aborted) return toolError(`Cancelled after retagging ${state.applied} of ${total} notes.`);
           await pause(args.batch_delay_ms ?? 0, ctx.signal);
+          // In a task: saves ctx.state, and ends the run when its slice is used (the next run resumes from it).
           await ctx.checkpoint();
         }
         await noteListChanged(ctx);

@@ -9,7 +9,6 @@
 export type { Principal } from "./auth/principal";
 export type { EngineBindings } from "./bindings";
 export { audio, embeddedResource, image, resourceLink, text, toBase64 } from "./define/content";
-export type { HandlerContext } from "./define/context";
 export { type JsonSchemaInput, jsonSchema } from "./define/json-schema";
 export { definePrompt, type Prompt, type PromptContext } from "./define/prompts";
 export {
@@ -21,10 +20,11 @@ export {
   type ResourceContext,
   type ResourceListPage,
 } from "./define/resources";
-export { titledEnum } from "./define/schema";
 export { defineTool, type Tool, type ToolContext, type ToolResult, toolError } from "./define/tools";
 export { defineView, type View, type ViewCsp, type ViewDefinition, type ViewPermissions } from "./define/views";
-export { elicitForm, elicitUrl, type InputApi, listRoots, sample, samplingText } from "./input/ask";
+export type { HandlerContext } from "./handler/context";
+export { elicitForm, elicitUrl, type InputApi, listRoots, sample, samplingText } from "./handler/questions";
+export { titledEnum } from "./handler/schema";
 export { ReplayGuard } from "./input/replay-guard";
 export { LegacySession } from "./legacy/session";
 export { SubscriptionHub } from "./listen/hub";

@@ -148,6 +148,28 @@ describe("notes example: delete_note confirms through elicitation", () => {
     expect(replay.error).toEqual({ code: -32602, message: "Invalid requestState" });
   });
 
+  it("lets the user correct a malformed confirmation: the same signed state still deletes once", async () => {
+    const { notebook, ids } = await notebookWithNotes({ title: "Typo", body: "remove me" });
+    const args = { notebook_id: notebook, note_id: ids[0] };
+    const capabilities = { elicitation: {} };
+    const first = await tool("delete_note", args, capabilities);
+    const retry = (content: unknown) =>
+      send(
+        "tools/call",
+        {
+          name: "delete_note",
+          arguments: args,
+          requestState: first.requestState,
+          inputResponses: { confirm: { action: "accept", content } },
+        },
+        { capabilities },
+      ).then(readMessage);
+    expect((await retry({ delete: "yes" })).error).toMatchObject({ code: -32602 });
+    expect((await tool("get_note", args)).isError).toBeUndefined();
+    expect((await retry({ delete: true })).result?.content[0].text).toContain("Deleted note");
+    expect((await retry({ delete: true })).error).toEqual({ code: -32602, message: "Invalid requestState" });
+  });
+
   it("keeps the note when the user declines", async () => {
     const { notebook, ids } = await notebookWithNotes({ title: "Keep", body: "x" });
     const args = { notebook_id: notebook, note_id: ids[0] };

@@ -6,47 +6,14 @@
 import { ANONYMOUS, type Principal } from "../auth/principal";
 import type { EngineBindings } from "../bindings";
 import type { Config } from "../config";
+import type { Channel } from "../handler/context";
+import type { InputRunner } from "../handler/questions";
+import { cancellationCheckpoint } from "../handler/run";
 import type { HttpExchange } from "../http/exchange";
 import type { Reply } from "../http/reply";
-import type { InputRunner } from "../input/ask";
-import { createPublisher, type HandleOf, type Publisher } from "../listen/publish";
+import { createPublisher, type HandleOf } from "../listen/publish";
 import type { RequestMeta } from "../protocol/envelope";
-import {
-  type ClientCapabilities,
-  type Implementation,
-  type JsonObject,
-  type LegacyVersion,
-  LOG_LEVELS,
-  type LogLevel,
-  type RequestId,
-} from "../protocol/wire";
-
-export interface HandlerContext {
-  /** The app's bindings: the `Env` that `wrangler types` generates from wrangler.toml. */
-  env: Env;
-  /**
-   * Aborted when the client cancels: on 2026-07-28 by closing the response stream or the connection; on 2025
-   * revisions by `notifications/cancelled` (in a session only; a dropped connection is not cancellation there).
-   */
-  signal: AbortSignal;
-  principal: Principal;
-  client: { protocolVersion: string; capabilities: ClientCapabilities; info?: Implementation };
-  /** The JSON-RPC id of this request (client-chosen, so not unique across requests). */
-  requestId: RequestId;
-  /** The server's id for this HTTP request; the client sees it in the `X-Request-Id` header. Quote it in logs. */
-  traceId: string;
-  /** Reports progress when the client asked for it (`_meta.progressToken`); otherwise does nothing. */
-  progress(progress: number, total?: number, message?: string): void;
-  /**
-   * Sends a log message to a 2025 client that asked for logs at this level or below; otherwise does nothing.
-   * 2026-07-28 clients get none: logging is deprecated there and this server does not declare it.
-   */
-  log(level: LogLevel, data: unknown, logger?: string): void;
-  /** Keeps the Worker alive for background work that must finish after the response. */
-  waitUntil(promise: Promise<unknown>): void;
-  /** Tells `subscriptions/listen` streams, in every isolate, that something changed. */
-  publish: Publisher;
-}
+import { type JsonObject, type LegacyVersion, LOG_LEVELS, type LogLevel, type RequestId } from "../protocol/wire";
 
 /** Everything the engine knows about one request while it is served. */
 export interface RequestScope {
@@ -112,15 +79,13 @@ export function requestScope(exchange: HttpExchange, info: RequestInfo): Request
 }
 
 /**
- * The `ctx` a handler receives. `extras` (the round's `ask`, a task's `checkpoint`...) are merged in here, never by
- * spreading the result: a spread would read `signal` and start watching the client for every call.
+ * The channel a request's handler talks through: progress as notifications (when the client asked for them), log
+ * messages to 2025 clients that set a level, events through the hub, and the reply's cancellation signal.
  */
-export function handlerContext<X extends object = object>(scope: RequestScope, extras?: X): HandlerContext & X {
+export function requestChannel(scope: RequestScope, overrides: Partial<Pick<Channel, "progress" | "checkpoint">> = {}): Channel {
   const { meta, reply } = scope;
-  let lastProgress = -Infinity;
   return {
-    // The Worker's env object is the app's `Env`; the engine itself only reads the optional EngineBindings.
-    env: scope.env as Env,
+    env: scope.env,
     // A getter: reading the signal is what starts watching for the client going away (see Reply.signal).
     get signal() {
       return reply.signal;
@@ -130,9 +95,7 @@ export function handlerContext<X extends object = object>(scope: RequestScope, e
     requestId: scope.requestId,
     traceId: scope.traceId,
     progress(progress, total, message) {
-      // Why: progress MUST increase, so a stale or repeated value is dropped rather than sent.
-      if (meta.progressToken === undefined || !(progress > lastProgress)) return;
-      lastProgress = progress;
+      if (meta.progressToken === undefined) return;
       const params: Record<string, unknown> = { progressToken: meta.progressToken, progress };
       if (total !== undefined) params.total = total;
       if (message !== undefined) params.message = message;
@@ -152,7 +115,8 @@ export function handlerContext<X extends object = object>(scope: RequestScope, e
     },
     waitUntil: (promise) => scope.execution.waitUntil(promise),
     publish: createPublisher(scope.env.SUBSCRIPTIONS, scope.principal, scope.handleOf, scope),
-    ...(extras as X),
+    checkpoint: cancellationCheckpoint(() => reply.signal),
+    ...overrides,
   };
 }
 

@@ -3,15 +3,16 @@
  * `definePrompt`, and the `prompts/list` and `prompts/get` methods.
  */
 import type * as z from "zod/mini";
-import type { InputApi } from "../input/ask";
+import { type HandlerContext, handlerContext } from "../handler/context";
+import type { InputApi } from "../handler/questions";
+import { describeIssues, type ObjectSchema, toJsonSchema } from "../handler/schema";
 import { memoize } from "../memo";
 import { isObject } from "../protocol/envelope";
 import { invalidParams, truncate } from "../protocol/errors";
 import type { Icon, JsonObject, PromptMessage } from "../protocol/wire";
-import { type HandlerContext, handlerContext, type RequestScope } from "./context";
+import { type RequestScope, requestChannel } from "./context";
 import type { Registry } from "./registry";
 import type { Completer } from "./resources";
-import { describeIssues, type ObjectSchema, toJsonSchema } from "./schema";
 
 export type PromptContext = HandlerContext & InputApi;
 
@@ -72,7 +73,7 @@ export async function getPrompt(prompts: Registry<Prompt>, params: JsonObject, s
     parsedArgs = parsed.data;
   }
   const outcome = await scope.runWithInput({ method: "prompts/get", name, args }, params, (input) =>
-    Promise.resolve(prompt.get(parsedArgs as never, handlerContext(scope, input))),
+    Promise.resolve(prompt.get(parsedArgs as never, handlerContext(requestChannel(scope), input))),
   );
   return outcome.kind === "input_required" ? outcome.result : (outcome.value as unknown as JsonObject);
 }

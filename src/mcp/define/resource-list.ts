@@ -14,10 +14,12 @@
  * cached (`ttlMs: 0`): a client that does not listen for `list_changed` would otherwise show its own new note
  * missing for LIST_TTL_MS.
  */
+
+import { handlerContext } from "../handler/context";
 import { invalidParams } from "../protocol/errors";
 import { openCursor, PAGE_SIZE, sealCursor } from "../protocol/pagination";
 import type { JsonObject } from "../protocol/wire";
-import { handlerContext, type RequestScope } from "./context";
+import { type RequestScope, requestChannel } from "./context";
 import { NOT_CACHED, type ResourceDefinition, type ResourceIndex } from "./resources";
 
 /** Where a page starts, as sealed in the cursor. */
@@ -50,7 +52,7 @@ export async function listResources(
     first = templates.findIndex((template) => template.uriTemplate === start.t);
     cursor = start.c;
   }
-  const ctx = handlerContext(scope);
+  const ctx = handlerContext(requestChannel(scope));
   for (let at = first; at < templates.length; at++) {
     const template = templates[at]!;
     if (resources.length >= PAGE_SIZE) return finish({ t: template.uriTemplate });

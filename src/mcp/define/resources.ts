@@ -5,11 +5,11 @@
  * (`resources/list` of listing templates is in resource-list.ts).
  */
 
-import type { InputApi } from "../input/ask";
+import { type HandlerContext, handlerContext } from "../handler/context";
+import type { InputApi } from "../handler/questions";
 import { invalidParams, ResourceNotFound, truncate } from "../protocol/errors";
 import type { Annotations, CacheHint, Icon, JsonObject, ResourceContents, ResourceLink } from "../protocol/wire";
-import type { HandlerContext } from "./context";
-import { handlerContext, type RequestScope } from "./context";
+import { type RequestScope, requestChannel } from "./context";
 import { Registry } from "./registry";
 import { compileUriTemplate, type UriTemplate } from "./uri-template";
 
@@ -157,7 +157,7 @@ export class ResourceIndex {
 
     const cache = (fixed ?? match!.definition).cache ?? NOT_CACHED;
     const outcome = await scope.runWithInput({ method: "resources/read", name: uri, args: {} }, params, (input) => {
-      const ctx = handlerContext(scope, input);
+      const ctx = handlerContext(requestChannel(scope), input);
       return Promise.resolve(fixed ? fixed.read(ctx) : match!.definition.read(uri, match!.variables, ctx));
     });
     if (outcome.kind === "input_required") return outcome.result;

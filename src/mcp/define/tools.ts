@@ -3,30 +3,24 @@
  * `defineTool`, and the `tools/list` and `tools/call` methods.
  */
 import type * as z from "zod/mini";
-import { requireToolScopes } from "../auth/authenticate";
 import { illFormedTextAt, illFormedTextMessage } from "../encoding";
-import type { InputApi, RoundOutcome } from "../input/ask";
+import { type HandlerContext, handlerContext } from "../handler/context";
+import type { InputApi, RoundOutcome } from "../handler/questions";
+import { Cancelled, EndRun } from "../handler/run";
+import { describeIssues, type ObjectSchema, toJsonSchema } from "../handler/schema";
 import { describeError, type LogScope, log } from "../log";
 import { memoize } from "../memo";
 import { isObject } from "../protocol/envelope";
 import { ErrorCode, INTERNAL_ERROR_MESSAGE, invalidParams, RpcError, truncate } from "../protocol/errors";
 import type { ContentBlock, Icon, JsonObject, ToolAnnotations } from "../protocol/wire";
-import { declaresTasks, type TaskSupport, tasksRequired } from "../tasks/wire";
+import type { TaskSupport } from "../tasks/wire";
 import { text } from "./content";
-import { type HandlerContext, handlerContext, type RequestScope } from "./context";
+import { type RequestScope, requestChannel } from "./context";
 import type { JsonSchemaInput } from "./json-schema";
 import type { Registry } from "./registry";
-import { describeIssues, type ObjectSchema, toJsonSchema } from "./schema";
 import type { View } from "./views";
 
-export type ToolContext = HandlerContext &
-  InputApi & {
-    /**
-     * In a task: saves `ctx.state` and, once this run has used its time slice, ends the run; the next run starts
-     * the handler again from the top with the saved state (so resume from it). Outside a task it does nothing.
-     */
-    checkpoint(): Promise<void>;
-  };
+export type ToolContext = HandlerContext & InputApi;
 
 /** A tool's input: a zod object, or `jsonSchema({...})` (its arguments are then plain JSON). */
 export type ToolInput = ObjectSchema | JsonSchemaInput;
@@ -138,69 +132,58 @@ export function parseArguments(tool: Tool, args: JsonObject): { ok: true; data: 
   return { ok: false, message: `Invalid arguments for tool ${tool.name}: ${describeIssues(parsed.error as z.core.$ZodError)}` };
 }
 
-/** A call that becomes a task: what `startTask` (tasks/start.ts, handed in by the server: it imports this module) needs. */
-export interface TaskCall {
+/** A `tools/call` resolved to the tool it names: the arguments are an object, the caller may use the tool. */
+export interface ToolCall {
   tool: Tool;
-  /** The arguments as sent (the task parses them again when it runs) and as parsed for this run. */
+  /** The arguments exactly as sent (a task parses them again in each run). */
   args: JsonObject;
-  parsedArgs: unknown;
-  params: JsonObject;
-  scope: RequestScope;
 }
 
-export async function callTool(
-  tools: Registry<Tool>,
-  params: JsonObject,
-  scope: RequestScope,
-  startTask: (call: TaskCall) => Promise<JsonObject>,
-): Promise<JsonObject> {
+/** Reads `tools/call` params into the call, or throws -32602 (unknown tool, arguments not an object). */
+export function toolCall(tools: Registry<Tool>, params: JsonObject): ToolCall {
   const name = params.name;
   if (typeof name !== "string") throw invalidParams('Invalid params: "name" must be a string');
   const tool = tools.get(name);
   if (!tool) throw invalidParams(`Unknown tool: ${truncate(name, 128)}`);
-  requireToolScopes(scope.request, scope.config, scope.principal, tool);
   const args = params.arguments ?? {};
   if (!isObject(args)) throw invalidParams('Invalid params: "arguments" must be an object');
-  const asTask = runsAsTask(tool, scope);
-
-  // Why: argument errors are tool results, not protocol errors, so the model sees the message and can fix its call.
-  const parsed = parseArguments(tool, args);
-  if (!parsed.ok) return toolError(parsed.message) as JsonObject;
-
-  if (asTask) return startTask({ tool, args, parsedArgs: parsed.data, params, scope });
-  let outcome: RoundOutcome<ToolResult>;
-  try {
-    outcome = await scope.runWithInput({ method: "tools/call", name, args }, params, (input) =>
-      Promise.resolve(tool.handler(parsed.data as never, handlerContext(scope, { ...input, checkpoint: async () => {} }))),
-    );
-  } catch (error) {
-    if (error instanceof RpcError) throw error;
-    return crashResult(tool, error, scope);
-  }
-  if (outcome.kind === "input_required") return outcome.result;
-  return checkedResult(tool, outcome.value, scope);
+  return { tool, args };
 }
 
 /**
- * Whether this call becomes a task: the tool allows it, the Worker has the TASKS binding, and this request (on the
- * 2026-07-28 wire) declares the extension. A task-only tool refuses other clients with -32021, before it runs.
+ * One run of a tool's handler, the one path every caller takes (a request, a task's first run on the Worker, each
+ * run in its Durable Object): arguments parsed (a refusal is a tool error the model can act on), the handler run,
+ * its result checked against the output schema. A crash is a generic tool error (the detail is logged); a protocol
+ * error the handler raised (-32021...) and an `EndRun` pass through to the caller.
  */
-function runsAsTask(tool: Tool, scope: RequestScope): boolean {
-  const support = tool.taskSupport ?? "forbidden";
-  if (support === "forbidden") return false;
-  if (!scope.env.TASKS) {
-    if (support === "optional") return false;
-    log(scope, "error", "a task-only tool needs the TASKS binding", { tool: tool.name });
-    throw new RpcError(
-      ErrorCode.InternalError,
-      `Tool ${tool.name} runs only as a task, and this server has no TASKS binding`,
-      undefined,
-      500,
-    );
+export async function runTool(tool: Tool, args: JsonObject, ctx: ToolContext, scope: LogScope): Promise<JsonObject> {
+  const parsed = parseArguments(tool, args);
+  if (!parsed.ok) return toolError(parsed.message) as JsonObject;
+  let value: ToolResult;
+  try {
+    value = await tool.handler(parsed.data as never, ctx);
+  } catch (error) {
+    if (error instanceof EndRun || error instanceof RpcError) throw error;
+    return crashResult(tool, error, scope);
   }
-  if (scope.era === "stateless" && declaresTasks(scope.meta.clientCapabilities)) return true;
-  if (support === "required") throw tasksRequired();
-  return false;
+  return checkedResult(tool, value, scope);
+}
+
+/** `tools/call` answered on the request itself: questions through the era's input runner. */
+export async function callTool(call: ToolCall, params: JsonObject, scope: RequestScope): Promise<JsonObject> {
+  let outcome: RoundOutcome<JsonObject>;
+  try {
+    outcome = await scope.runWithInput({ method: "tools/call", name: call.tool.name, args: call.args }, params, (input) =>
+      runTool(call.tool, call.args, handlerContext(requestChannel(scope), input), scope),
+    );
+  } catch (error) {
+    if (error instanceof RpcError) throw error;
+    // The client went away: no one reads an answer (the reply sends none), but the method still ends with one.
+    if (error instanceof Cancelled) return toolError("Cancelled") as JsonObject;
+    // The round itself failed after the handler ran (it kept more state than a round can carry): a server bug.
+    return crashResult(call.tool, error, scope);
+  }
+  return outcome.kind === "input_required" ? outcome.result : outcome.value;
 }
 
 /** A crash inside a tool, reported to the model generically; the detail stays in the log. */

@@ -21,6 +21,11 @@ export class ReplayGuard extends DurableObject<unknown> {
     return rowsWritten > 0;
   }
 
+  /** Whether a nonce was consumed already (and has not expired): a read, which never consumes it. */
+  async used(nonce: string): Promise<boolean> {
+    return this.ctx.storage.sql.exec("SELECT 1 FROM used WHERE nonce = ?", nonce).toArray().length > 0;
+  }
+
   async alarm(): Promise<void> {
     const sql = this.ctx.storage.sql;
     sql.exec("DELETE FROM used WHERE expires_at <= ?", Date.now());

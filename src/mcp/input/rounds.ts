@@ -4,26 +4,15 @@
  * the incoming `requestState`, merges the new `inputResponses`, replays the handler, and either returns its value
  * or ends the round with an `input_required` result carrying freshly signed state.
  */
-import type * as z from "zod/mini";
 import type { RequestScope } from "../define/context";
-import { describeIssues } from "../define/schema";
-import { illFormedTextAt, illFormedTextMessage } from "../encoding";
+import { acceptAnswer, askedQuestion } from "../handler/answers";
+import { type AnswerSource, inputApi } from "../handler/ask";
+import { type InputApi, type InputKind, type InputRequest, type RoundOutcome, type RoundTarget, toWire } from "../handler/questions";
+import { EndRun } from "../handler/run";
 import { log } from "../log";
 import { isObject } from "../protocol/envelope";
 import { ErrorCode, invalidParams, RpcError } from "../protocol/errors";
 import type { JsonObject } from "../protocol/wire";
-import {
-  clientSupports,
-  type FormRequest,
-  type InputApi,
-  type InputKind,
-  type InputRequest,
-  type RoundOutcome,
-  type RoundTarget,
-  requireSupport,
-  responseSchemas,
-  toWire,
-} from "./ask";
 import { keyRing } from "./keys";
 import { canonicalJson, open, seal } from "./state-token";
 
@@ -48,8 +37,8 @@ interface PreviousRound extends StateBody {
   continued: boolean;
 }
 
-/** Thrown by `ask` to end the round; the engine catches it, handlers should not. */
-class InputRequired extends Error {}
+/** Thrown by `ask` to end the round with its questions (see handler/run.ts). */
+class InputRequired extends EndRun {}
 
 export async function runRound<T>(
   scope: RequestScope,
@@ -70,49 +59,44 @@ export async function runRound<T>(
   const previous = await verifiedState(scope, params, bindOf);
   const fresh = readResponses(params);
   const answers: JsonObject = { ...previous.answers };
-  const asked = new Set<string>();
   let pending: Record<string, InputRequest> | undefined;
-  let singleUse = false;
+  // Why a round continued from single-use state stays single use: its answers authorize a one-time action, and
+  // must not become replayable by travelling on in a later round's state.
+  let singleUse = previous.nonce !== undefined;
+  let consumed = false;
 
-  /**
-   * The answer to `key`, if the client gave one we may use. Answers carried in verified state are final. A new
-   * answer counts when the previous round asked that question, or when there was no previous round (a client may
-   * answer up front). Why the exception: single-use questions authorize one-time actions, so their answers count
-   * only together with the signed state that asked them.
-   */
-  const answerFor = (key: string, request: InputRequest, once: boolean): unknown => {
-    if (Object.hasOwn(answers, key)) return answers[key];
-    const mustHaveBeenAsked = once || previous.continued;
-    if (!Object.hasOwn(fresh, key) || (mustHaveBeenAsked && !Object.hasOwn(previous.asked, key))) return undefined;
-    const parsed = responseSchemas()[request.kind].safeParse(fresh[key]);
-    if (!parsed.success) throw invalidParams(`Invalid inputResponses: ${describeIssues(parsed.error, key)}`);
-    answers[key] = storedAnswer(key, request, parsed.data as JsonObject);
-    return answers[key];
-  };
-
-  const input: InputApi = {
-    state: Object.keys(previous.state).length ? structuredClone(previous.state) : {},
-    supports: (kind, options) => clientSupports(scope.meta.clientCapabilities, kind, options),
-    async ask(requests, options) {
-      const once = options?.singleUse === true;
-      // Fail before asking: a single-use round that nothing can consume would be replayable.
+  const source: AnswerSource = {
+    // Fail before asking: a single-use round that nothing can consume would be replayable.
+    prepare: (once) => {
       if (once) replayGuard(scope);
-      const missing: Record<string, InputRequest> = {};
-      for (const [key, request] of Object.entries(requests)) {
-        if (asked.has(key)) throw new Error(`Input key "${key}" was asked twice in one call`);
-        asked.add(key);
-        if (answerFor(key, request, once) !== undefined) continue;
-        requireSupport(scope.meta.clientCapabilities, request);
-        missing[key] = request;
-      }
-      if (Object.keys(missing).length > 0) {
-        pending = missing;
-        singleUse ||= once;
-        throw new InputRequired();
-      }
-      return Object.fromEntries(Object.entries(requests).map(([key, request]) => [key, typedAnswer(key, request, answers[key])])) as never;
+    },
+    /**
+     * Answers carried in verified state are final. A new answer counts when the previous round asked that question,
+     * or when there was no previous round (a client may answer up front). Why the exception: single-use questions
+     * authorize one-time actions, so their answers count only together with the signed state that asked them.
+     */
+    answer(key, request, once) {
+      if (Object.hasOwn(answers, key)) return answers[key] as JsonObject;
+      const mustHaveBeenAsked = once || previous.continued;
+      if (!Object.hasOwn(fresh, key) || (mustHaveBeenAsked && !Object.hasOwn(previous.asked, key))) return undefined;
+      answers[key] = acceptAnswer(key, askedQuestion(request), fresh[key]);
+      return answers[key] as JsonObject;
+    },
+    async obtain(missing, once) {
+      pending = missing;
+      singleUse ||= once;
+      throw new InputRequired();
+    },
+    // Why the single-use state is used up here, and not when it is verified: only now have its answers passed
+    // every check, so a retry with a malformed answer (-32602) leaves the state good for the corrected retry.
+    async handedOver() {
+      if (previous.nonce === undefined || consumed) return;
+      consumed = true;
+      const consumedNow = await nonceGuard(scope, previous.nonce).consume(previous.nonce, Date.now() + scope.config.state.ttlMs);
+      if (!consumedNow) throw rejectState(scope, "replay");
     },
   };
+  const input = inputApi(source, scope.meta.clientCapabilities, Object.keys(previous.state).length ? structuredClone(previous.state) : {});
 
   let value: T;
   try {
@@ -138,11 +122,10 @@ async function verifiedState(scope: RequestScope, params: JsonObject, bindOf: ()
   if (!opened.ok) throw rejectState(scope, opened.reason);
   const body = opened.body as StateBody;
   if (!isObject(body) || !isObject(body.answers) || !isObject(body.state) || !isObject(body.asked)) throw rejectState(scope, "malformed");
-  // Why: state that authorizes a one-time action (a deletion) must not work twice, even inside its expiry.
-  if (typeof body.nonce === "string") {
-    const guard = replayGuard(scope).getByName(body.nonce.slice(0, 2));
-    if (!(await guard.consume(body.nonce, Date.now() + scope.config.state.ttlMs))) throw rejectState(scope, "replay");
-  }
+  if (body.nonce !== undefined && typeof body.nonce !== "string") throw rejectState(scope, "malformed");
+  // Why a look now (the state is used up only once its answers pass, in `handedOver`): a replay of state that was
+  // used already is refused at once, whatever the handler would do first.
+  if (body.nonce !== undefined && (await nonceGuard(scope, body.nonce).used(body.nonce))) throw rejectState(scope, "replay");
   return { ...body, continued: true };
 }
 
@@ -157,6 +140,9 @@ function replayGuard(scope: RequestScope): NonNullable<RequestScope["env"]["REPL
   throw new RpcError(ErrorCode.InternalError, "Single-use input is unavailable: this server has no REPLAY_GUARD binding", undefined, 500);
 }
 
+/** The replay guard shard that holds `nonce`. */
+const nonceGuard = (scope: RequestScope, nonce: string) => replayGuard(scope).getByName(nonce.slice(0, 2));
+
 function rejectState(scope: RequestScope, reason: string): RpcError {
   log(scope, "warn", "requestState rejected", { reason });
   return invalidParams(INVALID_STATE_MESSAGE);
@@ -167,53 +153,6 @@ function readResponses(params: JsonObject): JsonObject {
   if (responses === undefined) return {};
   if (!isObject(responses)) throw invalidParams("Invalid params: inputResponses must be an object");
   return responses;
-}
-
-/**
- * The part of a fresh answer that the next round's state carries: only what the question defines. A form keeps its
- * action and, when accepted, the values of its own fields, once its schema accepts them (so a bad answer is refused
- * in the round it arrives); a URL answer keeps its action; sampling and roots answers keep the spec's fields.
- * Why: the state travels back and forth, and fields nobody reads would let a client grow it past STATE_MAX_BYTES.
- * Form values are kept as sent, not as parsed: `typedAnswer` parses them again in the round that returns them.
- */
-function storedAnswer(key: string, request: InputRequest, answer: JsonObject): JsonObject {
-  switch (request.kind) {
-    case "form": {
-      if (answer.action !== "accept") return { action: answer.action };
-      const content = (answer.content ?? {}) as JsonObject;
-      formContent(key, request, content);
-      return { action: "accept", content: pick(content, Object.keys(request.schema.shape)) };
-    }
-    case "url":
-      return { action: answer.action };
-    case "sampling":
-      return pick(answer, ["role", "content", "model", "stopReason"]);
-    case "roots":
-      return { roots: (answer.roots as JsonObject[]).map((root) => pick(root, ["uri", "name"])) };
-  }
-}
-
-function pick(object: JsonObject, names: readonly string[]): JsonObject {
-  return Object.fromEntries(names.filter((name) => object[name] !== undefined).map((name) => [name, object[name]]));
-}
-
-/** Shapes a stored answer for the handler; accepted form content is checked against the form's own schema. */
-export function typedAnswer(key: string, request: InputRequest, answer: unknown): unknown {
-  // Why: an answer is handed to the handler, which may store it, and may travel in signed state; text that is not
-  // well-formed would not survive either as sent.
-  const illFormed = illFormedTextAt(answer, key);
-  if (illFormed !== undefined) throw invalidParams(`Invalid inputResponses: ${illFormedTextMessage(illFormed)}`);
-  if (request.kind !== "form") return answer;
-  const { action, content } = answer as { action: string; content?: unknown };
-  if (action !== "accept") return { action };
-  return { action, content: formContent(key, request, content ?? {}) };
-}
-
-/** Accepted form content parsed by the form's own schema; content it refuses is -32602. */
-function formContent(key: string, request: FormRequest, content: unknown): unknown {
-  const parsed = request.schema.safeParse(content);
-  if (!parsed.success) throw invalidParams(`Invalid inputResponses: ${describeIssues(parsed.error as z.core.$ZodError, `${key}.content`)}`);
-  return parsed.data;
 }
 
 async function inputRequired(

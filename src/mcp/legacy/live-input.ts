@@ -6,8 +6,9 @@
  * Without a session (or without the capability) there is no one to ask, and `ask` reports the missing capability.
  */
 import type { RequestScope } from "../define/context";
-import { clientSupports, type InputApi, type InputRequest, type InputRunner, requireSupport, responseSchemas, toWire } from "../input/ask";
-import { typedAnswer } from "../input/rounds";
+import { acceptAnswer, askedQuestion } from "../handler/answers";
+import { type AnswerSource, inputApi } from "../handler/ask";
+import { type InputRequest, type InputRunner, toWire } from "../handler/questions";
 import { isObject } from "../protocol/envelope";
 import type { JsonObject } from "../protocol/wire";
 import type { LegacySession, SessionState } from "./session";
@@ -21,22 +22,20 @@ export interface LiveSession {
 
 export function liveInputRunner(scope: RequestScope, session: LiveSession | undefined): InputRunner {
   return async (_target, _params, handler) => {
-    const capabilities = session?.state.capabilities ?? {};
-    const input: InputApi = {
-      state: {},
-      supports: (kind, options) => clientSupports(capabilities, kind, options),
-      async ask(requests) {
-        // Without a session there is no one to ask: `capabilities` is then empty, and every question is refused.
-        for (const request of Object.values(requests)) requireSupport(capabilities, request);
+    // Without a session there is no one to ask: no capabilities, so every question is refused (-32021).
+    const source: AnswerSource = {
+      answer: () => undefined,
+      async obtain(missing) {
         const entries = await Promise.all(
-          Object.entries(requests).map(async ([key, request]) => [
+          Object.entries(missing).map(async ([key, request]) => [
             key,
-            typedAnswer(key, request, await askClient(scope, session!, request)),
+            acceptAnswer(key, askedQuestion(request), await askClient(scope, session!, request)),
           ]),
         );
         return Object.fromEntries(entries);
       },
     };
+    const input = inputApi(source, session?.state.capabilities ?? {}, {});
     return { kind: "complete", value: await handler(input), retried: false };
   };
 }
@@ -64,9 +63,7 @@ async function askClient(scope: RequestScope, session: LiveSession, request: Inp
     if (request.kind === "form" || request.kind === "url") return { action: "cancel" };
     throw new Error(`The client answered ${wire.method} with an error`);
   }
-  const parsed = responseSchemas()[request.kind].safeParse(response.result);
-  if (!parsed.success) throw new Error(`The client's answer to ${wire.method} is malformed`);
-  return parsed.data;
+  return response.result;
 }
 
 /** 2025 revisions: forms carry no `mode` (it arrived with URL mode), and URL mode needs an `elicitationId`. */

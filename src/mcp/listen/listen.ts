@@ -9,7 +9,7 @@
  */
 import * as z from "zod/mini";
 import type { RequestScope } from "../define/context";
-import { describeIssues } from "../define/schema";
+import { describeIssues } from "../handler/schema";
 import { callerKey } from "../http/rate-limit";
 import { SseStream } from "../http/sse";
 import { lazy } from "../memo";

@@ -3,11 +3,12 @@
  * `completion/complete`: suggestions for a prompt argument or a resource-template variable.
  */
 import * as z from "zod/mini";
-import { handlerContext, type RequestScope } from "../define/context";
+import { type RequestScope, requestChannel } from "../define/context";
 import type { Prompt } from "../define/prompts";
 import type { Registry } from "../define/registry";
 import type { Completer, ResourceIndex } from "../define/resources";
-import { describeIssues } from "../define/schema";
+import { handlerContext } from "../handler/context";
+import { describeIssues } from "../handler/schema";
 import { lazy } from "../memo";
 import { invalidParams, truncate } from "./errors";
 import type { JsonObject } from "./wire";
@@ -45,6 +46,8 @@ export async function complete(
     completers = template.complete;
   }
   const completer = completers && Object.hasOwn(completers, argument.name) ? completers[argument.name] : undefined;
-  const values = completer ? await completer(argument.value, { arguments: context?.arguments ?? {}, ctx: handlerContext(scope) }) : [];
+  const values = completer
+    ? await completer(argument.value, { arguments: context?.arguments ?? {}, ctx: handlerContext(requestChannel(scope)) })
+    : [];
   return { completion: { values: values.slice(0, MAX_VALUES), total: values.length, hasMore: values.length > MAX_VALUES } };
 }

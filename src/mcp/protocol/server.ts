@@ -4,14 +4,14 @@
  * methods served on the 2026-07-28 path.
  */
 
-import { permits } from "../auth/authenticate";
+import { permits, requireToolScopes } from "../auth/authenticate";
 import type { EngineBindings } from "../bindings";
 import type { RequestScope } from "../define/context";
 import { describePrompt, getPrompt, type Prompt } from "../define/prompts";
 import { Registry } from "../define/registry";
 import { listResources } from "../define/resource-list";
 import { type Resource, type ResourceDefinition, ResourceIndex } from "../define/resources";
-import { callTool, checkToolNames, describeTool, type TaskCall, type Tool } from "../define/tools";
+import { callTool, checkToolNames, describeTool, type Tool, toolCall } from "../define/tools";
 import { isView, toolViewMeta, UI_EXTENSION, type View, viewsOffered } from "../define/views";
 import { type HeaderBinding, headerBindings } from "../http/param-headers";
 import type { ListenSupport } from "../listen/listen";
@@ -21,7 +21,7 @@ import { memoize } from "../memo";
 // startup (median import cost, 11 interleaved runs); these modules define functions only, so importing them costs
 // nothing measurable.
 import { serveTaskMethod } from "../tasks/methods";
-import { startTask } from "../tasks/start";
+import { runsAsTask, startTask } from "../tasks/start";
 import { TASK_METHODS, TASKS_EXTENSION } from "../tasks/wire";
 import { complete } from "./completion";
 import { methodNotFound } from "./errors";
@@ -202,8 +202,12 @@ export class McpServer {
         "tools/list",
         this.differsForViews(listTools, (result) => this.withViewMeta(result)),
       );
-      const startTaskHere = (call: TaskCall) => startTask(this.info.name, call);
-      methods.set("tools/call", (params, scope) => callTool(this.tools, params, scope, startTaskHere));
+      methods.set("tools/call", async (params, scope) => {
+        const call = toolCall(this.tools, params);
+        requireToolScopes(scope.request, scope.config, scope.principal, call.tool);
+        // A long-running tool runs as a task for a client that can take one; every other call is answered here.
+        return runsAsTask(call.tool, scope) ? startTask(this.info.name, call, params, scope) : callTool(call, params, scope);
+      });
     }
     if (this.hasTaskTools) {
       for (const name of TASK_METHODS) methods.set(name, (params, scope) => serveTaskMethod(name, params, scope));

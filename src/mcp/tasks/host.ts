@@ -9,12 +9,12 @@
  * `wrangler dev`) is run again, from the handler's last checkpoint, when that alarm fires.
  */
 import type { EngineBindings } from "../bindings";
-import { describeIssues } from "../define/schema";
 import { jsonBytes } from "../encoding";
-import { responseSchemas } from "../input/ask";
+import { acceptAnswer } from "../handler/answers";
 import { publishTaskStatus } from "../listen/publish";
 import { describeError, log } from "../log";
-import { ErrorCode } from "../protocol/errors";
+import { isObject } from "../protocol/envelope";
+import { ErrorCode, RpcError } from "../protocol/errors";
 import type { JsonObject } from "../protocol/wire";
 import { detailedTask, type TaskInit, type TaskRecord, taskFields } from "./record";
 import type { UpdateOutcome } from "./rpc";
@@ -71,10 +71,14 @@ export class TaskHost {
     for (const [key, answer] of Object.entries(responses)) {
       const question = record.pending[key];
       if (!question) continue;
-      // A malformed answer is refused whole (-32602), before anything is kept.
-      const parsed = responseSchemas()[question.kind].safeParse(answer);
-      if (!parsed.success) return { kind: "invalid", message: `Invalid inputResponses: ${describeIssues(parsed.error, key)}` };
-      answers[key] = parsed.data;
+      // The one answer check (handler/answers.ts), against the form the client was shown. A malformed answer is
+      // refused whole (-32602) before anything is kept: the task keeps waiting with its question.
+      try {
+        answers[key] = acceptAnswer(key, { kind: question.kind, requestedSchema: requestedSchemaOf(question.request) }, answer);
+      } catch (error) {
+        if (error instanceof RpcError) return { kind: "invalid", message: error.message };
+        throw error;
+      }
     }
     if (Object.keys(answers).length === 0) return { kind: "ok" };
     for (const key of Object.keys(answers)) delete record.pending[key];
@@ -98,7 +102,9 @@ export class TaskHost {
     const record = await this.owned(principal);
     if (!record) return false;
     if (TERMINAL.includes(record.status)) return true;
-    this.finish(record, { status: "cancelled", statusMessage: "Cancelled by the client" });
+    // The handler's last report stays visible: how far it got before the cancellation.
+    const last = record.statusMessage ? ` (last reported: ${record.statusMessage})` : "";
+    this.finish(record, { status: "cancelled", statusMessage: `Cancelled by the client${last}` });
     this.run?.abort(new DOMException("The task was cancelled", "AbortError"));
     await this.state.storage.setAlarm(expiry(record));
     return true;
@@ -138,8 +144,14 @@ export class TaskHost {
     } finally {
       this.run = undefined;
     }
-    // Cancelled or deleted while it ran: what the run produced is dropped.
     const current = this.load();
+    // Cancelled while it ran: the task stays cancelled, and what the handler said when it stopped (how far it got)
+    // becomes its statusMessage. Deleted while it ran: nothing is kept.
+    if (current?.status === "cancelled" && outcome.kind === "cancelled" && outcome.report) {
+      this.save({ ...current, statusMessage: `Cancelled by the client: ${outcome.report}`, lastUpdatedAt: Date.now() });
+      this.announce(this.load()!);
+      return;
+    }
     if (current?.status !== "working") return;
     switch (outcome.kind) {
       case "completed":
@@ -148,8 +160,22 @@ export class TaskHost {
       case "failed":
         this.finish(current, { status: "failed", error: outcome.error, statusMessage: `Failed: ${outcome.error.message}` });
         break;
-      case "input_required":
-        this.finish(current, { status: "input_required", pending: outcome.pending, state: outcome.state });
+      case "input_required": {
+        // Kept answers the handler's own schema refused are dropped, and their questions asked again.
+        const refused = Object.entries(outcome.refused);
+        for (const [key] of refused) delete current.answers[key];
+        const why = refused.map(([, message]) => message).join("; ");
+        this.finish(current, {
+          status: "input_required",
+          pending: outcome.pending,
+          state: outcome.state,
+          ...(why && { statusMessage: `${why}: answer again` }),
+        });
+        break;
+      }
+      case "cancelled":
+        // Cancelled without tasks/cancel (the run's own signal): nothing to keep but the cancellation.
+        this.finish(current, { status: "cancelled", statusMessage: "Cancelled" });
         break;
       case "yield":
         // The next slice runs at once, from the state just saved.
@@ -270,4 +296,10 @@ function duration(ms: number): string {
   const seconds = Math.round(ms / 1000);
   const [count, unit] = seconds % 60 === 0 ? [seconds / 60, "minute"] : [seconds, "second"];
   return `${count} ${unit}${count === 1 ? "" : "s"}`;
+}
+
+/** The `requestedSchema` of a form question, as the task stored its wire form (`elicitation/create` params). */
+function requestedSchemaOf(request: JsonObject): JsonObject | undefined {
+  const params = request.params;
+  return isObject(params) && isObject(params.requestedSchema) ? params.requestedSchema : undefined;
 }

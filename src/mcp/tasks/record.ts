@@ -4,7 +4,7 @@
  */
 
 import type { Principal } from "../auth/principal";
-import type { InputKind } from "../input/ask";
+import type { InputKind } from "../handler/questions";
 import type { ClientCapabilities, Implementation, JsonObject, RequestId } from "../protocol/wire";
 import type { TaskStatus } from "./wire";
 

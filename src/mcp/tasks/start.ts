@@ -7,48 +7,81 @@
  * the answers and `ctx.state` gathered so far. A handler that returns before calling `ctx.progress()` was quick:
  * its result is answered at once, and no task is created (the spec allows either).
  */
-import { handlerContext } from "../define/context";
-import { checkedResult, crashResult, type TaskCall, type ToolResult, toolError } from "../define/tools";
-import type { InputApi, RoundOutcome } from "../input/ask";
+import type { RequestScope } from "../define/context";
+import { requestChannel } from "../define/context";
+import { runTool, type Tool, type ToolCall } from "../define/tools";
+import { handlerContext } from "../handler/context";
+import type { InputApi } from "../handler/questions";
+import { EndRun } from "../handler/run";
 import { keyRing } from "../input/keys";
-import { RpcError } from "../protocol/errors";
+import { log } from "../log";
+import { ErrorCode, RpcError } from "../protocol/errors";
 import type { JsonObject } from "../protocol/wire";
 import { newTaskId } from "./ids";
 import { quotaName } from "./quota";
 import { TASK_SETTINGS } from "./settings";
+import { declaresTasks, tasksRequired } from "./wire";
 
-/** Thrown by `ctx.progress()` here: the work starts, and moves to the task. */
-class HandOver extends Error {}
+/**
+ * Whether this call becomes a task: the tool allows it, the Worker has the TASKS binding, and this request (on the
+ * 2026-07-28 wire) declares the extension. A task-only tool refuses other clients with -32021, before it runs.
+ */
+export function runsAsTask(tool: Tool, scope: RequestScope): boolean {
+  const support = tool.taskSupport ?? "forbidden";
+  if (support === "forbidden") return false;
+  if (!scope.env.TASKS) {
+    if (support === "optional") return false;
+    log(scope, "error", "a task-only tool needs the TASKS binding", { tool: tool.name });
+    throw new RpcError(
+      ErrorCode.InternalError,
+      `Tool ${tool.name} runs only as a task, and this server has no TASKS binding`,
+      undefined,
+      500,
+    );
+  }
+  if (scope.era === "stateless" && declaresTasks(scope.meta.clientCapabilities)) return true;
+  if (support === "required") throw tasksRequired();
+  return false;
+}
+
+/** Thrown by the first `ctx.progress()` (or `ctx.checkpoint()`) here: the work starts, and moves to the task. */
+class HandOver extends EndRun {}
 
 /** Runs the call up to its first `ctx.progress()`, then creates the task; `server` names the server that runs it. */
-export async function startTask(server: string, { tool, args, parsedArgs, params, scope }: TaskCall): Promise<JsonObject> {
+export async function startTask(server: string, { tool, args }: ToolCall, params: JsonObject, scope: RequestScope): Promise<JsonObject> {
   let handedOver = false;
-  const answers: JsonObject = {};
-  let input: InputApi | undefined;
-  const handOver = () => {
+  const handOver = (): never => {
     handedOver = true;
     throw new HandOver();
   };
-  let outcome: RoundOutcome<ToolResult> | undefined;
+  const channel = requestChannel(scope, { progress: handOver, checkpoint: async () => handOver() });
+  // The answers the handler got are what the task starts with (it asks the same questions again, from the top).
+  const answers: JsonObject = {};
+  let input: InputApi | undefined;
+  let outcome: Awaited<ReturnType<RequestScope["runWithInput"]>> | undefined;
   try {
     outcome = await scope.runWithInput({ method: "tools/call", name: tool.name, args }, params, (roundInput) => {
       input = roundInput;
-      // The answers the handler got are what the task starts with (it asks the same questions again, from the top).
-      const ask: InputApi["ask"] = async (requests, options) => {
-        const got = await roundInput.ask(requests, options);
-        Object.assign(answers, got);
-        return got;
+      const recording: InputApi = {
+        get state() {
+          return roundInput.state;
+        },
+        set state(value) {
+          roundInput.state = value;
+        },
+        supports: (kind, options) => roundInput.supports(kind, options),
+        async ask(requests, options) {
+          const got = await roundInput.ask(requests, options);
+          Object.assign(answers, got);
+          return got;
+        },
       };
-      const context = handlerContext(scope, { ...roundInput, ask, progress: handOver, checkpoint: async () => handOver() });
-      return Promise.resolve(tool.handler(parsedArgs as never, context));
+      return runTool(tool, args, handlerContext(channel, recording), scope);
     });
   } catch (error) {
-    if (!handedOver) {
-      if (error instanceof RpcError) throw error;
-      return crashResult(tool, error, scope);
-    }
+    if (!handedOver) throw error;
   }
-  if (!handedOver && outcome) return outcome.kind === "input_required" ? outcome.result : checkedResult(tool, outcome.value, scope);
+  if (!handedOver && outcome) return outcome.kind === "input_required" ? outcome.result : (outcome.value as JsonObject);
 
   const taskId = await newTaskId(await keyRing(scope.config));
   const tasks = scope.env.TASKS!;
@@ -56,7 +89,10 @@ export async function startTask(server: string, { tool, args, parsedArgs, params
   const quota = quotaName(scope);
   const limit = TASK_SETTINGS.maxActivePerCaller;
   if (!(await tasks.getByName(quota).admit(taskId, Date.now() + TASK_SETTINGS.ttlMs, limit))) {
-    return toolError(`Too many tasks in progress (at most ${limit} per caller): wait for one to finish, or cancel one`) as JsonObject;
+    return {
+      content: [{ type: "text", text: `Too many tasks in progress (at most ${limit} per caller): wait for one to finish, or cancel one` }],
+      isError: true,
+    };
   }
   // Resolves once the object has stored the task: a tasks/get from any isolate finds it (spec: durably created).
   const task = await tasks.getByName(taskId).create({
@@ -75,14 +111,10 @@ export async function startTask(server: string, { tool, args, parsedArgs, params
     client: { protocolVersion: scope.meta.protocolVersion, capabilities: scope.meta.clientCapabilities, info: scope.meta.clientInfo },
     requestId: scope.requestId,
     traceId: scope.traceId,
-    answers: rawAnswers(answers),
+    // Typed answers back to their wire form: a form's answer is `{ action, content }` either way.
+    answers: JSON.parse(JSON.stringify(answers)) as JsonObject,
     state: input?.state ?? {},
     inputTimeoutMs: scope.config.tasks.inputTimeoutMs,
   });
   return { resultType: "task", ...(task as JsonObject) };
-}
-
-/** Typed answers back to their wire form: a form's answer is `{ action, content }` either way. */
-function rawAnswers(answers: JsonObject): JsonObject {
-  return JSON.parse(JSON.stringify(answers)) as JsonObject;
 }

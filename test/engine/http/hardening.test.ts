@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { defineTool, text, validateServer } from "../../../src/mcp";
 import { parseConfig } from "../../../src/mcp/config";
-import { toJsonSchema } from "../../../src/mcp/define/schema";
+import { toJsonSchema } from "../../../src/mcp/handler/schema";
 import { headerBindings } from "../../../src/mcp/http/param-headers";
 import { counted, runs } from "../../helpers/fixture";
 import { fixture, readMessage, send, testServer } from "../../helpers/rpc";

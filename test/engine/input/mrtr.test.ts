@@ -384,4 +384,31 @@ describe("multi round-trip requests", () => {
     const replayed = await readMessage(await fixture.send("tools/call", retry, { capabilities: ALL }));
     expect(replayed.error).toEqual({ code: -32602, message: "Invalid requestState" });
   });
+
+  it("leaves single-use state good after a malformed answer: -32602, then the corrected retry runs once, and a replay is refused", async () => {
+    const capabilities = { elicitation: { form: {} } };
+    const first = await fixture.call("tools/call", { name: "ask", arguments: { kind: "form", once: true } }, { capabilities });
+    expect(first.resultType).toBe("input_required");
+    const retry = (content: unknown) =>
+      fixture
+        .send(
+          "tools/call",
+          {
+            name: "ask",
+            arguments: { kind: "form", once: true },
+            requestState: first.requestState,
+            inputResponses: { answer: { action: "accept", content } },
+          },
+          { capabilities },
+        )
+        .then(readMessage);
+    for (const malformed of [{ ok: "yes" }, { ok: 1 }, {}]) {
+      expect((await retry(malformed)).error, JSON.stringify(malformed)).toMatchObject({
+        code: -32602,
+        message: expect.stringMatching(/^Invalid inputResponses: answer\.content/),
+      });
+    }
+    expect((await retry({ ok: true })).result?.content).toEqual([{ type: "text", text: "form: accept ok=true" }]);
+    expect((await retry({ ok: true })).error).toEqual({ code: -32602, message: "Invalid requestState" });
+  });
 });

@@ -91,7 +91,53 @@ export const taskTools = [
       return { content: [text(`counted to ${args.to} in ${runs} run(s)`)] };
     },
   }),
+  defineTool({
+    name: "choose_in_task",
+    description: "Asks inside its task whether to apply, and how (an enum), as the example's retag does.",
+    input: z.strictObject({}),
+    taskSupport: "optional",
+    async handler(_args, ctx) {
+      ctx.progress(0, 1, "Scanned");
+      const { apply } = await ctx.ask({
+        apply: elicitForm("Apply?", z.object({ apply: z.boolean(), mode: z.enum(["add", "replace"]) })),
+      });
+      return { content: [text(apply.action === "accept" ? `apply=${apply.content.apply} mode=${apply.content.mode}` : "kept")] };
+    },
+  }),
+  defineTool({
+    name: "hashtag_in_task",
+    description: "Asks inside its task for a tag that must start with #: a check the form's wire schema cannot say.",
+    input: z.strictObject({}),
+    taskSupport: "optional",
+    async handler(_args, ctx) {
+      ctx.progress(0, 1, "Asking");
+      const tagForm = z.object({ tag: z.string().check(z.refine((tag) => tag.startsWith("#"), "must start with #")) });
+      const { tag } = await ctx.ask({ tag: elicitForm("Which tag?", tagForm) });
+      return { content: [text(tag.action === "accept" ? `tag ${tag.content.tag}` : "no tag")] };
+    },
+  }),
+  defineTool({
+    name: "writer_task",
+    description: "Writes `steps` records, checking in before each write; `report` makes it return how far it got when cancelled.",
+    input: z.strictObject({ steps: z.int(), report: z.optional(z.boolean()) }),
+    taskSupport: "optional",
+    async handler(args, ctx) {
+      ctx.progress(0, args.steps, "Starting");
+      for (let step = 0; step < args.steps; step++) {
+        if (args.report && ctx.signal.aborted) return toolError(`stopped after ${step} writes`);
+        // The safe pattern: check in (a cancelled run ends here) before each write.
+        if (!args.report) await ctx.checkpoint();
+        writes.push(ctx.requestId);
+        ctx.progress(step + 1, args.steps, `Wrote ${step + 1} of ${args.steps}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return { content: [text(`wrote ${args.steps}`)] };
+    },
+  }),
 ];
+
+/** What `writer_task` wrote, one entry per write (the request id that created the task): tasks run in this isolate. */
+export const writes: (string | number)[] = [];
 
 /** `vars` override settings for this server only (for example a short TASK_INPUT_TIMEOUT_SECONDS). */
 export function tasksServer(name = "tasks-test", vars: Record<string, string> = {}) {

@@ -10,11 +10,11 @@
  * between rounds in `ctx.state`.
  */
 import * as z from "zod/mini";
-import { type ObjectSchema, toElicitationSchema } from "../define/schema";
 import { lazy } from "../memo";
 import { isObject } from "../protocol/envelope";
 import { ErrorCode, RpcError } from "../protocol/errors";
 import type { ClientCapabilities, JsonObject } from "../protocol/wire";
+import { type ObjectSchema, toElicitationSchema } from "./schema";
 
 export type InputKind = "form" | "url" | "sampling" | "roots";
 

@@ -1,0 +1,63 @@
+/**
+ * @module ask
+ * The one ask loop behind `ctx.ask()`, whichever path runs the handler. A handler asks for questions by key and
+ * gets typed answers back; where the answers come from is the path's `AnswerSource`:
+ *
+ *   - a 2026-07-28 multi round-trip request (`input/rounds.ts`): answers in the verified `requestState` or in this
+ *     retry's `inputResponses`; missing ones end the round with `input_required`;
+ *   - a task run (`tasks/run.ts`): answers the task received with `tasks/update`; missing ones end the run, and
+ *     the task waits in `input_required`;
+ *   - a 2025 session (`legacy/live-input.ts`): missing answers are asked as server-to-client requests, and the
+ *     handler waits for them in place.
+ *
+ * The loop is the same for all three: each key once per call, never asking what the client did not declare
+ * (-32021), every answer checked by `answers.ts` and parsed by the form's own schema before the handler sees it,
+ * and only then told to the source (which consumes single-use state: validate, then consume).
+ */
+import type { ClientCapabilities, JsonObject } from "../protocol/wire";
+import { typedAnswer } from "./answers";
+import { clientSupports, type InputApi, type InputRequest, requireSupport } from "./questions";
+
+export interface AnswerSource {
+  /** Before asking: a single-use question needs the replay guard, and fails here, before it is asked, without one. */
+  prepare?(singleUse: boolean): void;
+  /** The kept answer to `key` this run may use (checked by `acceptAnswer` already), or undefined. */
+  answer(key: string, request: InputRequest, singleUse: boolean): JsonObject | undefined;
+  /**
+   * Gets the answers to the questions still missing: returns them, kept (2025: asked and awaited), or ends the run
+   * with them as questions (`EndRun`; multi round-trip requests and tasks).
+   */
+  obtain(missing: Record<string, InputRequest>, singleUse: boolean): Promise<Record<string, JsonObject>>;
+  /** Every answer of one `ask` passed its checks and is about to reach the handler. */
+  handedOver?(): Promise<void>;
+}
+
+/** The `ask`, `state` and `supports` of a handler's context, over one source of answers. */
+export function inputApi(source: AnswerSource, capabilities: ClientCapabilities, state: JsonObject): InputApi {
+  const asked = new Set<string>();
+  return {
+    state,
+    supports: (kind, options) => clientSupports(capabilities, kind, options),
+    async ask(requests, options) {
+      const once = options?.singleUse === true;
+      source.prepare?.(once);
+      const kept: Record<string, JsonObject> = {};
+      const missing: Record<string, InputRequest> = {};
+      for (const [key, request] of Object.entries(requests)) {
+        if (asked.has(key)) throw new Error(`Input key "${key}" was asked twice in one call`);
+        asked.add(key);
+        const answer = source.answer(key, request, once);
+        if (answer !== undefined) kept[key] = answer;
+        else {
+          // The server MUST NOT ask what the client did not declare: -32021, before anything is asked.
+          requireSupport(capabilities, request);
+          missing[key] = request;
+        }
+      }
+      if (Object.keys(missing).length > 0) Object.assign(kept, await source.obtain(missing, once));
+      const answers = Object.fromEntries(Object.entries(requests).map(([key, request]) => [key, typedAnswer(key, request, kept[key]!)]));
+      await source.handedOver?.();
+      return answers as never;
+    },
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * @module context
+ * The one `ctx` every tool, resource and prompt handler receives, whichever path runs it: a request on either era
+ * or a task's run in its Durable Object. The path hands in a `Channel` (where progress, log messages and events go,
+ * and which signal tells of cancellation) and the handler's input API; the handler cannot tell which path it is on.
+ */
+import type { Principal } from "../auth/principal";
+import type { ClientCapabilities, Implementation, LogLevel, RequestId } from "../protocol/wire";
+import type { InputApi } from "./questions";
+
+/** Who may hear about a resource: the principal whose data it is (the default), or everyone. */
+export type Audience = "caller" | "everyone";
+
+/** Tells `subscriptions/listen` streams, in every isolate, that something changed (see `listen/publish.ts`). */
+export interface Publisher {
+  toolsListChanged(): Promise<void>;
+  promptsListChanged(): Promise<void>;
+  resourcesListChanged(audience?: Audience): Promise<void>;
+  resourceUpdated(uri: string, audience?: Audience): Promise<void>;
+}
+
+/** What the handler's client declared, as the request (or, in a task, the request that created it) said. */
+export interface ClientView {
+  protocolVersion: string;
+  capabilities: ClientCapabilities;
+  info?: Implementation;
+}
+
+export interface HandlerContext {
+  /** The app's bindings: the `Env` that `wrangler types` generates from wrangler.toml. */
+  env: Env;
+  /**
+   * Aborted when the run is cancelled: on 2026-07-28 when the client closes the response stream or the connection;
+   * on 2025 revisions by `notifications/cancelled` (in a session; a dropped connection is not cancellation there);
+   * in a task by `tasks/cancel`. Check it (or call `ctx.checkpoint()`) before each write.
+   */
+  signal: AbortSignal;
+  principal: Principal;
+  client: ClientView;
+  /** The JSON-RPC id of this request (client-chosen, so not unique across requests). */
+  requestId: RequestId;
+  /** The server's id for this HTTP request; the client sees it in the `X-Request-Id` header. Quote it in logs. */
+  traceId: string;
+  /**
+   * Reports progress: a notification when the client asked for it (`_meta.progressToken`), a task's
+   * `statusMessage` in a task. Values must increase; a stale or repeated one is dropped.
+   */
+  progress(progress: number, total?: number, message?: string): void;
+  /**
+   * Sends a log message to a 2025 client that asked for logs at this level or below; otherwise does nothing.
+   * 2026-07-28 clients get none: logging is deprecated there and this server does not declare it.
+   */
+  log(level: LogLevel, data: unknown, logger?: string): void;
+  /** Keeps the Worker alive for background work that must finish after the response. */
+  waitUntil(promise: Promise<unknown>): void;
+  /** Tells `subscriptions/listen` streams, in every isolate, that something changed. */
+  publish: Publisher;
+  /**
+   * Ends the run at once when it was cancelled (throws; let it pass). In a task it also saves `ctx.state` and, once
+   * the run has used its time slice, ends the run: the next run starts the handler again from the top with the
+   * saved state. Elsewhere, only the cancellation check.
+   */
+  checkpoint(): Promise<void>;
+}
+
+/** Everything a handler's context is made of, as its path provides it. */
+export interface Channel {
+  env: object;
+  principal: Principal;
+  client: ClientView;
+  requestId: RequestId;
+  traceId: string;
+  /** The run's cancellation signal; a getter on a request, where reading it starts watching the client. */
+  readonly signal: AbortSignal;
+  /** Where progress goes once it passed the guard (increasing values only). */
+  progress(progress: number, total?: number, message?: string): void;
+  log(level: LogLevel, data: unknown, logger?: string): void;
+  publish: Publisher;
+  waitUntil(promise: Promise<unknown>): void;
+  checkpoint(): Promise<void>;
+}
+
+/** The input API of a callback that cannot ask (completion, listing): asking there is a programming error. */
+const NO_INPUT: InputApi = {
+  state: {},
+  supports: () => false,
+  ask: () => Promise.reject(new Error("ctx.ask is only available to tool, prompt and resource read handlers")),
+};
+
+/** The `ctx` of a handler: the channel, its input API, and the one progress guard. */
+export function handlerContext(channel: Channel, input: InputApi = NO_INPUT): HandlerContext & InputApi {
+  let lastProgress = -Infinity;
+  return {
+    // The Worker's env object is the app's `Env`; the engine itself only reads the optional bindings it knows.
+    env: channel.env as Env,
+    // A getter, never a copied value: on a request, reading the signal is what starts watching the client.
+    get signal() {
+      return channel.signal;
+    },
+    principal: channel.principal,
+    client: channel.client,
+    requestId: channel.requestId,
+    traceId: channel.traceId,
+    progress(progress, total, message) {
+      // Why: progress MUST increase, so a stale or repeated value is dropped rather than sent.
+      if (!(progress > lastProgress)) return;
+      lastProgress = progress;
+      channel.progress(progress, total, message);
+    },
+    log: (level, data, logger) => channel.log(level, data, logger),
+    waitUntil: (promise) => channel.waitUntil(promise),
+    publish: channel.publish,
+    checkpoint: () => channel.checkpoint(),
+    ask: (requests, options) => input.ask(requests, options),
+    get state() {
+      return input.state;
+    },
+    set state(value) {
+      input.state = value;
+    },
+    supports: (kind, options) => input.supports(kind, options),
+  };
+}
