@@ -7,15 +7,23 @@
  *
  *   /.well-known/oauth-authorization-server       RFC 8414 metadata (the provider)
  *   /.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata (the provider; the engine serves none here)
- *   /register  /token                             DCR, code and refresh exchange, revocation (the provider, rate limited)
+ *   /register                                     DCR (the provider, rate limited; every member bounded first)
+ *   /token                                        code and refresh exchange, revocation (the provider, rate limited)
  *   /authorize  /oauth/callback                   consent and third-party login (login.ts)
  *   /mcp                                          the engine, with a verified token only
  */
-import { type OAuthHelpers, OAuthProvider, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
+import {
+  type ClientRegistrationCallbackOptions,
+  type ClientRegistrationCallbackResult,
+  type OAuthHelpers,
+  OAuthProvider,
+  type OAuthProviderOptions,
+} from "@cloudflare/workers-oauth-provider";
 import type { EngineBindings } from "../../bindings";
 import type { AuthServerSettings, Config } from "../../config";
 import type { McpServer } from "../../protocol/server";
 import { advertisedScopes } from "../authenticate";
+import { checkClientMetadata, checkRegistrationSize } from "./client-limits";
 import { handleLogin } from "./login";
 import { checkOAuthRateLimit } from "./rate-limit";
 
@@ -57,6 +65,20 @@ export async function serveAuthorizationServer(
   return provider.fetch(forwarded, env as ProviderEnv, execution);
 }
 
+/**
+ * Every registration is held to the bounds of client-limits.ts. Why this hook: the provider calls it after parsing
+ * the body and before storing anything, and answers its refusal as RFC 7591 §3.2.2 says (400 with the code).
+ */
+async function boundRegistration({
+  clientMetadata,
+  request,
+}: ClientRegistrationCallbackOptions): Promise<ClientRegistrationCallbackResult | undefined> {
+  // Members first, so the refusal names the one that is too long. The provider has read this body already (its own
+  // cap is 1 MiB), so reading the copy costs no more than that.
+  const refusal = checkClientMetadata(clientMetadata) ?? checkRegistrationSize((await request.arrayBuffer()).byteLength);
+  return refusal && { code: refusal.code, description: refusal.description, status: 400 };
+}
+
 /** Deletes expired grants and their tokens (the scheduled handler); clients expire in KV by themselves. */
 export async function purgeExpiredGrants(env: EngineBindings, engine: EngineRouter, config: Config): Promise<{ grantsPurged: number }> {
   // The resource URL plays no part in purging (it only reads and deletes KV records), but the options require one.
@@ -86,6 +108,7 @@ function providerOptions(origin: string, engine: EngineRouter, settings: AuthSer
     authorizeEndpoint: "/authorize",
     tokenEndpoint: "/token",
     clientRegistrationEndpoint: "/register",
+    clientRegistrationCallback: boundRegistration,
     accessTokenTTL: settings.accessTokenSeconds,
     refreshTokenTTL: settings.refreshTokenSeconds,
     // Why: claude.ai registers a new client at every connect; unused ones are deleted instead of piling up.
