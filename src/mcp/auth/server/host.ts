@@ -39,7 +39,8 @@ const ROOT_RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
 
 /** Most origins one isolate keeps a provider for (a Worker has one or two: workers.dev and a custom domain). */
 const MAX_ORIGINS = 4;
-const providers = new Map<string, OAuthProvider<ProviderEnv>>();
+/** Per engine (its tools give the scopes and the consent page's name), then per origin. */
+const providers = new WeakMap<EngineRouter, Map<string, OAuthProvider<ProviderEnv>>>();
 
 /** Serves one request in authorization-server mode. */
 export async function serveAuthorizationServer(
@@ -60,8 +61,10 @@ export async function serveAuthorizationServer(
   const forwarded =
     url.pathname === ROOT_RESOURCE_METADATA ? new Request(new URL(`${ROOT_RESOURCE_METADATA}/mcp`, origin), request) : request;
   // One provider per origin (its resource URL is `<origin>/mcp`), kept for the few origins a Worker answers on.
-  const provider = providers.get(origin) ?? new OAuthProvider(providerOptions(origin, engine, settings));
-  if (!providers.has(origin) && providers.size < MAX_ORIGINS) providers.set(origin, provider);
+  const origins = providers.get(engine) ?? new Map<string, OAuthProvider<ProviderEnv>>();
+  if (!providers.has(engine)) providers.set(engine, origins);
+  const provider = origins.get(origin) ?? new OAuthProvider(providerOptions(origin, engine, settings));
+  if (!origins.has(origin) && origins.size < MAX_ORIGINS) origins.set(origin, provider);
   return provider.fetch(forwarded, env as ProviderEnv, execution);
 }
 
