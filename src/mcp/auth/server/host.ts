@@ -8,13 +8,15 @@
  *   /.well-known/oauth-authorization-server       RFC 8414 metadata (the provider)
  *   /.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata (the provider; the engine serves none here)
  *   /register                                     DCR (the provider, rate limited; every member bounded first)
- *   /token                                        code and refresh exchange, revocation (the provider, rate limited)
+ *   /token                                        code and refresh exchange, revocation (the provider, rate limited;
+ *                                                 its clients checked first)
  *   /authorize  /oauth/callback                   consent and third-party login (login.ts)
  *   /mcp                                          the engine, with a verified token only
  */
 import {
   type ClientRegistrationCallbackOptions,
   type ClientRegistrationCallbackResult,
+  getOAuthApi,
   type OAuthHelpers,
   OAuthProvider,
   type OAuthProviderOptions,
@@ -26,6 +28,7 @@ import { advertisedScopes } from "../authenticate";
 import { checkClientMetadata, checkRegistrationSize } from "./client-limits";
 import { handleLogin } from "./login";
 import { checkOAuthRateLimit } from "./rate-limit";
+import { serveToken } from "./token-endpoint";
 
 /** What the host needs of the engine: its declarations (name, scopes) and its router for everything else. */
 export interface EngineRouter {
@@ -36,11 +39,16 @@ export interface EngineRouter {
 type ProviderEnv = EngineBindings & { OAUTH_PROVIDER: OAuthHelpers };
 
 const ROOT_RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
+const TOKEN_PATH = "/token";
 
 /** Most origins one isolate keeps a provider for (a Worker has one or two: workers.dev and a custom domain). */
 const MAX_ORIGINS = 4;
+interface OriginProvider {
+  provider: OAuthProvider<ProviderEnv>;
+  options: OAuthProviderOptions<ProviderEnv>;
+}
 /** Per engine (its tools give the scopes and the consent page's name), then per origin. */
-const providers = new WeakMap<EngineRouter, Map<string, OAuthProvider<ProviderEnv>>>();
+const providers = new WeakMap<EngineRouter, Map<string, OriginProvider>>();
 
 /** Serves one request in authorization-server mode. */
 export async function serveAuthorizationServer(
@@ -61,11 +69,20 @@ export async function serveAuthorizationServer(
   const forwarded =
     url.pathname === ROOT_RESOURCE_METADATA ? new Request(new URL(`${ROOT_RESOURCE_METADATA}/mcp`, origin), request) : request;
   // One provider per origin (its resource URL is `<origin>/mcp`), kept for the few origins a Worker answers on.
-  const origins = providers.get(engine) ?? new Map<string, OAuthProvider<ProviderEnv>>();
+  const origins = providers.get(engine) ?? new Map<string, OriginProvider>();
   if (!providers.has(engine)) providers.set(engine, origins);
-  const provider = origins.get(origin) ?? new OAuthProvider(providerOptions(origin, engine, settings));
-  if (!origins.has(origin) && origins.size < MAX_ORIGINS) origins.set(origin, provider);
+  const { provider, options } = origins.get(origin) ?? originProvider(origin, engine, settings);
+  if (!origins.has(origin) && origins.size < MAX_ORIGINS) origins.set(origin, { provider, options });
+  if (url.pathname === TOKEN_PATH && request.method === "POST") {
+    const helpers = () => getOAuthApi(options, env as ProviderEnv);
+    return serveToken(request, env, execution, { provider, helpers });
+  }
   return provider.fetch(forwarded, env as ProviderEnv, execution);
+}
+
+function originProvider(origin: string, engine: EngineRouter, settings: AuthServerSettings): OriginProvider {
+  const options = providerOptions(origin, engine, settings);
+  return { provider: new OAuthProvider(options), options };
 }
 
 /**
@@ -109,7 +126,7 @@ function providerOptions(origin: string, engine: EngineRouter, settings: AuthSer
         handleLogin(request as Request, (env as ProviderEnv).OAUTH_PROVIDER, context, (next) => engine.fetch(next, env, execution)),
     },
     authorizeEndpoint: "/authorize",
-    tokenEndpoint: "/token",
+    tokenEndpoint: TOKEN_PATH,
     clientRegistrationEndpoint: "/register",
     clientRegistrationCallback: boundRegistration,
     accessTokenTTL: settings.accessTokenSeconds,
