@@ -325,15 +325,32 @@ describe("refusals, each with its RFC error code", () => {
     expect(other.body.error).toBe("invalid_target");
   });
 
-  it("refuses a reused refresh token once its successor is in use (invalid_grant)", async () => {
+  it("revokes the grant when a superseded refresh token is used again: the newest refresh and access tokens stop too", async () => {
     const clientId = await registerClient();
     const { code, verifier } = await loginForCode(clientId);
     const first = await exchange(clientId, code, verifier);
-    const second = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: first.body.refresh_token! });
-    const third = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: second.body.refresh_token! });
-    expect(third.status).toBe(200);
-    const reused = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: first.body.refresh_token! });
+    const refresh = (refreshToken: string) => token({ grant_type: "refresh_token", client_id: clientId, refresh_token: refreshToken });
+    const second = await refresh(first.body.refresh_token!);
+    expect(second.status).toBe(200);
+    // The provider would honour the previous token once more (and rotate again); here a second use is a theft signal.
+    const reused = await refresh(first.body.refresh_token!);
     expect(reused).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+    expect(reused.body.error_description).toContain("already used");
+    expect(await refresh(second.body.refresh_token!)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+    expect((await mcpAs(second.body.access_token!)).status).toBe(401);
+  });
+
+  it("revokes the grant when a refresh token two rotations old is used again", async () => {
+    const clientId = await registerClient();
+    const { code, verifier } = await loginForCode(clientId);
+    const first = await exchange(clientId, code, verifier);
+    const refresh = (refreshToken: string) => token({ grant_type: "refresh_token", client_id: clientId, refresh_token: refreshToken });
+    const second = await refresh(first.body.refresh_token!);
+    const third = await refresh(second.body.refresh_token!);
+    expect(third.status).toBe(200);
+    expect(await refresh(first.body.refresh_token!)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+    expect(await refresh(third.body.refresh_token!)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+    expect((await mcpAs(third.body.access_token!)).status).toBe(401);
   });
 
   it("refuses a reused authorization code (invalid_grant) and revokes the grant it made", async () => {

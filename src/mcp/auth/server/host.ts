@@ -9,7 +9,7 @@
  *   /.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata (the provider; the engine serves none here)
  *   /register                                     DCR (the provider, rate limited; every member bounded first)
  *   /token                                        code and refresh exchange, revocation (the provider, rate limited;
- *                                                 its clients checked first)
+ *                                                 its clients checked and reused refresh tokens refused first)
  *   /authorize  /oauth/callback                   consent and third-party login (login.ts)
  *   /mcp                                          the engine, with a verified token only
  */
@@ -75,7 +75,7 @@ export async function serveAuthorizationServer(
   if (!origins.has(origin) && origins.size < MAX_ORIGINS) origins.set(origin, { provider, options });
   if (url.pathname === TOKEN_PATH && request.method === "POST") {
     const helpers = () => getOAuthApi(options, env as ProviderEnv);
-    return serveToken(request, env, execution, { provider, helpers });
+    return serveToken(request, env, execution, { provider, helpers, settings });
   }
   return provider.fetch(forwarded, env as ProviderEnv, execution);
 }

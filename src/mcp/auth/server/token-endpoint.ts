@@ -1,13 +1,16 @@
 /**
  * @module token-endpoint
  * POST /token around the provider. Before it: the form is read once, bounded (the provider reads a body of any
- * size), and the clients it names are checked before the provider looks them up (a client ID metadata document is
- * a fetch, public-host.ts). The provider gets the same request, body included.
+ * size), the clients it names are checked before the provider looks them up (a client ID metadata document is a
+ * fetch, public-host.ts), and a refresh token that was already redeemed revokes its grant (refresh-reuse.ts). After
+ * it: a refresh it honoured is remembered. The provider gets the same request, body included.
  */
 import { CimdFetchError, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { EngineBindings } from "../../bindings";
+import type { AuthServerSettings } from "../../config";
 import { readAtMost } from "../../http/body";
 import { clientIdProblem, isMetadataDocumentUrl, jwksUriProblem } from "./public-host";
+import { grantOf, markRedeemed, wasRedeemed } from "./refresh-reuse";
 import { clientIdsOf } from "./token-client";
 
 /** The largest token request read, in bytes: real ones are under 1 KiB; a client assertion may be 16 KiB. */
@@ -15,8 +18,9 @@ export const MAX_TOKEN_REQUEST_BYTES = 65_536;
 
 export interface TokenEndpoint {
   provider: { fetch(request: Request, env: EngineBindings, execution: ExecutionContext): Promise<Response> };
-  /** The provider's helpers, made only on the path that needs them (a client's key set). */
+  /** The provider's helpers, made only on the paths that need them (a reused refresh token, a client's key set). */
   helpers: () => OAuthHelpers;
+  settings: AuthServerSettings;
 }
 
 export async function serveToken(
@@ -35,7 +39,17 @@ export async function serveToken(
     const basic = /^\s*basic\b/i.test(authorization ?? "") ? { "www-authenticate": 'Basic realm="token"' } : undefined;
     return tokenError(request, 401, "invalid_client", unsafeClient, basic);
   }
-  return endpoint.provider.fetch(new Request(request, { body: bytes }), env, execution);
+  const kv = env.OAUTH_KV!;
+  const refreshToken = form.get("grant_type") === "refresh_token" ? form.get("refresh_token") : null;
+  if (refreshToken && (await wasRedeemed(kv, refreshToken))) {
+    // A redeemed token is only ever recorded after the provider honoured it, so its user and grant are genuine.
+    const grant = grantOf(refreshToken);
+    if (grant) await endpoint.helpers().revokeGrant(grant.grantId, grant.userId);
+    return tokenError(request, 400, "invalid_grant", "this refresh token was already used, so its grant is revoked: sign in again");
+  }
+  const response = await endpoint.provider.fetch(new Request(request, { body: bytes }), env, execution);
+  if (refreshToken && response.status === 200) await markRedeemed(kv, refreshToken, endpoint.settings.refreshTokenSeconds);
+  return response;
 }
 
 /** Why a client the request names must not be looked up (or its key set fetched), or `undefined`. */
