@@ -23,6 +23,7 @@ import { checkClientMetadata, type MetadataRefusal, metadataOf } from "./client-
 import { consentPage, errorPage, pageHeaders } from "./consent-page";
 import { clientIdProblem, isMetadataDocumentUrl, jwksUriProblem } from "./public-host";
 import { finishLogin, loginOrigin, loginUrl, newSecrets, type UpstreamIdentity, type UpstreamSecrets } from "./upstream";
+import { opaqueUserId } from "./user-id";
 
 export const CALLBACK_PATH = "/oauth/callback";
 
@@ -129,7 +130,8 @@ async function finishUpstream(request: Request, helpers: OAuthHelpers, context: 
   }
   const { redirectTo } = await helpers.completeAuthorization({
     request: authRequest,
-    userId: identity.id,
+    // Opaque: the provider writes it into the code and tokens, which travel in URLs (user-id.ts).
+    userId: await opaqueUserId(identity.id, context.settings),
     metadata: { name: identity.name },
     scope: authRequest.scope,
     // Encrypted by the provider with a key only the token holder can unwrap; the engine reads it as ctx.principal.
