@@ -147,7 +147,7 @@ describe("client metadata documents on this machine or its network", () => {
     const long = `https://client.example.com/${"p".repeat(2_048)}`;
     const page = await call(authorizePath(long));
     expect(page.status).toBe(400);
-    expect(await page.text()).toContain(`client_id is ${long.length} characters (UTF-16 units); at most 2048 are accepted`);
+    expect(await page.text()).toContain(`client_id: ${long.length} characters (UTF-16 units), at most 2048`);
     const token = await call("/token", formPost({ grant_type: "refresh_token", refresh_token: "a:b:c", client_id: long }));
     expect(token.status).toBe(401);
     expect(fetched).toEqual([]);
@@ -169,7 +169,7 @@ describe("client metadata documents are held to the bounds of a registration", (
     expect(response.status).toBe(400);
     const page = await response.text();
     expect(page).toContain("invalid_client_metadata");
-    expect(page).toContain("client_name is 201 characters (UTF-16 units); at most 200 are accepted");
+    expect(page).toContain("client_name: 201 characters (UTF-16 units), at most 200");
   });
 
   it("refuses a document with more than 10 redirect URIs (invalid_redirect_uri)", async () => {
@@ -177,7 +177,7 @@ describe("client metadata documents are held to the bounds of a registration", (
     stubFetch({ [DOCUMENT_URL]: document({ redirect_uris: [REDIRECT_URI, ...uris] }) });
     const page = await (await call(authorizePath(DOCUMENT_URL))).text();
     expect(page).toContain("invalid_redirect_uri");
-    expect(page).toContain("redirect_uris has 12 entries; at most 10 are accepted");
+    expect(page).toContain("redirect_uris: 12 entries, at most 10");
   });
 
   it("refuses, at /authorize, a document whose jwks_uri is local", async () => {

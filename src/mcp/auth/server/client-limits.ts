@@ -20,38 +20,30 @@ const MAX_LANGUAGE_TAG_LENGTH = 35;
 /** Language-tagged variants in all (`client_name#de`, `tos_uri#fr`, ...). */
 const MAX_LANGUAGE_VARIANTS = 10;
 
-interface TextLimit {
-  kind: "text";
+/** A member's bounds: its longest value (UTF-16 units) and, for an array of strings, its most entries. */
+interface Limit {
   maxLength: number;
+  maxEntries?: number;
 }
-interface ListLimit {
-  kind: "list";
-  maxCount: number;
-  maxLength: number;
-}
-type Limit = TextLimit | ListLimit;
-
-const text = (maxLength: number): TextLimit => ({ kind: "text", maxLength });
-const list = (maxCount: number, maxLength: number): ListLimit => ({ kind: "list", maxCount, maxLength });
 
 /** The members the provider stores or acts on, and their bounds. */
-export const CLIENT_METADATA_LIMITS: Readonly<Record<string, Limit>> = {
-  client_name: text(200),
-  redirect_uris: list(10, MAX_URI_LENGTH),
-  client_uri: text(MAX_URI_LENGTH),
-  logo_uri: text(MAX_URI_LENGTH),
-  policy_uri: text(MAX_URI_LENGTH),
-  tos_uri: text(MAX_URI_LENGTH),
-  jwks_uri: text(MAX_URI_LENGTH),
-  contacts: list(10, 320),
-  scope: text(1_024),
-  grant_types: list(10, 128),
-  response_types: list(10, 128),
-  token_endpoint_auth_method: text(128),
-  token_endpoint_auth_methods_supported: list(10, 128),
-  software_id: text(256),
-  software_version: text(128),
-};
+export const CLIENT_METADATA_LIMITS: ReadonlyMap<string, Limit> = new Map([
+  ["client_name", { maxLength: 200 }],
+  ["redirect_uris", { maxLength: MAX_URI_LENGTH, maxEntries: 10 }],
+  ["client_uri", { maxLength: MAX_URI_LENGTH }],
+  ["logo_uri", { maxLength: MAX_URI_LENGTH }],
+  ["policy_uri", { maxLength: MAX_URI_LENGTH }],
+  ["tos_uri", { maxLength: MAX_URI_LENGTH }],
+  ["jwks_uri", { maxLength: MAX_URI_LENGTH }],
+  ["contacts", { maxLength: 320, maxEntries: 10 }],
+  ["scope", { maxLength: 1_024 }],
+  ["grant_types", { maxLength: 128, maxEntries: 10 }],
+  ["response_types", { maxLength: 128, maxEntries: 10 }],
+  ["token_endpoint_auth_method", { maxLength: 128 }],
+  ["token_endpoint_auth_methods_supported", { maxLength: 128, maxEntries: 10 }],
+  ["software_id", { maxLength: 256 }],
+  ["software_version", { maxLength: 128 }],
+]);
 
 /** The members that may carry language-tagged variants (RFC 7591 §2.2). */
 const TAGGABLE = new Set(["client_name", "client_uri", "logo_uri", "policy_uri", "tos_uri"]);
@@ -62,69 +54,55 @@ export interface MetadataRefusal {
   description: string;
 }
 
-const refuse = (member: string, description: string): MetadataRefusal => ({
-  code: member === "redirect_uris" ? "invalid_redirect_uri" : "invalid_client_metadata",
-  description,
-});
+/** How every limit is reported: what is over, its size in its unit, and the limit. */
+export const over = (what: string, size: number, unit: string, max: number) => `${what}: ${size} ${unit}, at most ${max}`;
 
-/** The first member of `metadata` (RFC 7591 names) that is over its limit or of the wrong type; `undefined` if none. */
+/**
+ * The first member of `metadata` (RFC 7591 names) that is over its limit or of the wrong type; `undefined` if none.
+ * Language-tagged variants (`client_name#de`) are stored by the provider too, so their number and tags count.
+ */
 export function checkClientMetadata(metadata: Record<string, unknown>): MetadataRefusal | undefined {
-  for (const [member, limit] of Object.entries(CLIENT_METADATA_LIMITS)) {
-    if (!Object.hasOwn(metadata, member) || metadata[member] === undefined) continue;
-    const refusal = checkMember(member, metadata[member], limit);
-    if (refusal) return refusal;
+  let variants = 0;
+  for (const [member, value] of Object.entries(metadata)) {
+    const hash = member.indexOf("#");
+    const base = hash > 0 ? member.slice(0, hash) : member;
+    const limit = CLIENT_METADATA_LIMITS.get(base);
+    if (!limit || value === undefined || (hash > 0 && !TAGGABLE.has(base))) continue;
+    const problem = hash > 0 ? variantProblem(base, member.slice(hash + 1), value, limit, ++variants) : valueProblem(member, value, limit);
+    if (problem) return { code: base === "redirect_uris" ? "invalid_redirect_uri" : "invalid_client_metadata", description: problem };
   }
-  return checkLanguageVariants(metadata);
+  return undefined;
 }
 
-/** The registration body's own size, before any member is looked at. */
+/** The registration body's own size, once every member is within its limit. */
 export function checkRegistrationSize(bytes: number): MetadataRefusal | undefined {
   if (bytes <= MAX_REGISTRATION_BYTES) return undefined;
-  return refuse("body", `the registration is ${bytes} bytes; at most ${MAX_REGISTRATION_BYTES} bytes are accepted`);
+  return { code: "invalid_client_metadata", description: over("the registration", bytes, "bytes", MAX_REGISTRATION_BYTES) };
 }
 
-function checkMember(member: string, value: unknown, limit: Limit): MetadataRefusal | undefined {
-  if (limit.kind === "text") return checkText(member, value, limit.maxLength);
+function variantProblem(base: string, tag: string, value: unknown, limit: Limit, count: number): string | undefined {
+  if (count > MAX_LANGUAGE_VARIANTS) return `language-tagged members: more than ${MAX_LANGUAGE_VARIANTS}`;
+  if (tag.length > MAX_LANGUAGE_TAG_LENGTH)
+    return over(`the language tag of ${base}#...`, tag.length, "characters", MAX_LANGUAGE_TAG_LENGTH);
+  return valueProblem(`${base}#${tag}`, value, limit);
+}
+
+function valueProblem(member: string, value: unknown, limit: Limit): string | undefined {
   // Why the type is checked here too: the provider ignores some members (scope, software_id), and a bound on a
   // length means nothing for a value that is not a string.
-  if (!Array.isArray(value)) return refuse(member, `${member} must be an array of strings`);
-  if (value.length > limit.maxCount) {
-    return refuse(member, `${member} has ${value.length} entries; at most ${limit.maxCount} are accepted`);
-  }
+  if (limit.maxEntries === undefined) return textProblem(member, value, limit.maxLength);
+  if (!Array.isArray(value)) return `${member} must be an array of strings`;
+  if (value.length > limit.maxEntries) return over(member, value.length, "entries", limit.maxEntries);
   for (const entry of value) {
-    const refusal = checkText(`an entry of ${member}`, entry, limit.maxLength);
-    if (refusal) return refuse(member, refusal.description);
+    const problem = textProblem(`an entry of ${member}`, entry, limit.maxLength);
+    if (problem) return problem;
   }
   return undefined;
 }
 
-function checkText(member: string, value: unknown, maxLength: number): MetadataRefusal | undefined {
-  if (typeof value !== "string") return refuse(member, `${member} must be a string`);
-  if (value.length <= maxLength) return undefined;
-  return refuse(member, `${member} is ${value.length} characters (UTF-16 units); at most ${maxLength} are accepted`);
-}
-
-/** `client_name#de` and the like: the provider stores every one, so their number and their tags are bounded too. */
-function checkLanguageVariants(metadata: Record<string, unknown>): MetadataRefusal | undefined {
-  let variants = 0;
-  for (const member of Object.keys(metadata)) {
-    const hash = member.indexOf("#");
-    if (hash <= 0 || !TAGGABLE.has(member.slice(0, hash))) continue;
-    const base = member.slice(0, hash);
-    if (++variants > MAX_LANGUAGE_VARIANTS) {
-      return refuse(
-        member,
-        `more than ${MAX_LANGUAGE_VARIANTS} language-tagged members (such as ${base}#en); at most ${MAX_LANGUAGE_VARIANTS} are accepted`,
-      );
-    }
-    const tag = member.slice(hash + 1);
-    if (tag.length > MAX_LANGUAGE_TAG_LENGTH) {
-      return refuse(member, `the language tag of ${base}#... is ${tag.length} characters; at most ${MAX_LANGUAGE_TAG_LENGTH} are accepted`);
-    }
-    const refusal = checkMember(`${base}#${tag}`, metadata[member], CLIENT_METADATA_LIMITS[base]!);
-    if (refusal) return refusal;
-  }
-  return undefined;
+function textProblem(member: string, value: unknown, maxLength: number): string | undefined {
+  if (typeof value !== "string") return `${member} must be a string`;
+  return value.length > maxLength ? over(member, value.length, "characters (UTF-16 units)", maxLength) : undefined;
 }
 
 /**

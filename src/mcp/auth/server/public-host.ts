@@ -14,7 +14,7 @@
  * DNS points at a private address, or a document that redirects to one, is not caught here: the runtime flag and
  * Cloudflare's network stop those in production.
  */
-import { MAX_URI_LENGTH } from "./client-limits";
+import { MAX_URI_LENGTH, over } from "./client-limits";
 
 /**
  * Loopback names (RFC 6761 `localhost`, and the `localdomain` of many hosts files) and private-network ones: mDNS
@@ -44,9 +44,7 @@ export function isMetadataDocumentUrl(clientId: string): boolean {
  * in every grant); an https one must name a public domain, since the provider would fetch it.
  */
 export function clientIdProblem(clientId: string): string | undefined {
-  if (clientId.length > MAX_URI_LENGTH) {
-    return `client_id is ${clientId.length} characters (UTF-16 units); at most ${MAX_URI_LENGTH} are accepted`;
-  }
+  if (clientId.length > MAX_URI_LENGTH) return over("client_id", clientId.length, "characters (UTF-16 units)", MAX_URI_LENGTH);
   if (!isMetadataDocumentUrl(clientId)) return undefined;
   const problem = hostProblem(new URL(clientId));
   return problem && `client_id names ${problem}: a client ID metadata document must be published on a public domain`;
