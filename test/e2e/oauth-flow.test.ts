@@ -288,6 +288,39 @@ describe("the official client through registration, PKCE, login, consent and a t
   });
 });
 
+describe("the user id in codes and tokens", () => {
+  const CAROL = { sub: "carol-sub-7f3e9a", name: "Carol" };
+  /** Case-sensitive and five characters or more, so a random token cannot contain one by chance. */
+  const readable = ["carol", "sub-7f3e9a", "oidc-", encodeURIComponent(CAROL.sub)];
+
+  /** A login, code exchange and refresh: every code and token the provider issues on the way. */
+  async function issued(clientId: string): Promise<string[]> {
+    const { code, verifier } = await loginForCode(clientId);
+    const tokens = await exchange(clientId, code, verifier);
+    const refreshed = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: tokens.body.refresh_token! });
+    expect(refreshed.status).toBe(200);
+    return [code, tokens.body.access_token!, tokens.body.refresh_token!, refreshed.body.access_token!, refreshed.body.refresh_token!];
+  }
+
+  it("puts no part of the upstream user id in any authorization code, access token or refresh token", async () => {
+    upstream.signInAs(CAROL);
+    for (const value of await issued(await registerClient())) {
+      for (const part of readable) expect(value).not.toContain(part);
+    }
+  });
+
+  it("names the person by the same opaque id at every login, and another person by another", async () => {
+    const userOf = (value: string) => value.split(":")[0]!;
+    upstream.signInAs(CAROL);
+    const first = (await issued(await registerClient())).map(userOf);
+    const again = (await issued(await registerClient())).map(userOf);
+    expect(new Set([...first, ...again]).size).toBe(1);
+    expect(first[0]).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    upstream.signInAs(BOB);
+    expect(userOf((await issued(await registerClient()))[0]!)).not.toBe(first[0]);
+  });
+});
+
 describe("refusals, each with its RFC error code", () => {
   it("refuses a redirect URI that is not exactly the registered one, on the page and without redirecting", async () => {
     const clientId = await registerClient();
@@ -325,15 +358,32 @@ describe("refusals, each with its RFC error code", () => {
     expect(other.body.error).toBe("invalid_target");
   });
 
-  it("refuses a reused refresh token once its successor is in use (invalid_grant)", async () => {
+  it("revokes the grant when a superseded refresh token is used again: the newest refresh and access tokens stop too", async () => {
     const clientId = await registerClient();
     const { code, verifier } = await loginForCode(clientId);
     const first = await exchange(clientId, code, verifier);
-    const second = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: first.body.refresh_token! });
-    const third = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: second.body.refresh_token! });
-    expect(third.status).toBe(200);
-    const reused = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: first.body.refresh_token! });
+    const refresh = (refreshToken: string) => token({ grant_type: "refresh_token", client_id: clientId, refresh_token: refreshToken });
+    const second = await refresh(first.body.refresh_token!);
+    expect(second.status).toBe(200);
+    // The provider would honour the previous token once more (and rotate again); here a second use is a theft signal.
+    const reused = await refresh(first.body.refresh_token!);
     expect(reused).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+    expect(reused.body.error_description).toContain("already used");
+    expect(await refresh(second.body.refresh_token!)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+    expect((await mcpAs(second.body.access_token!)).status).toBe(401);
+  });
+
+  it("revokes the grant when a refresh token two rotations old is used again", async () => {
+    const clientId = await registerClient();
+    const { code, verifier } = await loginForCode(clientId);
+    const first = await exchange(clientId, code, verifier);
+    const refresh = (refreshToken: string) => token({ grant_type: "refresh_token", client_id: clientId, refresh_token: refreshToken });
+    const second = await refresh(first.body.refresh_token!);
+    const third = await refresh(second.body.refresh_token!);
+    expect(third.status).toBe(200);
+    expect(await refresh(first.body.refresh_token!)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+    expect(await refresh(third.body.refresh_token!)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+    expect((await mcpAs(third.body.access_token!)).status).toBe(401);
   });
 
   it("refuses a reused authorization code (invalid_grant) and revokes the grant it made", async () => {

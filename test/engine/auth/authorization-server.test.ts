@@ -5,11 +5,12 @@
  */
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMcpWorker } from "../../../src/mcp";
 import { parseConfig } from "../../../src/mcp/config";
 import { createRouter } from "../../../src/mcp/http/router";
 import { McpServer } from "../../../src/mcp/protocol/server";
+import { authorizePath, authServer, jsonPost, REDIRECT_URI, stubFetch } from "../../helpers/auth-server";
 import { adminOnly, FIXTURE } from "../../helpers/fixture";
 import { readMessage, rpc } from "../../helpers/rpc";
 
@@ -166,5 +167,40 @@ describe("the OAuth endpoints and storage", () => {
       const response = await worker.fetch(new Request(`http://localhost:8787${path}`), env as unknown as Env, createExecutionContext());
       expect(response.status, path).toBe(404);
     }
+  });
+});
+
+describe("the consent page and the authorization server metadata", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /** The consent page a newly registered client sees on its first authorization request. */
+  async function consentPageOf(call: ReturnType<typeof authServer>): Promise<string> {
+    stubFetch();
+    const registration = { client_name: "Client", redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: "none" };
+    const { client_id } = (await (await call("/register", jsonPost(registration))).json()) as { client_id: string };
+    const page = await call(authorizePath(client_id));
+    expect(page.status).toBe(200);
+    return page.text();
+  }
+
+  it("speaks of no scopes when the server's tools declare none: the app gets every tool", async () => {
+    const page = await consentPageOf(authServer(FIXTURE));
+    expect(page).not.toMatch(/scope/i);
+    expect(page).toContain("the app can then use every tool of this server as you");
+  });
+
+  it("offers the tools' scopes, ticked, and says that scopes left out hide tools, when the server has some", async () => {
+    const page = await consentPageOf(authServer(definition));
+    expect(page).toContain('name="scope" value="notes:admin" checked');
+    expect(page).toContain("tools whose scopes you leave out stay hidden from this app");
+  });
+
+  it('lists "none" among token_endpoint_auth_methods_supported: Claude uses metadata documents only then', async () => {
+    const response = await authServer()("/.well-known/oauth-authorization-server");
+    const metadata = (await response.json()) as Record<string, unknown>;
+    expect(metadata.token_endpoint_auth_methods_supported).toContain("none");
+    expect(metadata.client_id_metadata_document_supported).toBe(true);
   });
 });

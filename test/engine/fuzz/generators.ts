@@ -471,3 +471,70 @@ export const shortOf = (handle: string) =>
     const prefix = handle.slice(0, cut);
     return slash && !prefix.endsWith("/") ? `${prefix}/` : prefix;
   });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Dynamic client registration (RFC 7591): valid registrations spoiled by members over their limits or of odd types
+// ---------------------------------------------------------------------------------------------------------------
+
+export const REGISTRATION_REDIRECT = "http://127.0.0.1:9/cb";
+/** A registration the server accepts, for the spoilers below to push over a limit. */
+export const validRegistration = { client_name: "Fuzz", redirect_uris: [REGISTRATION_REDIRECT], token_endpoint_auth_method: "none" };
+
+/** More than `limit` UTF-16 units (up to `spread` more) of one character of any storage class (an astral one is two). */
+const unitsOver = (limit: number, spread = 5_000) =>
+  fc
+    .tuple(fc.integer({ min: limit + 1, max: limit + spread }), wideChar)
+    .map(([units, char]) => char.repeat(Math.ceil(units / char.length)));
+/** More than `limit` entries, each made by `entry`. */
+const entriesOver = (limit: number, entry: (index: number) => string, max = 500) =>
+  fc.integer({ min: limit + 1, max }).map((count) => Array.from({ length: count }, (_, index) => entry(index)));
+/** Values of a type no member has: for string members and for arrays of strings alike. */
+const oddValue = fc.oneof(
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.dictionary(printable, fc.integer(), { maxKeys: 3 }),
+  fc.array(fc.oneof(fc.integer(), fc.constant(null), fc.array(fc.integer(), { maxLength: 2 })), { minLength: 1, maxLength: 4 }),
+);
+const URI_MEMBERS = ["client_uri", "logo_uri", "policy_uri", "tos_uri", "jwks_uri"];
+const TEXT_MEMBERS: [string, number][] = [
+  ["client_name", 200],
+  ["scope", 1_024],
+  ["software_id", 256],
+  ["software_version", 128],
+  ...URI_MEMBERS.map((member): [string, number] => [member, 2_048]),
+];
+const LIST_MEMBERS: [string, string][] = [
+  ["grant_types", "authorization_code"],
+  ["response_types", "code"],
+  ["contacts", "dev@app.example"],
+  ["token_endpoint_auth_methods_supported", "none"],
+];
+
+/** One way to spoil a registration: the members to set on it. */
+const spoiler: fc.Arbitrary<[string, unknown][]> = fc.oneof(
+  fc.constantFrom(...TEXT_MEMBERS).chain(([member, limit]) => unitsOver(limit).map((value): [string, unknown][] => [[member, value]])),
+  entriesOver(10, (index) => `${REGISTRATION_REDIRECT}/${index}`, 2_000).map((uris): [string, unknown][] => [["redirect_uris", uris]]),
+  unitsOver(2_048).map((tail): [string, unknown][] => [["redirect_uris", [`${REGISTRATION_REDIRECT}/${tail}`]]]),
+  fc
+    .constantFrom(...LIST_MEMBERS)
+    .chain(([member, entry]) => entriesOver(10, () => entry).map((list): [string, unknown][] => [[member, list]])),
+  unitsOver(320).map((contact): [string, unknown][] => [["contacts", [contact]]]),
+  // Language-tagged variants: too many, a tag too long, or a value too long.
+  fc
+    .integer({ min: 11, max: 200 })
+    .map((count) => Array.from({ length: count }, (_, index): [string, unknown] => [`client_name#x-${index}`, "Name"])),
+  unitsOver(35, 500).map((tag): [string, unknown][] => [[`client_name#${tag}`, "Name"]]),
+  unitsOver(200).map((name): [string, unknown][] => [["client_name#de", name]]),
+  // A body over 16 KiB in members the provider does not store (which only the body cap bounds).
+  fc.integer({ min: 16_385, max: 200_000 }).map((length): [string, unknown][] => [["software_statement", "s".repeat(length)]]),
+  fc
+    .constantFrom("client_name", "redirect_uris", "scope", "software_id", "contacts", "grant_types", "client_name#fr", ...URI_MEMBERS)
+    .chain((member) => oddValue.map((value): [string, unknown][] => [[member, value]])),
+);
+
+/** A valid registration with one to three spoilers applied: every one of these must be refused. */
+export const oversizedRegistration = fc
+  .array(spoiler, { minLength: 1, maxLength: 3 })
+  .map((spoilers) => objectOf([...Object.entries(validRegistration), ...spoilers.flat()]));

@@ -20,6 +20,7 @@ import { definePrompt, defineResource, defineResourceTemplate, defineTool, elici
 import { prompts } from "../../../src/prompts";
 import { resources } from "../../../src/resources";
 import { tools } from "../../../src/tools";
+import { authServer, jsonPost, storedClients } from "../../helpers/auth-server";
 import { type Json, MODERN, meta, readMessage, rpc, SERVED_VERSIONS, testServer } from "../../helpers/rpc";
 import { seedFor } from "../../helpers/seed";
 import { storedTables, wasWoken } from "../../helpers/storage";
@@ -38,6 +39,7 @@ import {
   notebookId,
   noteId,
   objectOf,
+  oversizedRegistration,
   printable,
   sentinel,
   TOOL_NAMES,
@@ -909,6 +911,28 @@ describe("fuzzing the Worker over raw HTTP", () => {
       const kept = await readMessage(await notes.send("tools/call", { name: "get_note", arguments: noteArgs }));
       expect(kept.result?.structuredContent?.title).toBe("keep me");
     });
+  });
+});
+
+describe("fuzzing dynamic client registration in authorization-server mode", () => {
+  it("refuses every registration with a member over its limit or of an odd type with 400, and stores nothing (300 cases)", {
+    timeout: 120_000,
+  }, async () => {
+    const { seed, numRuns } = seedFor("registration", 300);
+    const call = authServer();
+    await fc.assert(
+      fc.asyncProperty(oversizedRegistration, async (registration) => {
+        const before = await storedClients();
+        const response = await call("/register", jsonPost(registration));
+        const body = (await response.json()) as { error?: unknown; error_description?: unknown };
+        const sent = () => JSON.stringify(registration).slice(0, 300);
+        expect(response.status, sent()).toBe(400);
+        expect(["invalid_client_metadata", "invalid_redirect_uri"], sent()).toContain(body.error);
+        expect(typeof body.error_description === "string" && body.error_description.length > 0, sent()).toBe(true);
+        expect(await storedClients(), sent()).toBe(before);
+      }),
+      { seed, numRuns },
+    );
   });
 });
 

@@ -30,6 +30,10 @@ export function pageHeaders(headers: Headers, formTargets: readonly string[] = [
   return headers;
 }
 
+/** What happens next, when the server has scopes to choose from, and when it has none (every tool is then allowed). */
+const SIGN_IN_SCOPED = "You sign in next; tools whose scopes you leave out stay hidden from this app.";
+const SIGN_IN_UNSCOPED = "You sign in next; the app can then use every tool of this server as you.";
+
 /**
  * The consent form. `scopes` are those this server grants (the tools' scopes); the ones the client asked for are
  * ticked (all of them when it asked for none). The form carries only the single-use handle that the provider bound
@@ -57,8 +61,7 @@ export function consentPage(serverName: string, details: ConsentDescription, han
 ${details.redirectIsLoopback ? '<p class="warn">This sends access to an app on your computer. Continue only if you just started connecting from it.</p>' : ""}
 <form method="post" action="/authorize">
 <input type="hidden" name="handle" value="${escapeHtml(handle)}">
-${boxes ? `<p>It may use tools that need:</p>${boxes}` : ""}
-<p>You sign in next; tools whose scopes you leave out stay hidden from this app.</p>
+${boxes ? `<p>It may use tools that need:</p>${boxes}<p>${SIGN_IN_SCOPED}</p>` : `<p>${SIGN_IN_UNSCOPED}</p>`}
 <p><button name="decision" value="approve">Allow</button><button name="decision" value="deny">Deny</button></p>
 </form>
 </body></html>`;

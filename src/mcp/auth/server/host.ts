@@ -7,17 +7,28 @@
  *
  *   /.well-known/oauth-authorization-server       RFC 8414 metadata (the provider)
  *   /.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata (the provider; the engine serves none here)
- *   /register  /token                             DCR, code and refresh exchange, revocation (the provider, rate limited)
+ *   /register                                     DCR (the provider, rate limited; every member bounded first)
+ *   /token                                        code and refresh exchange, revocation (the provider, rate limited;
+ *                                                 its clients checked and reused refresh tokens refused first)
  *   /authorize  /oauth/callback                   consent and third-party login (login.ts)
  *   /mcp                                          the engine, with a verified token only
  */
-import { type OAuthHelpers, OAuthProvider, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
+import {
+  type ClientRegistrationCallbackOptions,
+  type ClientRegistrationCallbackResult,
+  getOAuthApi,
+  type OAuthHelpers,
+  OAuthProvider,
+  type OAuthProviderOptions,
+} from "@cloudflare/workers-oauth-provider";
 import type { EngineBindings } from "../../bindings";
 import type { AuthServerSettings, Config } from "../../config";
 import type { McpServer } from "../../protocol/server";
 import { advertisedScopes } from "../authenticate";
+import { checkClientMetadata, checkRegistrationSize } from "./client-limits";
 import { handleLogin } from "./login";
 import { checkOAuthRateLimit } from "./rate-limit";
+import { serveToken } from "./token-endpoint";
 
 /** What the host needs of the engine: its declarations (name, scopes) and its router for everything else. */
 export interface EngineRouter {
@@ -28,10 +39,16 @@ export interface EngineRouter {
 type ProviderEnv = EngineBindings & { OAUTH_PROVIDER: OAuthHelpers };
 
 const ROOT_RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
+const TOKEN_PATH = "/token";
 
 /** Most origins one isolate keeps a provider for (a Worker has one or two: workers.dev and a custom domain). */
 const MAX_ORIGINS = 4;
-const providers = new Map<string, OAuthProvider<ProviderEnv>>();
+interface OriginProvider {
+  provider: OAuthProvider<ProviderEnv>;
+  options: OAuthProviderOptions<ProviderEnv>;
+}
+/** Per engine (its tools give the scopes and the consent page's name), then per origin. */
+const providers = new WeakMap<EngineRouter, Map<string, OriginProvider>>();
 
 /** Serves one request in authorization-server mode. */
 export async function serveAuthorizationServer(
@@ -52,9 +69,34 @@ export async function serveAuthorizationServer(
   const forwarded =
     url.pathname === ROOT_RESOURCE_METADATA ? new Request(new URL(`${ROOT_RESOURCE_METADATA}/mcp`, origin), request) : request;
   // One provider per origin (its resource URL is `<origin>/mcp`), kept for the few origins a Worker answers on.
-  const provider = providers.get(origin) ?? new OAuthProvider(providerOptions(origin, engine, settings));
-  if (!providers.has(origin) && providers.size < MAX_ORIGINS) providers.set(origin, provider);
+  const origins = providers.get(engine) ?? new Map<string, OriginProvider>();
+  if (!providers.has(engine)) providers.set(engine, origins);
+  const { provider, options } = origins.get(origin) ?? originProvider(origin, engine, settings);
+  if (!origins.has(origin) && origins.size < MAX_ORIGINS) origins.set(origin, { provider, options });
+  if (url.pathname === TOKEN_PATH && request.method === "POST") {
+    const helpers = () => getOAuthApi(options, env as ProviderEnv);
+    return serveToken(request, env, execution, { provider, helpers, settings });
+  }
   return provider.fetch(forwarded, env as ProviderEnv, execution);
+}
+
+function originProvider(origin: string, engine: EngineRouter, settings: AuthServerSettings): OriginProvider {
+  const options = providerOptions(origin, engine, settings);
+  return { provider: new OAuthProvider(options), options };
+}
+
+/**
+ * Every registration is held to the bounds of client-limits.ts. Why this hook: the provider calls it after parsing
+ * the body and before storing anything, and answers its refusal as RFC 7591 §3.2.2 says (400 with the code).
+ */
+async function boundRegistration({
+  clientMetadata,
+  request,
+}: ClientRegistrationCallbackOptions): Promise<ClientRegistrationCallbackResult | undefined> {
+  // Members first, so the refusal names the one that is too long. The provider has read this body already (its own
+  // cap is 1 MiB), so reading the copy costs no more than that.
+  const refusal = checkClientMetadata(clientMetadata) ?? checkRegistrationSize((await request.arrayBuffer()).byteLength);
+  return refusal && { code: refusal.code, description: refusal.description, status: 400 };
 }
 
 /** Deletes expired grants and their tokens (the scheduled handler); clients expire in KV by themselves. */
@@ -84,8 +126,9 @@ function providerOptions(origin: string, engine: EngineRouter, settings: AuthSer
         handleLogin(request as Request, (env as ProviderEnv).OAUTH_PROVIDER, context, (next) => engine.fetch(next, env, execution)),
     },
     authorizeEndpoint: "/authorize",
-    tokenEndpoint: "/token",
+    tokenEndpoint: TOKEN_PATH,
     clientRegistrationEndpoint: "/register",
+    clientRegistrationCallback: boundRegistration,
     accessTokenTTL: settings.accessTokenSeconds,
     refreshTokenTTL: settings.refreshTokenSeconds,
     // Why: claude.ai registers a new client at every connect; unused ones are deleted instead of piling up.

@@ -4,7 +4,8 @@
  * MCP security guidance asks of a server that signs people in through a third party: consent for this client first
  * (or a remembered approval), then the redirect to the upstream login, then the grant.
  *
- *   GET  /authorize       validate the request (client, exact redirect URI, PKCE S256), then consent page or login
+ *   GET  /authorize       validate the request (client, its metadata document's host and size, exact redirect URI,
+ *                         PKCE S256), then consent page or login
  *   POST /authorize       the consent answer: deny (back to the client with access_denied) or allow (to the login)
  *   GET  /oauth/callback  the upstream answer: identity, then the authorization code back to the client (with `iss`)
  *
@@ -18,8 +19,11 @@ import {
   type OAuthHelpers,
 } from "@cloudflare/workers-oauth-provider";
 import type { AuthServerSettings } from "../../config";
+import { checkClientMetadata, type MetadataRefusal, metadataOf } from "./client-limits";
 import { consentPage, errorPage, pageHeaders } from "./consent-page";
+import { clientIdProblem, isMetadataDocumentUrl, jwksUriProblem } from "./public-host";
 import { finishLogin, loginOrigin, loginUrl, newSecrets, type UpstreamIdentity, type UpstreamSecrets } from "./upstream";
+import { opaqueUserId } from "./user-id";
 
 export const CALLBACK_PATH = "/oauth/callback";
 
@@ -52,6 +56,12 @@ export async function handleLogin(request: Request, helpers: OAuthHelpers, conte
 }
 
 async function showConsent(request: Request, helpers: OAuthHelpers, context: LoginContext): Promise<Response> {
+  // Why before parseAuthRequest: it fetches a client ID metadata document, so its URL is checked first.
+  const clientId = new URL(request.url).searchParams.get("client_id") ?? "";
+  const unsafe = clientIdProblem(clientId);
+  if (unsafe) return errorPage("invalid_client", unsafe);
+  const refused = isMetadataDocumentUrl(clientId) ? await checkMetadataDocument(helpers, clientId) : undefined;
+  if (refused) return errorPage(refused.code, refused.description);
   const authRequest = await helpers.parseAuthRequest(request);
   // Why refuse a request without PKCE S256 (the provider lets confidential clients omit it): the MCP spec requires
   // it of every client, and without it a stolen code is a stolen grant.
@@ -120,7 +130,8 @@ async function finishUpstream(request: Request, helpers: OAuthHelpers, context: 
   }
   const { redirectTo } = await helpers.completeAuthorization({
     request: authRequest,
-    userId: identity.id,
+    // Opaque: the provider writes it into the code and tokens, which travel in URLs (user-id.ts).
+    userId: await opaqueUserId(identity.id, context.settings),
     metadata: { name: identity.name },
     scope: authRequest.scope,
     // Encrypted by the provider with a key only the token holder can unwrap; the engine reads it as ctx.principal.
@@ -128,6 +139,17 @@ async function finishUpstream(request: Request, helpers: OAuthHelpers, context: 
   });
   headers.set("location", redirectTo);
   return new Response(null, { status: 302, headers });
+}
+
+/**
+ * A metadata document is held to the bounds of a registration (client-limits.ts): the provider caps it at 5 KiB
+ * but not member by member, and its name is shown on the consent page. Its `jwks_uri` must be public like its URL.
+ */
+async function checkMetadataDocument(helpers: OAuthHelpers, clientId: string): Promise<MetadataRefusal | undefined> {
+  const client = await helpers.lookupClient(clientId);
+  if (!client) return undefined;
+  const jwks = jwksUriProblem(client.jwksUri);
+  return checkClientMetadata(metadataOf(client)) ?? (jwks ? { code: "invalid_client_metadata", description: jwks } : undefined);
 }
 
 /** Where the consent form's post may lead: the upstream login, and (if it answers at once) the client's redirect. */

@@ -11,8 +11,9 @@ import { memoize } from "../../memo";
 /** Who signed in upstream, as the MCP tools see them (`ctx.principal`). */
 export interface UpstreamIdentity {
   /**
-   * Stable across logins and unique per provider: the provider's numeric id or `sub`, never a changeable name.
-   * No `:` in it (the provider's storage keys use it as a separator), so `sub` is percent-encoded.
+   * Stable across logins and unique per provider: the provider's numeric id or `sub`, never a changeable name
+   * (`sub` percent-encoded, as it always was). It becomes `ctx.principal.id`; codes and tokens carry only the opaque
+   * id derived from it (user-id.ts).
    */
   id: string;
   name: string;
