@@ -4,7 +4,8 @@
  *
  * Every setting is optional and has a documented default (README "Configuration"). A setting that is present but
  * malformed makes the whole configuration invalid: `/mcp` then answers 503 and `/health` says so, rather than
- * silently running with a default the operator did not choose.
+ * silently running with a default the operator did not choose. So does, in production, an authorization mode whose
+ * token audience would otherwise follow the request's Host header.
  */
 
 import { parseScopeHierarchy, type ScopeHierarchy } from "./auth/scopes";
@@ -25,7 +26,10 @@ export interface Config {
   mode: "development" | "production";
   /** Browser origins allowed to call the server (exact `scheme://host[:port]`), besides the server's own origin. */
   allowedOrigins: string[];
-  /** Extra Host header values accepted; loopback names are always accepted in development. */
+  /**
+   * Extra Host header values accepted; loopback names are always accepted in development. In production, required
+   * in authorization-server mode, and in resource-server mode unless AUTH_AUDIENCE is set.
+   */
   allowedHosts: string[];
   limits: Limits;
   /** `ttlMs` advertised on list results; `cacheScope` is "public" unless results depend on the caller. */
@@ -71,7 +75,10 @@ export interface AuthServerSettings {
 export interface AuthSettings {
   /** The authorization server that issues tokens for this server (`iss`). Setting it turns authorization on. */
   issuer: string;
-  /** The audience tokens must name: this server's canonical URL (or an issuer's application tag). Default: `<origin>/mcp`. */
+  /**
+   * The audience tokens must name: this server's canonical URL (or an issuer's application tag). Default:
+   * `<origin>/mcp`, for an origin whose Host passed `checkHost` (in production only with ALLOWED_HOSTS set).
+   */
   audience?: string;
   /** Where the issuer publishes its signing keys. Default: `<issuer>/.well-known/jwks.json`. */
   jwksUrl: string;
@@ -177,7 +184,25 @@ export function parseConfig(vars: Record<string, unknown>): ConfigResult {
   };
   // Why: two sources of truth for who may call would leave one of them silently ignored.
   if (config.auth && config.authServer) problems.push("AUTH_ISSUER and AUTH_LOGIN cannot both be set");
+  if (mode === "production") refuseHostDerivedAudience(config, problems);
   return problems.length ? { ok: false, problems } : { ok: true, config };
+}
+
+/**
+ * Why: the server names itself (the audience tokens must carry, the resource in its metadata, the URLs in its
+ * challenges) by the origin of the request unless told otherwise, and the request's Host header is the caller's
+ * choice. In production, where no loopback rule narrows the Host, the audience must be pinned by configuration:
+ * otherwise a token the same issuer minted for another service is accepted once the request names that service's
+ * Host. Development accepts loopback hosts only (`checkHost`), so it needs neither setting.
+ */
+function refuseHostDerivedAudience(config: Config, problems: string[]): void {
+  const hostsPinned = config.allowedHosts.length > 0;
+  if (config.auth && config.auth.audience === undefined && !hostsPinned) {
+    problems.push("AUTH_ISSUER needs AUTH_AUDIENCE or ALLOWED_HOSTS in production, so the token audience does not follow the Host header");
+  }
+  if (config.authServer && !hostsPinned) {
+    problems.push("AUTH_LOGIN needs ALLOWED_HOSTS in production, so the token audience and OAuth metadata do not follow the Host header");
+  }
 }
 
 function readStateSettings(read: VarReader, mode: Config["mode"]): StateSettings {
