@@ -9,8 +9,9 @@ export const TEST_BINDINGS = {
 
 export default defineConfig({
   test: {
-    // One access log line per request is right in production and noise in a run of thousands of requests.
-    onConsoleLog: (log) => !log.includes('"message":"mcp request"'),
+    // One access log line per request is right in production and noise in a run of thousands of requests; so is the
+    // development startup line (src/mcp/startup.ts) once per test file.
+    onConsoleLog: (log) => !log.includes('"message":"mcp request"') && !log.includes('"message":"development mode: '),
     projects: [
       {
         // Unit and integration tests inside workerd, against the Worker and its Durable Objects.

@@ -1,7 +1,9 @@
+/// <reference types="vite/client" />
 import { env } from "cloudflare:workers";
 import { generateKeyPair } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../../src/mcp/config";
+import configSource from "../../../src/mcp/config.ts?raw";
 import { createPublisher } from "../../../src/mcp/listen/publish";
 import { adminOnly, FIXTURE, valueUri } from "../../helpers/fixture";
 import { AUDIENCE, ISSUER, localIssuer } from "../../helpers/issuer";
@@ -322,5 +324,42 @@ describe("the audience is pinned by configuration, never by the Host header the 
     const metadata = await metadataAt(target, OTHER_SERVICE);
     expect(metadata.status).toBe(403);
     expect(await metadata.text()).not.toContain("other-service");
+  });
+});
+
+describe("an authorization setting given without the setting that turns its mode on (a half-applied configuration)", () => {
+  const problemsOf = (vars: Record<string, string>) => {
+    const loaded = parseConfig({ MCP_ENV: "development", ...vars });
+    return loaded.ok ? [] : loaded.problems;
+  };
+
+  it("is a named configuration problem, not ignored, so the server fails closed instead of running with authorization off", async () => {
+    expect(problemsOf({ AUTH_AUDIENCE: AUDIENCE })).toEqual(["AUTH_AUDIENCE is set but AUTH_ISSUER is not: it would be ignored"]);
+    expect(problemsOf({ AUTH_LOGIN_CLIENT_ID: "client" })).toEqual([
+      "AUTH_LOGIN_CLIENT_ID is set but AUTH_LOGIN is not: it would be ignored",
+    ]);
+    expect(problemsOf({ AUTH_SCOPE_HIERARCHY: "none" })).toEqual([
+      "AUTH_SCOPE_HIERARCHY is set but neither AUTH_ISSUER nor AUTH_LOGIN is: it would be ignored",
+    ]);
+    // The other mode's setting does not count: AUTH_LOGIN_SCOPES means nothing to a resource server.
+    expect(problemsOf({ ...issuer.vars, AUTH_LOGIN_SCOPES: "openid" })).toEqual([
+      "AUTH_LOGIN_SCOPES is set but AUTH_LOGIN is not: it would be ignored",
+    ]);
+    const halfApplied = testServer({ tools: FIXTURE.tools }, { AUTH_JWKS_URL: "https://issuer.example/jwks.json" });
+    await expectError(await halfApplied.send("tools/call", { name: "echo", arguments: {} }), 503, -32603, null);
+  });
+
+  it("is checked for every setting of each mode: each one read in config.ts, alone, is refused by name", () => {
+    const modeSettings = [...configSource.matchAll(/read\.(?:string|integer|oneOf|list)\("(AUTH_[A-Z_]+)"/g)]
+      .map(([, name]) => name!)
+      .filter((name) => name !== "AUTH_ISSUER" && name !== "AUTH_LOGIN");
+    expect(new Set(modeSettings).size).toBeGreaterThan(12);
+    for (const name of new Set(modeSettings)) {
+      expect(problemsOf({ [name]: "1" }), name).toEqual([expect.stringMatching(new RegExp(`^${name} is set but .* it would be ignored$`))]);
+    }
+  });
+
+  it("is accepted once its mode is on", () => {
+    expect(problemsOf({ ...issuer.vars, AUTH_JWKS_URL: "https://issuer.example/keys", AUTH_ALGORITHMS: "ES256" })).toEqual([]);
   });
 });
