@@ -1,3 +1,6 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseEnv } from "node:util";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 
@@ -7,10 +10,27 @@ export const TEST_BINDINGS = {
   STATE_KEYS: "test:dGVzdC1rZXktdGhhdC1pcy1hdC1sZWFzdC0zMi1ieXRlcy1sb25n",
 };
 
+/** Where a developer keeps local settings, as wrangler reads them beside wrangler.toml (.env files only without .dev.vars). */
+const LOCAL_SETTINGS_FILES = [".dev.vars", ".env", ".env.local"];
+
+/**
+ * Every setting in a developer's local files, blanked (an empty setting is an unset one, src/mcp/config.ts). Why:
+ * the pool builds the Worker's env from wrangler.toml the way `wrangler dev` does, `.dev.vars` included, and has no
+ * option to skip it; without this a local AUTH_ISSUER would turn authorization on in every test. (The end-to-end
+ * setup and `npm run check` point wrangler at test/no-local-settings.env instead.)
+ */
+function localSettingsBlanked(): Record<string, string> {
+  const names = LOCAL_SETTINGS_FILES.map((file) => join(import.meta.dirname, file))
+    .filter((path) => existsSync(path))
+    .flatMap((path) => Object.keys(parseEnv(readFileSync(path, "utf8"))));
+  return Object.fromEntries(names.map((name) => [name, ""]));
+}
+
 export default defineConfig({
   test: {
-    // One access log line per request is right in production and noise in a run of thousands of requests.
-    onConsoleLog: (log) => !log.includes('"message":"mcp request"'),
+    // One access log line per request is right in production and noise in a run of thousands of requests; so is the
+    // development startup line (src/mcp/startup.ts) once per test file.
+    onConsoleLog: (log) => !log.includes('"message":"mcp request"') && !log.includes('"message":"development mode: '),
     projects: [
       {
         // Unit and integration tests inside workerd, against the Worker and its Durable Objects.
@@ -18,7 +38,7 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
-              bindings: { ...TEST_BINDINGS, FC_SEED: process.env.FC_SEED ?? "" },
+              bindings: { ...localSettingsBlanked(), ...TEST_BINDINGS, FC_SEED: process.env.FC_SEED ?? "" },
               // Every binding the engine understands, even if the app's wrangler.toml no longer binds it: the
               // engine's tests cover every feature (test/helpers/engine-bindings.d.ts types them).
               durableObjects: {

@@ -40,9 +40,14 @@ async function start(options) {
   return { mf, url, pids: workerdPids().filter((pid) => !before.has(pid)) };
 }
 
-/** Compatibility date, flags, vars and bindings as wrangler would give the Worker in `wrangler dev`. */
+/**
+ * Compatibility date, flags, vars and bindings as wrangler would give the Worker in `wrangler dev`, without a
+ * developer's local settings: test/no-local-settings.env stands in for `.dev.vars`, so a local AUTH_ISSUER never
+ * changes what is measured. (`envFiles` is read by wrangler 4.86 here, though its type declaration omits it.)
+ */
 export function workerOptionsOf(config) {
-  return fromRoot("wrangler").unstable_getMiniflareWorkerOptions(config).workerOptions;
+  const envFiles = [join(ROOT, "test/no-local-settings.env")];
+  return fromRoot("wrangler").unstable_getMiniflareWorkerOptions(config, undefined, { envFiles }).workerOptions;
 }
 
 /**

@@ -4,7 +4,9 @@
  *
  * Every setting is optional and has a documented default (README "Configuration"). A setting that is present but
  * malformed makes the whole configuration invalid: `/mcp` then answers 503 and `/health` says so, rather than
- * silently running with a default the operator did not choose.
+ * silently running with a default the operator did not choose. So does a setting that would be ignored (one of an
+ * authorization mode given without the setting that turns the mode on), and, in production, an authorization mode
+ * whose token audience would otherwise follow the request's Host header.
  */
 
 import { parseScopeHierarchy, type ScopeHierarchy } from "./auth/scopes";
@@ -25,7 +27,10 @@ export interface Config {
   mode: "development" | "production";
   /** Browser origins allowed to call the server (exact `scheme://host[:port]`), besides the server's own origin. */
   allowedOrigins: string[];
-  /** Extra Host header values accepted; loopback names are always accepted in development. */
+  /**
+   * Extra Host header values accepted; loopback names are always accepted in development. In production, required
+   * in authorization-server mode, and in resource-server mode unless AUTH_AUDIENCE is set.
+   */
   allowedHosts: string[];
   limits: Limits;
   /** `ttlMs` advertised on list results; `cacheScope` is "public" unless results depend on the caller. */
@@ -72,7 +77,10 @@ export interface AuthServerSettings {
 export interface AuthSettings {
   /** The authorization server that issues tokens for this server (`iss`). Setting it turns authorization on. */
   issuer: string;
-  /** The audience tokens must name: this server's canonical URL (or an issuer's application tag). Default: `<origin>/mcp`. */
+  /**
+   * The audience tokens must name: this server's canonical URL (or an issuer's application tag). Default:
+   * `<origin>/mcp`, for an origin whose Host passed `checkHost` (in production only with ALLOWED_HOSTS set).
+   */
   audience?: string;
   /** Where the issuer publishes its signing keys. Default: `<issuer>/.well-known/jwks.json`. */
   jwksUrl: string;
@@ -192,7 +200,61 @@ export function parseConfig(vars: Record<string, unknown>): ConfigResult {
   };
   // Why: two sources of truth for who may call would leave one of them silently ignored.
   if (config.auth && config.authServer) problems.push("AUTH_ISSUER and AUTH_LOGIN cannot both be set");
+  refuseIgnoredAuthSettings(read);
+  if (mode === "production") refuseHostDerivedAudience(config, problems);
   return problems.length ? { ok: false, problems } : { ok: true, config };
+}
+
+/** Settings of resource-server mode: they mean something only with AUTH_ISSUER. */
+const RESOURCE_SERVER_SETTINGS = ["AUTH_AUDIENCE", "AUTH_JWKS", "AUTH_JWKS_URL", "AUTH_ALGORITHMS"];
+
+/** Settings of authorization-server mode: they mean something only with AUTH_LOGIN. */
+const AUTHORIZATION_SERVER_SETTINGS = [
+  "AUTH_LOGIN_CLIENT_ID",
+  "AUTH_LOGIN_CLIENT_SECRET",
+  "AUTH_LOGIN_ISSUER",
+  "AUTH_LOGIN_SCOPES",
+  "AUTH_CONSENT_SECRET",
+  "AUTH_UPSTREAM_TOKEN",
+  "AUTH_ACCESS_TOKEN_SECONDS",
+  "AUTH_REFRESH_TOKEN_SECONDS",
+  "AUTH_CLIENT_TTL_SECONDS",
+];
+
+/**
+ * Why: a setting of an authorization mode given without the setting that turns that mode on would be ignored, and
+ * the server would run with authorization off (AUTH_AUDIENCE alone, say, from a half-copied recipe). That
+ * half-applied configuration is a named problem instead, so it fails closed.
+ */
+function refuseIgnoredAuthSettings(read: VarReader): void {
+  const issuer = read.isSet("AUTH_ISSUER");
+  const login = read.isSet("AUTH_LOGIN");
+  for (const name of RESOURCE_SERVER_SETTINGS) {
+    if (!issuer && read.isSet(name)) read.problems.push(`${name} is set but AUTH_ISSUER is not: it would be ignored`);
+  }
+  for (const name of AUTHORIZATION_SERVER_SETTINGS) {
+    if (!login && read.isSet(name)) read.problems.push(`${name} is set but AUTH_LOGIN is not: it would be ignored`);
+  }
+  if (!issuer && !login && read.isSet("AUTH_SCOPE_HIERARCHY")) {
+    read.problems.push("AUTH_SCOPE_HIERARCHY is set but neither AUTH_ISSUER nor AUTH_LOGIN is: it would be ignored");
+  }
+}
+
+/**
+ * Why: the server names itself (the audience tokens must carry, the resource in its metadata, the URLs in its
+ * challenges) by the origin of the request unless told otherwise, and the request's Host header is the caller's
+ * choice. In production, where no loopback rule narrows the Host, the audience must be pinned by configuration:
+ * otherwise a token the same issuer minted for another service is accepted once the request names that service's
+ * Host. Development accepts loopback hosts only (`checkHost`), so it needs neither setting.
+ */
+function refuseHostDerivedAudience(config: Config, problems: string[]): void {
+  const hostsPinned = config.allowedHosts.length > 0;
+  if (config.auth && config.auth.audience === undefined && !hostsPinned) {
+    problems.push("AUTH_ISSUER needs AUTH_AUDIENCE or ALLOWED_HOSTS in production, so the token audience does not follow the Host header");
+  }
+  if (config.authServer && !hostsPinned) {
+    problems.push("AUTH_LOGIN needs ALLOWED_HOSTS in production, so the token audience and OAuth metadata do not follow the Host header");
+  }
 }
 
 function readStateSettings(read: VarReader, mode: Config["mode"]): StateSettings {
@@ -305,6 +367,12 @@ export class VarReader {
     private readonly vars: Record<string, unknown>,
     readonly problems: string[],
   ) {}
+
+  /** Whether a setting is given (a non-empty value of any type): presence only, never its value. */
+  isSet(name: string): boolean {
+    const value = this.vars[name];
+    return value !== undefined && value !== null && value !== "";
+  }
 
   /** Whether a binding (not a setting) is present: presence only, never its value. */
   hasBinding(name: string): boolean {

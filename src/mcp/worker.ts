@@ -8,6 +8,7 @@ import { loadConfig } from "./config";
 import { createRouter } from "./http/router";
 import { lazy } from "./memo";
 import { McpServer, type ServerDefinition } from "./protocol/server";
+import { announceStartup } from "./startup";
 import { registerServer } from "./tasks/servers";
 
 /**
@@ -40,6 +41,8 @@ export function createMcpWorker<E extends EngineBindings = EngineBindings>(defin
   const engine = eager ? () => eager : lazy(() => buildEngine({ ...info, ...declarations!() }));
   // A task's Durable Object runs in an isolate of this Worker and finds its tools here (see tasks/servers.ts).
   registerServer(definition.name, () => engine().server);
+  // In development, the authorization mode (or what is wrong) is the first thing `wrangler dev` shows.
+  announceStartup();
   return {
     fetch: async (request: Request, env: E, execution: ExecutionContext) => {
       const loaded = loadConfig(env);

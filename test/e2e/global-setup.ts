@@ -16,6 +16,8 @@ export default async function setup(project: TestProject) {
   process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
   const worker = await unstable_startWorker({
     config: "wrangler.toml",
+    // Why: not a developer's .dev.vars (wrangler's default), whose AUTH_ISSUER would turn authorization on here.
+    envFiles: ["test/no-local-settings.env"],
     bindings: Object.fromEntries(Object.entries(TEST_BINDINGS).map(([name, value]) => [name, { type: "plain_text", value }])),
     dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, watch: false, logLevel: "warn" },
   });

@@ -12,5 +12,7 @@ declare namespace Cloudflare {
     TASKS: DurableObjectNamespace<import("../../src/mcp").TaskRunner>;
     RATE_LIMITER: RateLimit;
     OAUTH_KV: KVNamespace;
+    /** The test signing key (TEST_BINDINGS in vitest.config.ts); a secret, so the app's generated `Env` does not list it. */
+    STATE_KEYS: string;
   }
 }

@@ -18,7 +18,12 @@ const jwt = () => import("./jwt");
 /** The issuer's keys per settings: inline, or fetched and cached per isolate (refetched when an unknown kid shows up). */
 const keySet = memoize((settings: AuthSettings) => jwt().then(({ keySetOf }) => keySetOf(settings)));
 
-/** The audience tokens must carry: AUTH_AUDIENCE, or this server's MCP endpoint URL (RFC 8707). */
+/**
+ * The audience tokens must carry: AUTH_AUDIENCE, or this server's MCP endpoint URL (RFC 8707). Why the request's
+ * origin can stand for this server: every route that calls this has passed `checkHost`, and without AUTH_AUDIENCE
+ * config.ts lets production run only with ALLOWED_HOSTS, so the Host is one the operator listed (loopback in
+ * development), never one the caller picked to name another service.
+ */
 const audienceOf = (request: Request, settings: AuthSettings) => settings.audience ?? `${new URL(request.url).origin}/mcp`;
 
 /** This server's resource identifier for the metadata: the audience when it is a URL, else the endpoint URL. */

@@ -6,6 +6,7 @@
  *
  * Order of checks on /mcp: configuration (503 if invalid), Host and Origin, Content-Type and Accept,
  * authorization, rate limit, body size and shape, then the era (2026-07-28 or 2025) and the message itself.
+ * The metadata and the landing page check the Host too: both name the server by the request's origin.
  */
 
 import { type IRequest, Router } from "itty-router";
@@ -38,10 +39,12 @@ export function createRouter(server: McpServer) {
     // Every response passes here: browser callers from allowed origins get CORS headers.
     finally: [(response: Response, request: IRequest, env: EngineBindings) => corsFor(response, request as unknown as Request, env)],
   });
-  const metadata = withConfig(async ({ request, config }) => {
-    const document = protectedResourceMetadata(request, config, scopesOf(server), server.info.title ?? server.info.name);
-    return document ? Response.json(document) : new Response("Not found", { status: 404 });
-  });
+  const metadata = withConfig(
+    onAllowedHost(async ({ request, config }) => {
+      const document = protectedResourceMetadata(request, config, scopesOf(server), server.info.title ?? server.info.name);
+      return document ? Response.json(document) : new Response("Not found", { status: 404 });
+    }),
+  );
   // POST /mcp first: routes are tried in order, and nearly every request is one.
   router
     .post(
@@ -55,7 +58,7 @@ export function createRouter(server: McpServer) {
     .get("/", (request, env, execution) => {
       const loaded = loadConfig(env);
       if (!loaded.ok) return unavailablePage(loaded.problems);
-      return withConfig(async ({ request, config }) => landingPage(request, server, config))(request, env, execution);
+      return withConfig(onAllowedHost(async ({ request, config }) => landingPage(request, server, config)))(request, env, execution);
     })
     .get("/health", health)
     .get("/.well-known/oauth-protected-resource", metadata)
@@ -104,6 +107,21 @@ function withConfig(next: (exchange: HttpExchange) => Promise<Response>): Handle
       traceId,
       record: { traceId, started: Date.now(), policy: loaded.config.accessLog },
     });
+  };
+}
+
+/**
+ * Why: the metadata and the landing page name this server by the request's origin; a Host the server does not
+ * answer to (DNS rebinding, or a Host chosen to make the server name another service) is refused, never echoed.
+ */
+function onAllowedHost(next: (exchange: HttpExchange) => Promise<Response>): (exchange: HttpExchange) => Promise<Response> {
+  return async (exchange) => {
+    try {
+      checkHost(exchange.request, exchange.config);
+    } catch (error) {
+      return errorResponse(error, undefined, exchange);
+    }
+    return next(exchange);
   };
 }
 

@@ -1,20 +1,19 @@
 /**
  * Starts the template with tracing observable: `wrangler dev` with two configs, the template's own wrangler.toml
- * (copied to a temporary directory with `streaming_tail_consumers` added, so users' config never names a test
+ * (copied to a temporary directory by ../dev-server.ts with `streaming_tail_consumers` added, so users' config never names a test
  * Worker) and the test's tail consumer (./wrangler.toml), which POSTs each invocation's tail events to an HTTP
  * server this module runs on 127.0.0.1. Why a child process: a streaming tail consumer reaches the template only
  * when both run in one wrangler dev (two `unstable_startWorker`s sharing a dev registry deliver no tail events).
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { experimental_readRawConfig } from "wrangler";
 import { TEST_BINDINGS } from "../../../vitest.config";
+import { copyTemplateConfig, exited, root, spawnWranglerDev } from "../dev-server";
 
-const root = resolve(import.meta.dirname, "../../..");
 const COLLECTOR = "mcp-trace-collector";
 
 /** One tail event as the consumer receives it (TailStream.TailEvent), after a JSON round trip. */
@@ -47,42 +46,30 @@ export async function startTracedTemplate(): Promise<TracedTemplate> {
   );
   const dir = mkdtempSync(join(tmpdir(), "mcp-tracing-"));
   const { rawConfig } = experimental_readRawConfig({ config: join(root, "wrangler.toml") });
-  const template = {
-    ...rawConfig,
-    // Paths made absolute: the copy lives in another directory.
-    main: join(root, rawConfig.main!),
-    build: { ...rawConfig.build, cwd: root, watch_dir: join(root, "views") },
-    assets: { ...rawConfig.assets, directory: join(root, rawConfig.assets!.directory!) },
+  const template = copyTemplateConfig(dir, {
     vars: { ...rawConfig.vars, ...TEST_BINDINGS },
     secrets: undefined,
     streaming_tail_consumers: [{ service: COLLECTOR }],
-  };
+  });
   const consumer = {
     name: COLLECTOR,
     main: join(import.meta.dirname, "worker.ts"),
     compatibility_date: rawConfig.compatibility_date,
     vars: { COLLECTOR_URL: `http://127.0.0.1:${(collector.address() as AddressInfo).port}/` },
   };
-  writeFileSync(join(dir, "template.json"), JSON.stringify(template));
   writeFileSync(join(dir, "consumer.json"), JSON.stringify(consumer));
-  const wrangler = spawn(
-    process.execPath,
-    [
-      join(root, "node_modules/wrangler/bin/wrangler.js"),
-      "dev",
-      ...["-c", join(dir, "template.json"), "-c", join(dir, "consumer.json")],
-      ...["--ip", "127.0.0.1", "--port", "0", "--inspector-port", "0"],
-      ...["--persist-to", join(dir, "state"), "--show-interactive-dev-session=false"],
-    ],
-    { cwd: root, env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" } },
-  );
+  const wrangler = spawnWranglerDev([
+    ...["-c", template, "-c", join(dir, "consumer.json")],
+    ...["--ip", "127.0.0.1", "--port", "0", "--inspector-port", "0"],
+    ...["--persist-to", join(dir, "state"), "--show-interactive-dev-session=false"],
+  ]);
   const stop = async () => {
-    await exited(wrangler);
+    await exited(wrangler.child);
     await new Promise((done) => collector.close(done));
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const origin = await readyOrigin(wrangler);
+    const origin = await wrangler.ready;
     return { url: new URL("/mcp", origin).href, events, stop };
   } catch (error) {
     await stop();
@@ -92,35 +79,4 @@ export async function startTracedTemplate(): Promise<TracedTemplate> {
 
 function listen(server: Server): Promise<Server> {
   return new Promise((ready) => server.listen(0, "127.0.0.1", () => ready(server)));
-}
-
-/** The origin wrangler prints once the Worker is ready ("Ready on http://127.0.0.1:PORT"); its output otherwise. */
-function readyOrigin(child: ChildProcess): Promise<string> {
-  return new Promise((ready, fail) => {
-    let output = "";
-    const timer = setTimeout(() => fail(new Error(`wrangler dev did not start:\n${output}`)), 50_000);
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: wrangler colours its output.
-      const match = /Ready on (http:\/\/127\.0\.0\.1:\d+)/.exec(output.replace(/\x1b\[[0-9;]*m/g, ""));
-      if (!match) return;
-      clearTimeout(timer);
-      ready(match[1]!);
-    };
-    child.stdout?.on("data", read);
-    child.stderr?.on("data", read);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      fail(new Error(`wrangler dev exited (${code}):\n${output}`));
-    });
-  });
-}
-
-/** Ends wrangler (and its workerd, which it stops on SIGTERM) and waits for it to exit. */
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((done) => {
-    child.once("exit", () => done());
-    child.kill("SIGTERM");
-  });
 }

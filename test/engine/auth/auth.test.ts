@@ -1,11 +1,13 @@
+/// <reference types="vite/client" />
 import { env } from "cloudflare:workers";
 import { generateKeyPair } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../../src/mcp/config";
+import configSource from "../../../src/mcp/config.ts?raw";
 import { createPublisher } from "../../../src/mcp/listen/publish";
 import { adminOnly, FIXTURE, valueUri } from "../../helpers/fixture";
 import { AUDIENCE, ISSUER, localIssuer } from "../../helpers/issuer";
-import { fixture, readMessage, testServer } from "../../helpers/rpc";
+import { fixture, meta, readMessage, standardHeaders, testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
 import { expectError, user } from "../../helpers/wire";
 
@@ -241,5 +243,123 @@ describe("the principal flows everywhere", () => {
       });
       expect(asAlice.status).toBe(200);
     }
+  });
+});
+
+describe("the audience is pinned by configuration, never by the Host header the caller sends", () => {
+  // The review's attack: in production with AUTH_ISSUER alone the audience was `<origin of the request>/mcp`, so a token
+  // the same issuer minted for another service was accepted once the request named that service's Host.
+  const OTHER_SERVICE = "http://other-service.example";
+  const THIS_SERVER = "http://mcp.example.com";
+  /** The test issuer without AUTH_AUDIENCE, plus `vars`. */
+  const serve = (vars: Record<string, string>) => {
+    const { AUTH_AUDIENCE: _default, ...issuerAlone } = issuer.vars;
+    return testServer({ tools: FIXTURE.tools }, { ...issuerAlone, ...vars });
+  };
+  /** A request as Cloudflare hands it to the Worker: its URL's origin is the Host header the caller sent. */
+  const at = (origin: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>
+    new Request(`${origin}${path}`, { ...init, headers: { ...init.headers, host: new URL(origin).host } });
+  const callEcho = (target: ReturnType<typeof serve>, origin: string, jwt: string) =>
+    target.fetch(
+      at(origin, "/mcp", {
+        method: "POST",
+        headers: { ...standardHeaders("tools/call", { name: "echo" }), authorization: `Bearer ${jwt}` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: {}, _meta: meta() } }),
+      }),
+    );
+  const metadataAt = (target: ReturnType<typeof serve>, origin: string) =>
+    target.fetch(at(origin, "/.well-known/oauth-protected-resource/mcp"));
+  const PROBLEM = "AUTH_ISSUER needs AUTH_AUDIENCE or ALLOWED_HOSTS in production, so the token audience does not follow the Host header";
+
+  it("refuses a token minted for another service in production with AUTH_ISSUER alone, whether the request names this server's Host or that service's", async () => {
+    const forOtherService = await token({ aud: `${OTHER_SERVICE}/mcp` });
+    const target = serve({ MCP_ENV: "production" });
+    expect((await callEcho(target, "http://localhost:8787", forOtherService)).status).not.toBe(200);
+    expect((await callEcho(target, OTHER_SERVICE, forOtherService)).status).not.toBe(200);
+  });
+
+  it("makes production with AUTH_ISSUER but neither AUTH_AUDIENCE nor ALLOWED_HOSTS invalid, naming both: 503 on /mcp, /health invalid, the page at / says why", async () => {
+    const { AUTH_AUDIENCE: _default, ...issuerAlone } = issuer.vars;
+    const loaded = parseConfig({ ...env, ...issuerAlone, MCP_ENV: "production" });
+    expect(loaded).toEqual({ ok: false, problems: [PROBLEM] });
+    for (const pinned of [{ AUTH_AUDIENCE: `${THIS_SERVER}/mcp` }, { ALLOWED_HOSTS: "mcp.example.com" }, { MCP_ENV: "development" }]) {
+      expect(parseConfig({ ...env, ...issuerAlone, MCP_ENV: "production", ...pinned }).ok, JSON.stringify(pinned)).toBe(true);
+    }
+    const target = serve({ MCP_ENV: "production" });
+    await expectError(await callEcho(target, THIS_SERVER, await token({ aud: `${THIS_SERVER}/mcp` })), 503, -32603, null);
+    const health = await target.fetch(at(THIS_SERVER, "/health"));
+    expect([health.status, await health.json()]).toEqual([503, { status: "error", config: "invalid" }]);
+    expect(await (await target.fetch(at(THIS_SERVER, "/"))).text()).toContain(
+      "AUTH_ISSUER needs AUTH_AUDIENCE or ALLOWED_HOSTS in production",
+    );
+  });
+
+  it("with ALLOWED_HOSTS in production, refuses any other Host on /mcp, the metadata and the landing page, and names only the listed one", async () => {
+    const target = serve({ MCP_ENV: "production", ALLOWED_HOSTS: "mcp.example.com" });
+    const forOtherService = await token({ aud: `${OTHER_SERVICE}/mcp` });
+    await expectError(await callEcho(target, OTHER_SERVICE, forOtherService), 403, -32600, null);
+    for (const path of ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource", "/"]) {
+      const refused = await target.fetch(at(OTHER_SERVICE, path));
+      expect(refused.status, path).toBe(403);
+      expect(await refused.text(), path).not.toContain("other-service");
+    }
+    const wrongAudience = await callEcho(target, THIS_SERVER, forOtherService);
+    expect(wrongAudience.status).toBe(401);
+    expect(challengeOf(wrongAudience)).toContain(`resource_metadata="${THIS_SERVER}/.well-known/oauth-protected-resource/mcp"`);
+    expect((await callEcho(target, THIS_SERVER, await token({ aud: `${THIS_SERVER}/mcp` }))).status).toBe(200);
+    expect(await (await metadataAt(target, THIS_SERVER)).json()).toMatchObject({ resource: `${THIS_SERVER}/mcp` });
+  });
+
+  it("with AUTH_AUDIENCE in production, accepts only tokens for that audience whatever the Host, and the metadata names it", async () => {
+    const target = serve({ MCP_ENV: "production", AUTH_AUDIENCE: "https://mcp.example.com/mcp" });
+    expect((await callEcho(target, OTHER_SERVICE, await token({ aud: `${OTHER_SERVICE}/mcp` }))).status).toBe(401);
+    expect((await callEcho(target, OTHER_SERVICE, await token({ aud: "https://mcp.example.com/mcp" }))).status).toBe(200);
+    expect(await (await metadataAt(target, OTHER_SERVICE)).json()).toMatchObject({ resource: "https://mcp.example.com/mcp" });
+  });
+
+  it("in development needs neither: loopback hosts are served, and any other Host is refused on /mcp and the metadata, never echoed", async () => {
+    const target = serve({});
+    expect((await callEcho(target, "http://localhost:8787", await token({ aud: "http://localhost:8787/mcp" }))).status).toBe(200);
+    await expectError(await callEcho(target, OTHER_SERVICE, await token({ aud: `${OTHER_SERVICE}/mcp` })), 403, -32600, null);
+    const metadata = await metadataAt(target, OTHER_SERVICE);
+    expect(metadata.status).toBe(403);
+    expect(await metadata.text()).not.toContain("other-service");
+  });
+});
+
+describe("an authorization setting given without the setting that turns its mode on (a half-applied configuration)", () => {
+  const problemsOf = (vars: Record<string, string>) => {
+    const loaded = parseConfig({ MCP_ENV: "development", ...vars });
+    return loaded.ok ? [] : loaded.problems;
+  };
+
+  it("is a named configuration problem, not ignored, so the server fails closed instead of running with authorization off", async () => {
+    expect(problemsOf({ AUTH_AUDIENCE: AUDIENCE })).toEqual(["AUTH_AUDIENCE is set but AUTH_ISSUER is not: it would be ignored"]);
+    expect(problemsOf({ AUTH_LOGIN_CLIENT_ID: "client" })).toEqual([
+      "AUTH_LOGIN_CLIENT_ID is set but AUTH_LOGIN is not: it would be ignored",
+    ]);
+    expect(problemsOf({ AUTH_SCOPE_HIERARCHY: "none" })).toEqual([
+      "AUTH_SCOPE_HIERARCHY is set but neither AUTH_ISSUER nor AUTH_LOGIN is: it would be ignored",
+    ]);
+    // The other mode's setting does not count: AUTH_LOGIN_SCOPES means nothing to a resource server.
+    expect(problemsOf({ ...issuer.vars, AUTH_LOGIN_SCOPES: "openid" })).toEqual([
+      "AUTH_LOGIN_SCOPES is set but AUTH_LOGIN is not: it would be ignored",
+    ]);
+    const halfApplied = testServer({ tools: FIXTURE.tools }, { AUTH_JWKS_URL: "https://issuer.example/jwks.json" });
+    await expectError(await halfApplied.send("tools/call", { name: "echo", arguments: {} }), 503, -32603, null);
+  });
+
+  it("is checked for every setting of each mode: each one read in config.ts, alone, is refused by name", () => {
+    const modeSettings = [...configSource.matchAll(/read\.(?:string|integer|oneOf|list)\("(AUTH_[A-Z_]+)"/g)]
+      .map(([, name]) => name!)
+      .filter((name) => name !== "AUTH_ISSUER" && name !== "AUTH_LOGIN");
+    expect(new Set(modeSettings).size).toBeGreaterThan(12);
+    for (const name of new Set(modeSettings)) {
+      expect(problemsOf({ [name]: "1" }), name).toEqual([expect.stringMatching(new RegExp(`^${name} is set but .* it would be ignored$`))]);
+    }
+  });
+
+  it("is accepted once its mode is on", () => {
+    expect(problemsOf({ ...issuer.vars, AUTH_JWKS_URL: "https://issuer.example/keys", AUTH_ALGORITHMS: "ES256" })).toEqual([]);
   });
 });

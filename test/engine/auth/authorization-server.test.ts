@@ -55,8 +55,26 @@ describe("authorization-server settings", () => {
     expect(problems({ AUTH_ISSUER: "https://issuer.example" })).toEqual(["AUTH_ISSUER and AUTH_LOGIN cannot both be set"]);
     expect(problems({ AUTH_LOGIN: "facebook" })).toEqual(["AUTH_LOGIN must be one of github, oidc"]);
     expect(problems({ AUTH_CONSENT_SECRET: "short" })).toEqual(["AUTH_CONSENT_SECRET must be 32 characters or more"]);
-    expect(problems({ MCP_ENV: "production" })).toEqual(["AUTH_CONSENT_SECRET is not set"]);
+    expect(problems({ MCP_ENV: "production", ALLOWED_HOSTS: "mcp.example.com" })).toEqual(["AUTH_CONSENT_SECRET is not set"]);
     expect(problems({ AUTH_LOGIN_ISSUER: "http://login.example" })).toEqual(["AUTH_LOGIN_ISSUER must be an https URL"]);
+  });
+
+  it("needs ALLOWED_HOSTS in production, named, so the provider's metadata and token audience never follow the Host header", () => {
+    const production = {
+      ...TEST_BINDINGS,
+      OAUTH_KV: {},
+      ...LOGIN,
+      MCP_ENV: "production",
+      AUTH_CONSENT_SECRET: "a consent secret of 32 characters!",
+    };
+    expect(parseConfig(production)).toEqual({
+      ok: false,
+      problems: ["AUTH_LOGIN needs ALLOWED_HOSTS in production, so the token audience and OAuth metadata do not follow the Host header"],
+    });
+    expect(parseConfig({ ...production, ALLOWED_HOSTS: "mcp.example.com" }).ok).toBe(true);
+    // A fixed audience is no substitute here: the provider, not AUTH_AUDIENCE, decides what its tokens are for.
+    expect(parseConfig({ ...production, AUTH_AUDIENCE: "https://mcp.example.com/mcp" }).ok).toBe(false);
+    expect(parseConfig({ ...TEST_BINDINGS, OAUTH_KV: {}, ...LOGIN }).ok).toBe(true);
   });
 
   it("reads GitHub login with its default scope and the documented lifetimes", () => {
@@ -159,6 +177,48 @@ describe("the OAuth endpoints and storage", () => {
     expect(await page.text()).toContain("sign in with your organisation&#39;s identity provider and approve the client");
     const health = await worker.fetch(new Request("http://localhost:8787/health"), loginEnv, createExecutionContext());
     expect(await health.json()).toEqual({ status: "ok" });
+  });
+
+  it("refuses a Host it does not answer to before the provider, so no OAuth document or endpoint names that host", async () => {
+    const worker = createMcpWorker(definition);
+    const OTHER = "https://other-service.example";
+    const paths = [
+      "/.well-known/oauth-protected-resource/mcp",
+      "/.well-known/oauth-protected-resource",
+      "/.well-known/oauth-authorization-server",
+      "/authorize",
+      "/register",
+      "/token",
+      "/mcp",
+    ];
+    for (const path of paths) {
+      const response = await worker.fetch(
+        new Request(`${OTHER}${path}`, { headers: { host: "other-service.example" } }),
+        loginEnv,
+        createExecutionContext(),
+      );
+      expect(response.status, path).toBe(403);
+      expect(await response.json(), path).toEqual({ error: "invalid_request", error_description: "Forbidden: Host is not allowed" });
+    }
+    // In production only the listed host is served, and the provider names it.
+    const listed = {
+      ...loginEnv,
+      MCP_ENV: "production",
+      ALLOWED_HOSTS: "mcp.example.com",
+      AUTH_CONSENT_SECRET: "a consent secret of 32 characters!",
+    } as unknown as Env;
+    const foreign = await worker.fetch(
+      new Request("https://other-service.example/.well-known/oauth-protected-resource/mcp", { headers: { host: "other-service.example" } }),
+      listed,
+      createExecutionContext(),
+    );
+    expect(foreign.status).toBe(403);
+    const own = await worker.fetch(
+      new Request("https://mcp.example.com/.well-known/oauth-protected-resource/mcp", { headers: { host: "mcp.example.com" } }),
+      listed,
+      createExecutionContext(),
+    );
+    expect(await own.json()).toMatchObject({ resource: "https://mcp.example.com/mcp", authorization_servers: ["https://mcp.example.com"] });
   });
 
   it("serves no OAuth endpoint in the default mode: the provider is not in play", async () => {

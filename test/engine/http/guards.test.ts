@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { counted, runs } from "../../helpers/fixture";
-import { type Json, meta, post, readMessage, SERVED_VERSIONS, send, standardHeaders, testServer, URL_MCP } from "../../helpers/rpc";
+import {
+  fixture,
+  type Json,
+  meta,
+  post,
+  readMessage,
+  SERVED_VERSIONS,
+  send,
+  standardHeaders,
+  testServer,
+  URL_MCP,
+} from "../../helpers/rpc";
 import { expectError } from "../../helpers/wire";
 
 const discover = { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta() } };
@@ -36,6 +47,14 @@ describe("Origin and Host (DNS-rebinding protection)", () => {
       await expectError(await post(discover, { ...headers, host }), 403, -32600, null);
     }
     await expectError(await post(discover, { ...headers, host: "evil.example.com", origin: "http://evil.example.com" }), 403, -32600, null);
+  });
+
+  it("refuses a foreign Host on the landing page too, which names the server by its origin, and never echoes it", async () => {
+    const refused = await fixture.fetch(new Request("http://evil.example.com/", { headers: { host: "evil.example.com" } }));
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).not.toContain("evil.example.com");
+    const served = await fixture.fetch(new Request("http://127.0.0.1:8787/", { headers: { host: "127.0.0.1:8787" } }));
+    expect(await served.text()).toContain("http://127.0.0.1:8787/mcp");
   });
 
   it("accepts loopback Host values", async () => {

@@ -240,6 +240,8 @@ describe("secrets fail closed", () => {
       MCP_ENV: "staging",
       MAX_BODY_BYTES: "lots",
       AUTH_ISSUER: "http://issuer.example",
+      // Pinned, as production (the fallback of a malformed MCP_ENV) requires with AUTH_ISSUER: only the malformed ones are named.
+      AUTH_AUDIENCE: "https://mcp.example.com/mcp",
       STATE_KEYS: `k:${btoa("x".repeat(32))}`,
     });
     expect(result).toEqual({

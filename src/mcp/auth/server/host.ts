@@ -23,6 +23,8 @@ import {
 } from "@cloudflare/workers-oauth-provider";
 import type { EngineBindings } from "../../bindings";
 import type { AuthServerSettings, Config } from "../../config";
+import { checkHost } from "../../http/guards";
+import { HttpError } from "../../protocol/errors";
 import type { McpServer } from "../../protocol/server";
 import { advertisedScopes } from "../authenticate";
 import { checkClientMetadata, checkRegistrationSize } from "./client-limits";
@@ -59,6 +61,11 @@ export async function serveAuthorizationServer(
   config: Config,
 ): Promise<Response> {
   const settings = config.authServer!;
+  // Why first: the provider builds its issuer, its metadata and the audience of the tokens it issues from the
+  // request's origin, so a Host the server does not answer to never reaches it (in production, config.ts requires
+  // ALLOWED_HOSTS in this mode; in development only loopback hosts pass).
+  const refused = refuseForeignHost(request, config);
+  if (refused) return refused;
   // Why before anything is stored: registration writes to KV and the token endpoint does crypto; floods stop here.
   const limited = await checkOAuthRateLimit(request, env, config);
   if (limited) return limited;
@@ -68,7 +75,8 @@ export async function serveAuthorizationServer(
   // for a resource with a path). The one resource here is /mcp, so both forms answer the provider's one document.
   const forwarded =
     url.pathname === ROOT_RESOURCE_METADATA ? new Request(new URL(`${ROOT_RESOURCE_METADATA}/mcp`, origin), request) : request;
-  // One provider per origin (its resource URL is `<origin>/mcp`), kept for the few origins a Worker answers on.
+  // One provider per origin (its resource URL is `<origin>/mcp`), kept for the few origins a Worker answers on: only
+  // origins whose Host passed checkHost above.
   const origins = providers.get(engine) ?? new Map<string, OriginProvider>();
   if (!providers.has(engine)) providers.set(engine, origins);
   const { provider, options } = origins.get(origin) ?? originProvider(origin, engine, settings);
@@ -97,6 +105,20 @@ async function boundRegistration({
   // cap is 1 MiB), so reading the copy costs no more than that.
   const refusal = checkClientMetadata(clientMetadata) ?? checkRegistrationSize((await request.arrayBuffer()).byteLength);
   return refusal && { code: refusal.code, description: refusal.description, status: 400 };
+}
+
+/** A 403 for a Host `checkHost` refuses, in the OAuth error shape of the provider's own endpoints; else `undefined`. */
+function refuseForeignHost(request: Request, config: Config): Response | undefined {
+  try {
+    checkHost(request, config);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    return Response.json(
+      { error: "invalid_request", error_description: error.message },
+      { status: error.status, headers: { "cache-control": "no-store" } },
+    );
+  }
 }
 
 /** Deletes expired grants and their tokens (the scheduled handler); clients expire in KV by themselves. */

@@ -1,0 +1,73 @@
+/**
+ * `wrangler dev` as a child process, for tests that need what only the real command does (the files it reads beside
+ * its config, what it prints, several Workers in one dev session). The template's wrangler.toml is copied to a
+ * temporary directory, with main, build and assets pointing back at the repository, so a test can put a `.dev.vars`
+ * beside the copy and never touches the repository's own.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { experimental_readRawConfig } from "wrangler";
+
+export const root = resolve(import.meta.dirname, "../..");
+
+/** The template's wrangler.toml as JSON in `dir` (wrangler.json), paths made absolute, `overrides` applied; its path. */
+export function copyTemplateConfig(dir: string, overrides: Record<string, unknown> = {}): string {
+  const { rawConfig } = experimental_readRawConfig({ config: join(root, "wrangler.toml") });
+  const copy = {
+    ...rawConfig,
+    main: join(root, rawConfig.main!),
+    build: { ...rawConfig.build, cwd: root, watch_dir: join(root, "views") },
+    assets: { ...rawConfig.assets, directory: join(root, rawConfig.assets!.directory!) },
+    ...overrides,
+  };
+  const path = join(dir, "wrangler.json");
+  writeFileSync(path, JSON.stringify(copy));
+  return path;
+}
+
+export interface DevProcess {
+  child: ChildProcess;
+  /** The origin wrangler prints once the Worker is ready ("Ready on http://127.0.0.1:PORT"). */
+  ready: Promise<string>;
+  /** Everything wrangler and the Worker printed so far, colours removed. */
+  output(): string;
+}
+
+/** Runs `wrangler dev <args>` (the repository's pinned wrangler, from the repository's directory) on 127.0.0.1. */
+export function spawnWranglerDev(args: string[]): DevProcess {
+  const child = spawn(process.execPath, [join(root, "node_modules/wrangler/bin/wrangler.js"), "dev", ...args], {
+    cwd: root,
+    env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
+  });
+  let output = "";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: wrangler colours its output.
+  const read = (chunk: Buffer) => (output += chunk.toString().replace(/\x1b\[[0-9;]*m/g, ""));
+  child.stdout?.on("data", read);
+  child.stderr?.on("data", read);
+  const ready = new Promise<string>((resolveReady, fail) => {
+    const timer = setTimeout(() => fail(new Error(`wrangler dev did not start:\n${output}`)), 50_000);
+    const check = () => {
+      const match = /Ready on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      resolveReady(match[1]!);
+    };
+    child.stdout?.on("data", check);
+    child.stderr?.on("data", check);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      fail(new Error(`wrangler dev exited (${code}):\n${output}`));
+    });
+  });
+  return { child, ready, output: () => output };
+}
+
+/** Ends wrangler (and its workerd, which it stops on SIGTERM) and waits for it to exit. */
+export function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    child.once("exit", () => done());
+    child.kill("SIGTERM");
+  });
+}

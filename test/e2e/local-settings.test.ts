@@ -1,0 +1,86 @@
+/**
+ * The README's local recipe works as written: settings put in `.dev.vars` reach the Worker under `npm run dev`, and
+ * the server says at start which authorization mode is in effect. Run as the dev script's own command (package.json
+ * `scripts.dev`) on a copy of wrangler.toml in a temporary directory, with the `.dev.vars` beside it: the
+ * repository's own `.dev.vars` is never created, read or changed.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { copyTemplateConfig, type DevProcess, exited, root, spawnWranglerDev } from "./dev-server";
+
+const MODERN = "2026-07-28";
+
+/** The resource-server lines of .dev.vars.example, uncommented: the local recipe exactly as the example writes it. */
+const RECIPE = readFileSync(join(root, ".dev.vars.example"), "utf8")
+  .split("\n")
+  .filter((line) => /^# AUTH_(ISSUER|AUDIENCE)=/.test(line))
+  .map((line) => line.slice("# ".length));
+const setting = (name: string) => RECIPE.find((line) => line.startsWith(`${name}=`))!.slice(name.length + 1);
+
+/** `npm run dev`'s arguments after `wrangler dev`, as package.json has them. */
+function devScriptArguments(): string[] {
+  const [command, subcommand, ...args] = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts.dev as string).split(" ");
+  expect([command, subcommand]).toEqual(["wrangler", "dev"]);
+  return args;
+}
+
+describe("npm run dev with .dev.vars.example's AUTH_ISSUER and AUTH_AUDIENCE lines in .dev.vars", () => {
+  let dir: string;
+  let dev: DevProcess;
+  let origin: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "mcp-local-settings-"));
+    const config = copyTemplateConfig(dir);
+    expect(RECIPE).toHaveLength(2);
+    writeFileSync(join(dir, ".dev.vars"), `${RECIPE.join("\n")}\n`);
+    dev = spawnWranglerDev([
+      ...devScriptArguments(),
+      ...["-c", config, "--ip", "127.0.0.1", "--port", "0", "--inspector-port", "0"],
+      ...["--persist-to", join(dir, "state"), "--show-interactive-dev-session=false"],
+    ]);
+    origin = await dev.ready;
+  }, 60_000);
+
+  afterAll(async () => {
+    if (dev) await exited(dev.child);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("turns authorization on: an unauthenticated tools/call gets 401 with the challenge, and the metadata names the issuer", async () => {
+    const body = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "create_notebook",
+        arguments: { title: "open to anyone?" },
+        _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} },
+      },
+    };
+    const response = await fetch(`${origin}/mcp`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": MODERN,
+        "mcp-method": "tools/call",
+        "mcp-name": "create_notebook",
+      },
+      body: JSON.stringify(body),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toContain(`resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`);
+    const metadata = await (await fetch(`${origin}/.well-known/oauth-protected-resource/mcp`)).json();
+    expect(metadata).toMatchObject({ authorization_servers: [setting("AUTH_ISSUER")], resource: setting("AUTH_AUDIENCE") });
+  });
+
+  it("says at start, before it is ready, which authorization mode is in effect", () => {
+    const output = dev.output();
+    const line = `"development mode: authorization on, bearer tokens from AUTH_ISSUER ${setting("AUTH_ISSUER")} for ${setting("AUTH_AUDIENCE")}"`;
+    expect(output).toContain(line);
+    expect(output.indexOf(line)).toBeLessThan(output.indexOf("Ready on"));
+  });
+});
