@@ -8,6 +8,7 @@
 
 export type { Principal } from "./auth/principal";
 export type { EngineBindings } from "./bindings";
+export type { EngineOptions, LimitOptions, Limits } from "./config/options";
 export { audio, embeddedResource, image, resourceLink, text, toBase64 } from "./define/content";
 export { type JsonSchemaInput, jsonSchema } from "./define/json-schema";
 export { definePrompt, type Prompt, type PromptContext } from "./define/prompts";

@@ -7,7 +7,7 @@
  * nothing at startup: its problems are logged per request, and `/health` reports them.
  */
 import { env } from "cloudflare:workers";
-import { loadConfig } from "./config";
+import { parseConfig } from "./config/config";
 import { log } from "./log";
 
 let announced = false;
@@ -26,7 +26,7 @@ export function announceStartup(): void {
  */
 export function startupLine(vars: object): { level: "info" | "warn" | "error"; message: string } | undefined {
   if ((vars as Record<string, unknown>).MCP_ENV !== "development") return undefined;
-  const loaded = loadConfig(vars);
+  const loaded = parseConfig(vars as Record<string, unknown>);
   if (!loaded.ok) {
     return {
       level: "error",

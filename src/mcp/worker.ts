@@ -4,9 +4,10 @@
  */
 import type { EngineRouter } from "./auth/server/host";
 import type { EngineBindings } from "./bindings";
-import { loadConfig } from "./config";
+import { type ConfigResult, parseConfig } from "./config/config";
+import { type EngineOptions, resolveOptions } from "./config/options";
 import { createRouter } from "./http/router";
-import { lazy } from "./memo";
+import { lazy, memoize } from "./memo";
 import { McpServer, type ServerDefinition } from "./protocol/server";
 import { announceStartup } from "./startup";
 import { registerServer } from "./tasks/servers";
@@ -22,7 +23,7 @@ const authorizationServer = () => import("./auth/server/host");
 function buildEngine(definition: ServerDefinition): EngineRouter {
   const server = new McpServer(definition);
   const router = createRouter(server);
-  return { server, fetch: (request, env, execution) => router.fetch(request, env, execution) };
+  return { server, fetch: (request, env, execution, loaded) => router.fetch(request, env, execution, loaded) };
 }
 
 /**
@@ -31,8 +32,12 @@ function buildEngine(definition: ServerDefinition): EngineRouter {
  * `EngineBindings` that it has. Declarations given directly are checked now (invalid ones throw at startup); those
  * of `definition.declarations` are built and checked on the first request.
  */
-export function createMcpWorker<E extends EngineBindings = EngineBindings>(definition: ServerDefinition) {
-  const { declarations, ...info } = definition;
+export function createMcpWorker<E extends EngineBindings = EngineBindings>(definition: ServerDefinition & EngineOptions) {
+  const { declarations, limits, legacyClients, scopeHierarchy, upstreamToken, ...info } = definition;
+  // Checked now: a limit out of its range stops the Worker at startup, naming it.
+  const options = resolveOptions({ limits, legacyClients, scopeHierarchy, upstreamToken });
+  // The configuration of one environment (the Worker's env object is stable for the isolate): built once, then passed down.
+  const configOf = memoize((env: object): ConfigResult => parseConfig(env as Record<string, unknown>, options));
   if (declarations && (info.tools || info.resources || info.prompts)) {
     throw new Error("Declare tools, resources and prompts either directly or in declarations(), not both");
   }
@@ -45,15 +50,15 @@ export function createMcpWorker<E extends EngineBindings = EngineBindings>(defin
   announceStartup();
   return {
     fetch: async (request: Request, env: E, execution: ExecutionContext) => {
-      const loaded = loadConfig(env);
+      const loaded = configOf(env);
       if (loaded.ok && loaded.config.authServer) {
         const { serveAuthorizationServer } = await authorizationServer();
         return serveAuthorizationServer(request, env, execution, engine(), loaded.config);
       }
-      return engine().fetch(request, env, execution);
+      return engine().fetch(request, env, execution, loaded);
     },
     scheduled: async (_controller: ScheduledController, env: E) => {
-      const loaded = loadConfig(env);
+      const loaded = configOf(env);
       if (!loaded.ok || !loaded.config.authServer) return;
       const { purgeExpiredGrants } = await authorizationServer();
       const { grantsPurged } = await purgeExpiredGrants(env, engine(), loaded.config);
@@ -68,6 +73,7 @@ export function createMcpWorker<E extends EngineBindings = EngineBindings>(defin
  * tests call it, so a broken declaration fails `npm test` rather than a request after deploying.
  */
 export function validateServer(definition: ServerDefinition): void {
-  const { declarations, ...info } = definition;
+  const { declarations, limits, legacyClients, scopeHierarchy, upstreamToken, ...info } = definition as ServerDefinition & EngineOptions;
+  resolveOptions({ limits, legacyClients, scopeHierarchy, upstreamToken });
   new McpServer({ ...info, ...declarations?.() }).validate();
 }

@@ -17,7 +17,8 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import * as z from "zod/mini";
 import { defineResource, defineTool, elicitForm, text } from "../../src/mcp";
 import { ANONYMOUS } from "../../src/mcp/auth/principal";
-import { canonicalJson, importKeyRing, open, parseKeySpec, seal } from "../../src/mcp/input/state-token";
+import { parseKeySpec } from "../../src/mcp/config/keys";
+import { canonicalJson, importKeyRing, open, seal } from "../../src/mcp/input/state-token";
 import { createPublisher } from "../../src/mcp/listen/publish";
 import { tools as exampleTools } from "../../src/tools";
 import { adminOnly, tools as fixtureTools } from "../helpers/fixture";
@@ -62,12 +63,15 @@ const COVERED_ELSEWHERE = {
     ],
   ],
   9: [
-    ["test/engine/http/guards.test.ts", "answers nesting deeper than 64 levels (MAX_JSON_DEPTH) with 400 and -32700 instead of crashing"],
+    [
+      "test/engine/http/guards.test.ts",
+      "answers nesting deeper than 64 levels (limits.request.maxJsonDepth) with 400 and -32700 instead of crashing",
+    ],
   ],
   10: [
     [
       "test/engine/http/guards.test.ts",
-      "answers more than 10,000 object members (MAX_JSON_MEMBERS) with 400 and -32700, even inside the size cap",
+      "answers more than 10,000 object members (limits.request.maxJsonMembers) with 400 and -32700, even inside the size cap",
     ],
   ],
   11: [
@@ -89,7 +93,7 @@ const COVERED_ELSEWHERE = {
     ],
     ["test/engine/protocol/envelope.test.ts", "answers a modern _meta with no MCP-Protocol-Version header with -32020"],
     ["test/engine/protocol/envelope.test.ts", "answers an unsupported version with -32022, HTTP 400, data.supported and data.requested"],
-    ["test/engine/legacy/legacy.test.ts", "turns away a 2025 client with -32022 and the supported versions when LEGACY_CLIENTS is off"],
+    ["test/engine/legacy/legacy.test.ts", "turns away a 2025 client with -32022 and the supported versions when legacyClients is off"],
   ],
   16: [
     ["test/engine/protocol/envelope.test.ts", "answers a header version that differs from _meta with -32020 and HTTP 400"],
@@ -235,9 +239,9 @@ describe("transport and envelope", () => {
   //   http/guards.test.ts, see COVERED_ELSEWHERE.
   // row 8: an empty body, invalid JSON and invalid UTF-8 get 400 and -32700 with no id. Covered by protocol/envelope.test.ts, see
   //   COVERED_ELSEWHERE.
-  // row 9: nesting 10^5 deep gets 400 and -32700, never a crash; the limit is 64 levels (MAX_JSON_DEPTH). Covered by http/guards.test.ts,
+  // row 9: nesting 10^5 deep gets 400 and -32700, never a crash; the limit is 64 levels (limits.request.maxJsonDepth). Covered by http/guards.test.ts,
   //   see COVERED_ELSEWHERE.
-  // row 10: 10^5 distinct keys inside the cap are refused in linear time (-32700 over MAX_JSON_MEMBERS = 10,000). Covered by
+  // row 10: 10^5 distinct keys inside the cap are refused in linear time (-32700 over limits.request.maxJsonMembers = 10,000). Covered by
   //   http/guards.test.ts, see COVERED_ELSEWHERE.
   // row 11: a batch with a 2026 header, or a JSON-RPC response from the client, gets 400 and -32600 (batches without a header are
   //   2025-03-26 and served). Covered by protocol/envelope.test.ts and legacy/legacy.test.ts, see COVERED_ELSEWHERE.
@@ -416,8 +420,8 @@ describe("requestState", () => {
     await expectRejected(() => retry(`v1.${kid}.${payload}.${mac.slice(0, -1)}!`), "malformed");
     await expectRejected(() => retry(`v1.${kid}.${payload}=.${mac}`), "malformed");
 
-    // The checklist's usual 4 KB cap, set through STATE_MAX_BYTES (default 16 KiB): over it, not a single MAC is checked.
-    const capped = testServer(definition, { STATE_MAX_BYTES: "4096" });
+    // The checklist's usual 4 KB cap, set through limits.state.maxBytes (default 16 KiB): over it, not a single MAC is checked.
+    const capped = testServer({ ...definition, limits: { state: { maxBytes: 4096 } } });
     const oversize = `v1.${kid}.${"A".repeat(4_096)}.${mac}`;
     const verify = vi.spyOn(crypto.subtle, "verify");
     try {
@@ -493,7 +497,7 @@ describe("requestState", () => {
 // subscriptions/listen (rows 40-47), then /health (row 48)
 // ---------------------------------------------------------------------------------------------------------------
 
-const hubServer = testServer({ tools: fixtureTools }, { LISTEN_KEEPALIVE_MS: "60000" });
+const hubServer = testServer({ tools: fixtureTools, limits: { listen: { keepAliveMs: 60_000 } } });
 const subscription = (id: string | number) => ({ "io.modelcontextprotocol/subscriptionId": id });
 const readers: ReturnType<typeof sseReader>[] = [];
 afterEach(async () => {

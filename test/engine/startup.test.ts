@@ -37,7 +37,7 @@ describe("the startup line", () => {
     expect(line).toEqual({
       level: "error",
       message:
-        "development mode: configuration invalid, /mcp answers 503 until fixed: MAX_BODY_BYTES must be an integer from 1024 to 104857600; AUTH_AUDIENCE is set but AUTH_ISSUER is not: it would be ignored",
+        "development mode: configuration invalid, /mcp answers 503 until fixed: AUTH_AUDIENCE is set but AUTH_ISSUER is not: it would be ignored; MAX_BODY_BYTES is no longer read: set the createMcpWorker option limits.request.maxBodyBytes instead",
     });
     expect(line?.message).not.toContain("secret-looking-value-123");
   });

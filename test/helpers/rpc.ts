@@ -6,11 +6,11 @@
  */
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { createMcpWorker, type ServerDefinition } from "../../src/mcp";
+import { createMcpWorker, type EngineOptions, type ServerDefinition } from "../../src/mcp";
 import { FIXTURE } from "./fixture";
 
 export const MODERN = "2026-07-28";
-/** Every revision the server serves with LEGACY_CLIENTS on (the default): 2026-07-28 first, then 2025 newest first. */
+/** Every revision the server serves with legacyClients on (the default): 2026-07-28 first, then 2025 newest first. */
 export const SERVED_VERSIONS = [MODERN, "2025-11-25", "2025-06-18", "2025-03-26"];
 export const URL_MCP = "http://localhost:8787/mcp";
 
@@ -87,7 +87,7 @@ export function rpc(fetcher: Fetcher) {
  * A server built from test-only declarations, served with the real bindings (storage, hubs, secrets).
  * `vars` override settings for this server only (for example a short keep-alive).
  */
-export function testServer(definition: Partial<ServerDefinition>, vars: Record<string, string> = {}) {
+export function testServer(definition: Partial<ServerDefinition & EngineOptions>, vars: Record<string, string> = {}) {
   const worker = createMcpWorker({ name: "test-server", version: "1.0.0", ...definition });
   const testEnv = { ...env, ...vars } as Env;
   return rpc((request) => worker.fetch(request, testEnv, createExecutionContext()));

@@ -56,7 +56,9 @@ const STILL_ON_THE_EXAMPLE: Record<string, string> = {
 describe("the engine's boundary", () => {
   it("is the only engine module that the app, its tests, the conformance fixture and the bench Workers import", () => {
     const outside = [...sourceFiles(join(root, "src")), ...sourceFiles(join(root, "test")), ...sourceFiles(join(root, "bench"))].filter(
-      (file) => !inEngine(file) && !file.startsWith(join(root, "test/engine/")),
+      // The engine's own tests (test/engine/, and test/repo/, which checks the engine's tables against the docs) may
+      // reach inside it; everything else goes through the public module.
+      (file) => !inEngine(file) && !file.startsWith(join(root, "test/engine/")) && !file.startsWith(join(root, "test/repo/")),
     );
     expect(outside.length).toBeGreaterThan(20);
     const violations = outside

@@ -50,11 +50,19 @@ describe("README", () => {
   });
 
   it("documents every setting the server reads", () => {
-    const settings = [...readFileSync("src/mcp/config.ts", "utf8").matchAll(/read\.(?:string|integer|oneOf|list)\("([A-Z_]+)"/g)].map(
-      ([, name]) => name!,
-    );
-    expect(settings.length).toBeGreaterThan(20);
+    const settings = [
+      ...readFileSync("src/mcp/config/settings.ts", "utf8").matchAll(/read\.(?:string|integer|oneOf|list)\("([A-Z_]+)"/g),
+    ].map(([, name]) => name!);
+    expect(settings.length).toBeGreaterThan(12);
     for (const name of new Set(settings)) expect(readme, name).toContain(`| \`${name}\``);
+  });
+
+  it("documents every limit of createMcpWorker with its default", async () => {
+    const { limitTable } = await import("../../src/mcp/config/options");
+    const limits = limitTable();
+    expect(limits.length).toBeGreaterThan(25);
+    for (const { name, fallback } of limits)
+      expect(readme, name).toMatch(new RegExp(`\\| \`${name.replace(".", "\\.")}\` +\\| \`${fallback}\``));
   });
 
   it("has no unfinished placeholders", () => {

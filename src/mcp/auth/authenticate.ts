@@ -6,7 +6,7 @@
  * Clients discover the issuer from the Protected Resource Metadata (RFC 9728) that 401 answers point to.
  * Tokens are never forwarded anywhere. Scopes are checked per tool, with scope hierarchies (`scopes.ts`).
  */
-import type { AuthSettings, Config } from "../config";
+import type { AuthSettings, Config } from "../config/config";
 import { memoize } from "../memo";
 import { HttpError } from "../protocol/errors";
 import { ANONYMOUS, type Principal } from "./principal";
@@ -119,13 +119,12 @@ export interface ScopedTool {
 
 /**
  * Whether the principal may use the tool: the one place that decides, for listing and for calling. Each scope the
- * tool needs must be granted, or implied by a granted one under AUTH_SCOPE_HIERARCHY (`notes` implies `notes:read`
+ * tool needs must be granted, or implied by a granted one under the `scopeHierarchy` option (`notes` implies `notes:read`
  * by default). With authorization off there are no scopes to check.
  */
 export function permits(principal: Principal, tool: ScopedTool, config: Config): boolean {
-  const hierarchy = (config.auth ?? config.authServer)?.scopeHierarchy;
-  if (!principal.authenticated || !hierarchy) return true;
-  return (tool.scopes ?? []).every(scopeHolder(principal.scopes, hierarchy));
+  if (!principal.authenticated || !(config.auth || config.authServer)) return true;
+  return (tool.scopes ?? []).every(scopeHolder(principal.scopes, config.scopeHierarchy));
 }
 
 /** 403 with every scope the tool needs in one challenge, so the client can step up in one go. */

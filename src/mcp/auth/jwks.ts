@@ -4,7 +4,7 @@
  * import of a key into WebCrypto (public members only, cached), and the two key sets: inline (AUTH_JWKS) and
  * fetched (AUTH_JWKS_URL: cached per isolate, refetched when a token names a key the cached set lacks).
  */
-import type { AuthSettings } from "../config";
+import type { AuthSettings } from "../config/config";
 import { decodeUtf8Strict } from "../encoding";
 import { readAtMost } from "../http/body";
 import { memoize } from "../memo";

@@ -5,7 +5,7 @@
  */
 import { ANONYMOUS, type Principal } from "../auth/principal";
 import type { EngineBindings } from "../bindings";
-import type { Config } from "../config";
+import type { Config } from "../config/config";
 import type { Channel } from "../handler/context";
 import type { InputRunner } from "../handler/questions";
 import { cancellationCheckpoint } from "../handler/run";

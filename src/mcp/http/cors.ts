@@ -5,7 +5,7 @@
  * (browsers send them without credentials).
  */
 
-import type { Config } from "../config";
+import type { Config } from "../config/config";
 import { HEADER } from "../protocol/wire";
 import { isOriginAllowed } from "./guards";
 

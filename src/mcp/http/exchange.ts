@@ -6,7 +6,7 @@
 
 import type { Principal } from "../auth/principal";
 import type { EngineBindings } from "../bindings";
-import type { Config } from "../config";
+import type { Config } from "../config/config";
 import type { RequestRecord } from "../log";
 
 export interface HttpExchange {

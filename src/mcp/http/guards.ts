@@ -3,7 +3,7 @@
  * Checks every POST /mcp passes before its body is read: Host and Origin (DNS-rebinding protection, spec
  * "Security & Endpoint"), Content-Type and Accept. Each refusal is an `HttpError` with the status the spec names.
  */
-import type { Config } from "../config";
+import type { Config } from "../config/config";
 import { HttpError } from "../protocol/errors";
 
 const LOOPBACK_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);

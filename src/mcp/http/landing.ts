@@ -4,7 +4,7 @@
  * anonymous caller may use, the endpoint URL and copy-paste connection snippets. No secrets, no settings; with
  * authorization on, it lists nothing (an anonymous caller may use nothing) and says a sign-in is needed.
  */
-import type { Config } from "../config";
+import type { Config } from "../config/config";
 import type { McpServer } from "../protocol/server";
 
 export const escapeHtml = (value: string) =>

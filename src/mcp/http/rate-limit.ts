@@ -33,6 +33,6 @@ export async function checkRateLimit(exchange: HttpExchange, units = 1): Promise
   // The binding counts one per call and has no weight parameter, so N units are N calls (in parallel: one round).
   const outcomes = await Promise.all(Array.from({ length: units }, () => limiter.limit({ key })));
   if (outcomes.every(({ success }) => success)) return;
-  const seconds = exchange.config.rateLimit.periodSeconds;
+  const seconds = exchange.config.limits.rateLimit.periodMs / 1000;
   throw new HttpError(429, `Too Many Requests: retry in ${seconds} seconds`, { "retry-after": String(seconds) });
 }

@@ -9,10 +9,10 @@
  * The metadata and the landing page check the Host too: both name the server by the request's origin.
  */
 
-import { type IRequest, Router } from "itty-router";
+import { type IRequest, IttyRouter } from "itty-router";
 import { advertisedScopes, authenticate, protectedResourceMetadata } from "../auth/authenticate";
 import type { EngineBindings } from "../bindings";
-import { loadConfig } from "../config";
+import type { ConfigResult } from "../config/config";
 import { serveLegacy } from "../legacy/serve";
 import { endSession, methodNotAllowed, openSessionStream } from "../legacy/stream";
 import { logRequest } from "../log";
@@ -32,13 +32,12 @@ import { landingPage, unavailablePage } from "./landing";
 import { checkRateLimit } from "./rate-limit";
 import { jsonResponse } from "./reply";
 
-type Handler = (request: IRequest, env: EngineBindings, execution: ExecutionContext) => Promise<Response> | Response;
+type Handler = (request: IRequest, env: EngineBindings, execution: ExecutionContext, loaded: ConfigResult) => Promise<Response> | Response;
 
+/** The Worker's routes; `loaded` is the configuration the Worker loaded for this request, passed down, never looked up again. */
 export function createRouter(server: McpServer) {
-  const router = Router<IRequest, [EngineBindings, ExecutionContext]>({
-    // Every response passes here: browser callers from allowed origins get CORS headers.
-    finally: [(response: Response, request: IRequest, env: EngineBindings) => corsFor(response, request as unknown as Request, env)],
-  });
+  // The bare router: no per-request stages; CORS is applied once, below, to whatever a route answered.
+  const router = IttyRouter<IRequest, [EngineBindings, ExecutionContext, ConfigResult]>();
   const metadata = withConfig(
     onAllowedHost(async ({ request, config }) => {
       const document = protectedResourceMetadata(request, config, scopesOf(server), server.info.title ?? server.info.name);
@@ -55,10 +54,14 @@ export function createRouter(server: McpServer) {
       "*",
       withConfig(async ({ request, config }) => preflight(request, config)),
     )
-    .get("/", (request, env, execution) => {
-      const loaded = loadConfig(env);
+    .get("/", (request, env, execution, loaded) => {
       if (!loaded.ok) return unavailablePage(loaded.problems);
-      return withConfig(onAllowedHost(async ({ request, config }) => landingPage(request, server, config)))(request, env, execution);
+      return withConfig(onAllowedHost(async ({ request, config }) => landingPage(request, server, config)))(
+        request,
+        env,
+        execution,
+        loaded,
+      );
     })
     .get("/health", health)
     .get("/.well-known/oauth-protected-resource", metadata)
@@ -73,23 +76,27 @@ export function createRouter(server: McpServer) {
     )
     .all("/mcp", () => errorResponse(methodNotAllowed(), undefined))
     .all("*", () => new Response("Not found", { status: 404 }));
-  return router;
+  return {
+    async fetch(request: Request, env: EngineBindings, execution: ExecutionContext, loaded: ConfigResult): Promise<Response> {
+      const response: Response = await router.fetch(request as IRequest, env, execution, loaded);
+      // Browser callers from allowed origins get CORS headers, on every answer.
+      return loaded.ok ? withCors(response, request, loaded.config) : response;
+    },
+  };
 }
 
 /** The scopes a client should ask for, named in the metadata and in 401 challenges; the tools never change. */
 const scopesOf = memoize((server: McpServer) => advertisedScopes(server.tools.values()));
 
 /** Liveness and configuration health. Touches no storage and no secret values (presence and shape only). */
-const health: Handler = (_request, env) => {
-  const loaded = loadConfig(env);
+const health: Handler = (_request, _env, _execution, loaded) => {
   if (loaded.ok) return Response.json({ status: "ok" });
   return Response.json({ status: "error", config: "invalid" }, { status: 503 });
 };
 
 /** Why fail closed: running with a published development key or a half-read setting is worse than not running. */
 function withConfig(next: (exchange: HttpExchange) => Promise<Response>): Handler {
-  return (request, env, execution) => {
-    const loaded = loadConfig(env);
+  return (request, env, execution, loaded) => {
     if (!loaded.ok) {
       console.error(JSON.stringify({ level: "error", message: "configuration invalid", problems: loaded.problems }));
       return jsonResponse(
@@ -125,11 +132,6 @@ function onAllowedHost(next: (exchange: HttpExchange) => Promise<Response>): (ex
   };
 }
 
-function corsFor(response: Response, request: Request, env: EngineBindings): Response {
-  const loaded = loadConfig(env);
-  return loaded.ok ? withCors(response, request, loaded.config) : response;
-}
-
 async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Response> {
   const { request, config } = exchange;
   let id: RequestId | undefined;
@@ -142,12 +144,12 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
     exchange.principal = await authenticate(request, config, scopesOf(server), exchange.execution);
     await checkRateLimit(exchange);
     const { value: body, surrogateEscapes } = await readJsonBody(request, {
-      maxBytes: config.limits.maxBodyBytes,
-      maxDepth: config.limits.maxJsonDepth,
-      maxMembers: config.limits.maxJsonMembers,
+      maxBytes: config.limits.request.maxBodyBytes,
+      maxDepth: config.limits.request.maxJsonDepth,
+      maxMembers: config.limits.request.maxJsonMembers,
       drainRefused: config.mode === "development",
     });
-    const headerVersion = readMcpHeader(request, HEADER.protocolVersion, config.limits.maxHeaderValueLength);
+    const headerVersion = readMcpHeader(request, HEADER.protocolVersion, config.limits.request.maxHeaderValueLength);
     if (isLegacy(body, headerVersion)) {
       id = isObject(body) ? readableId(body.id) : undefined;
       return await serveLegacy(server, exchange, body, headerVersion, surrogateEscapes);

@@ -3,10 +3,10 @@
  * The imported `requestState` signing keys, created once per isolate (importing a CryptoKey per request
  * would cost every request a key schedule).
  */
-import type { Config } from "../config";
+import type { Config } from "../config/config";
 import { memoize } from "../memo";
 import { importKeyRing, type KeyRing } from "./state-token";
 
-const ringOf = memoize((state: Config["state"]): Promise<KeyRing> => importKeyRing(state.keys));
+const ringOf = memoize((keys: Config["keys"]): Promise<KeyRing> => importKeyRing(keys));
 
-export const keyRing = (config: Config): Promise<KeyRing> => ringOf(config.state);
+export const keyRing = (config: Config): Promise<KeyRing> => ringOf(config.keys);

@@ -92,7 +92,7 @@ export async function runRound<T>(
     async handedOver() {
       if (previous.nonce === undefined || consumed) return;
       consumed = true;
-      const consumedNow = await nonceGuard(scope, previous.nonce).consume(previous.nonce, Date.now() + scope.config.state.ttlMs);
+      const consumedNow = await nonceGuard(scope, previous.nonce).consume(previous.nonce, Date.now() + scope.config.limits.state.ttlMs);
       if (!consumedNow) throw rejectState(scope, "replay");
     },
   };
@@ -118,7 +118,7 @@ async function verifiedState(scope: RequestScope, params: JsonObject, bindOf: ()
   if (token === undefined) return { answers: {}, state: {}, asked: {}, continued: false };
   if (typeof token !== "string") throw invalidParams(INVALID_STATE_MESSAGE);
   const ring = await keyRing(scope.config);
-  const opened = await open(ring, token, { purpose: PURPOSE, bind: bindOf(), maxLength: scope.config.state.maxLength });
+  const opened = await open(ring, token, { purpose: PURPOSE, bind: bindOf(), maxLength: scope.config.limits.state.maxBytes });
   if (!opened.ok) throw rejectState(scope, opened.reason);
   const body = opened.body as StateBody;
   if (!isObject(body) || !isObject(body.answers) || !isObject(body.state) || !isObject(body.asked)) throw rejectState(scope, "malformed");
@@ -171,18 +171,18 @@ async function inputRequired(
   };
   if (singleUse) body.nonce = crypto.randomUUID();
   const ring = await keyRing(scope.config);
-  const sealBody = (body: StateBody) => seal(ring, { purpose: PURPOSE, bind, ttlMs: scope.config.state.ttlMs, body });
-  const { maxLength } = scope.config.state;
+  const sealBody = (body: StateBody) => seal(ring, { purpose: PURPOSE, bind, ttlMs: scope.config.limits.state.ttlMs, body });
+  const maxLength = scope.config.limits.state.maxBytes;
   const requestState = await sealBody(body);
   if (requestState.length > maxLength) {
     // Whose fault: the answers this request brought (a client error), or what the handler keeps (a server bug)?
     // Sealing once more without the new answers tells; this costs an HMAC, and only on this failure path.
     if ((await sealBody({ ...body, answers: carried })).length <= maxLength) {
       throw invalidParams(
-        `Invalid inputResponses: the answers are too large to carry to the next round (requestState would be ${requestState.length} bytes, over STATE_MAX_BYTES ${maxLength}); send shorter answers`,
+        `Invalid inputResponses: the answers are too large to carry to the next round (requestState would be ${requestState.length} bytes, over limits.state.maxBytes, ${maxLength}); send shorter answers`,
       );
     }
-    throw new Error(`requestState is ${requestState.length} bytes, over STATE_MAX_BYTES; keep ctx.state and answers small`);
+    throw new Error(`requestState is ${requestState.length} bytes, over limits.state.maxBytes; keep ctx.state and answers small`);
   }
   const inputRequests = Object.fromEntries(Object.entries(pending).map(([key, request]) => [key, toWire(request)]));
   return { resultType: "input_required", inputRequests, requestState };

@@ -132,7 +132,7 @@ export async function resumeResponseStream(exchange: HttpExchange, session: Live
   if (!first || (first.finished && first.events.length === 0)) {
     throw new HttpError(405, "Method Not Allowed: nothing is left to resume for this Last-Event-ID", { allow: "GET, POST, DELETE" });
   }
-  const { keepAliveMs, maxLifetimeMs } = exchange.config.listen;
+  const { keepAliveMs, maxLifetimeMs } = exchange.config.limits.listen;
   const sse = new SseStream();
   exchange.request.signal.addEventListener("abort", () => sse.close(), { once: true });
   let last = after;

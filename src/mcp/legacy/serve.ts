@@ -74,7 +74,7 @@ export async function loadSession(exchange: HttpExchange): Promise<SessionHandle
   if (!claims.stored) return { claims, stub };
   const state = asSessionState(await stub.load(principal));
   if (!state) throw sessionNotFound();
-  return { claims, stub, live: { state, stub, timeoutMs: exchange.config.legacy.inputTimeoutMs } };
+  return { claims, stub, live: { state, stub, timeoutMs: exchange.config.limits.sessions.inputTimeoutMs } };
 }
 
 export async function serveLegacy(
@@ -85,7 +85,7 @@ export async function serveLegacy(
   /** The body may hold lone surrogates (see `parseMessage`). */
   checkText = false,
 ): Promise<Response> {
-  if (!exchange.config.legacy.enabled) {
+  if (!exchange.config.legacyClients) {
     const requested = headerVersion ?? (isObject(body) && isObject(body.params) ? body.params.protocolVersion : undefined);
     throw new RpcError(ErrorCode.UnsupportedProtocolVersion, "Unsupported protocol version: this server speaks 2026-07-28 only", {
       supported: [STATELESS_VERSION],
@@ -145,7 +145,7 @@ async function serveBatch(
   session: SessionHandle | undefined,
   checkText: boolean,
 ) {
-  const { maxBatch } = exchange.config.legacy;
+  const maxBatch = exchange.config.limits.request.maxBatchMessages;
   if (version !== "2025-03-26")
     throw new RpcError(ErrorCode.InvalidRequest, `Invalid Request: batches are not part of ${version}`, undefined, 400);
   if (body.length === 0 || body.length > maxBatch) {
@@ -345,7 +345,7 @@ function initialState(
     subscriptions: [],
     // Stored at initialize: ends when idle, as the client stops asking. Stored later: nothing touches it on
     // ordinary requests, so it lasts as long as its id does.
-    idleMs: claims.stored ? exchange.config.legacy.sessionIdleMs : exchange.config.legacy.sessionLifetimeMs,
+    idleMs: claims.stored ? exchange.config.limits.sessions.idleMs : exchange.config.limits.sessions.lifetimeMs,
     expiresAt: claims.expiresAt,
   };
 }
@@ -362,7 +362,7 @@ async function storedSession(context: LegacyContext, method: string): Promise<Li
   const initial = initialState(exchange, session.claims, { capabilities: {} });
   const state = asSessionState(await session.stub.loadOrOpen((exchange.principal ?? ANONYMOUS).id, initial));
   if (!state) throw sessionNotFound();
-  return { state, stub: session.stub, timeoutMs: exchange.config.legacy.inputTimeoutMs };
+  return { state, stub: session.stub, timeoutMs: exchange.config.limits.sessions.inputTimeoutMs };
 }
 
 async function subscribe(context: LegacyContext, add: boolean, params: JsonObject): Promise<JsonObject> {

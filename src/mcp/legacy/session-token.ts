@@ -9,7 +9,7 @@
  * Signed, not encrypted: the client can read its session's id, version and expiry (nothing secret). The principal
  * is bound as a keyed digest only, so the token does not say who the caller is.
  */
-import type { Config } from "../config";
+import type { Config } from "../config/config";
 import { keyRing } from "../input/keys";
 import { open, seal } from "../input/state-token";
 import { isLegacyVersion, type LegacyVersion } from "../protocol/wire";
@@ -41,7 +41,7 @@ export async function newSession(
   stored: boolean,
   now = Date.now(),
 ): Promise<{ token: string; claims: SessionClaims }> {
-  const ttlMs = config.legacy.sessionLifetimeMs;
+  const ttlMs = config.limits.sessions.lifetimeMs;
   const claims: SessionClaims = { id: newSessionId(), version, stored, expiresAt: now + ttlMs };
   const token = await seal(await keyRing(config), { purpose: PURPOSE, bind: { principal }, ttlMs, body: claims, now });
   return { token, claims };

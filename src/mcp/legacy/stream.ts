@@ -27,7 +27,7 @@ export const methodNotAllowed = () => new HttpError(405, "Method Not Allowed: se
  */
 export async function openSessionStream(server: McpServer, exchange: HttpExchange): Promise<Response> {
   const support = server.listenSupport(exchange.env);
-  const hasSession = exchange.request.headers.has(HEADER.sessionId) && exchange.config.legacy.enabled;
+  const hasSession = exchange.request.headers.has(HEADER.sessionId) && exchange.config.legacyClients;
   if (!hasSession) throw methodNotAllowed();
   if (!accepts(exchange.request, "text/event-stream")) {
     throw new HttpError(406, "Not Acceptable: the notification stream is text/event-stream");
@@ -48,7 +48,7 @@ export async function openSessionStream(server: McpServer, exchange: HttpExchang
   const state = session.live?.state ?? asSessionState(await session.stub.load(principal.id));
   return hubStream({
     hubs,
-    settings: exchange.config.listen,
+    settings: exchange.config.limits.listen,
     principal,
     caller: callerKey(exchange),
     log: exchange,
@@ -69,7 +69,7 @@ export async function openSessionStream(server: McpServer, exchange: HttpExchang
 }
 
 export async function endSession(exchange: HttpExchange): Promise<Response> {
-  if (!exchange.request.headers.has(HEADER.sessionId) || !exchange.config.legacy.enabled) throw methodNotAllowed();
+  if (!exchange.request.headers.has(HEADER.sessionId) || !exchange.config.legacyClients) throw methodNotAllowed();
   const session = (await loadSession(exchange))!;
   // Why 405: a session that stored nothing at initialize is never looked up on ordinary requests, so ending it
   // could not make its id answer 404 as 2025-11-25 requires after a DELETE. It ends at its expiry instead.

@@ -18,7 +18,7 @@
  */
 
 import type { Principal } from "../auth/principal";
-import type { ListenSettings } from "../config";
+import type { Limits } from "../config/options";
 import { base64url } from "../encoding";
 import { SseStream } from "../http/sse";
 import { describeError, type LogScope, log } from "../log";
@@ -43,7 +43,7 @@ export interface HubPositions {
 export interface HubStreamOptions {
   /** The SUBSCRIPTIONS namespace; callers only open a stream when the Worker has it. */
   hubs: DurableObjectNamespace<SubscriptionHub>;
-  settings: ListenSettings;
+  settings: Limits["listen"];
   principal: Principal;
   /** Who the caller is for its share of the listeners (`callerKey`: the principal, or the client address when anonymous). */
   caller: string;

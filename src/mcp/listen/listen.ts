@@ -88,7 +88,7 @@ export function serveListen(scope: RequestScope, params: JsonObject, support: Li
   }
   return hubStream({
     hubs,
-    settings: scope.config.listen,
+    settings: scope.config.limits.listen,
     principal: scope.principal,
     caller: callerKey(scope),
     log: scope,

@@ -6,7 +6,7 @@
  * sealed cursor for a list that depends on the caller (resources that templates list): that one carries a
  * position the server must be able to trust (a listing callback's own cursor), so it is signed and bound.
  */
-import type { Config } from "../config";
+import type { Config } from "../config/config";
 import { keyRing } from "../input/keys";
 import { open, seal } from "../input/state-token";
 import { invalidParams } from "./errors";

@@ -4,7 +4,7 @@
  * expects, then runs the method and answers as JSON or SSE. Nothing here reads, mints or echoes a session id.
  */
 
-import type { Config } from "../config";
+import type { Config } from "../config/config";
 import { requestScope } from "../define/context";
 import type { HttpExchange } from "../http/exchange";
 import { expectHeader, mcpNameOf } from "../http/headers";
@@ -42,7 +42,7 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
     return settled(new Response(null, { status: 202 }));
   }
 
-  const maxLength = config.limits.maxHeaderValueLength;
+  const maxLength = config.limits.request.maxHeaderValueLength;
   if (headerVersion === undefined) throw headerMismatch("Header mismatch: missing required MCP-Protocol-Version header");
   // Why: with no 2026-07-28 claim in `_meta`, the header is the client's only word on its revision, and that revision
   // is unknown here (served 2025 revisions go to the legacy path). Which revisions are served is then the useful
@@ -100,7 +100,7 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
 
 /** -32022 for a request on the 2026-07-28 path that asks for another revision. */
 function unsupported(requested: string, config: Config): RpcError {
-  const supported = servedVersions(config.legacy.enabled);
+  const supported = servedVersions(config.legacyClients);
   // A served 2025 revision asked for the 2026-07-28 way (per-request `_meta`): say how that revision is reached.
   if (isLegacyVersion(requested) && supported.includes(requested)) {
     return unsupportedVersion(

@@ -188,10 +188,10 @@ export class McpServer {
     methods.set(
       "server/discover",
       this.differsForViews(async (_params, scope) => ({
-        supportedVersions: servedVersions(scope.config.legacy.enabled),
+        supportedVersions: servedVersions(scope.config.legacyClients),
         capabilities: this.capabilities(scope.env, "stateless", scope.meta.clientCapabilities),
         ...(this.instructions && { instructions: this.instructions }),
-        ttlMs: scope.config.listTtlMs,
+        ttlMs: scope.config.limits.lists.ttlMs,
         cacheScope: "public",
       })),
     );
@@ -252,7 +252,7 @@ function list<T>(
     return {
       [field]: page,
       ...(nextCursor && { nextCursor }),
-      ttlMs: scope.config.listTtlMs,
+      ttlMs: scope.config.limits.lists.ttlMs,
       // With authorization on (either mode), what is listed depends on the caller's scopes.
       cacheScope: scope.config.auth || scope.config.authServer ? "private" : "public",
     };

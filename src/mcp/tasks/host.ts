@@ -9,6 +9,7 @@
  * `wrangler dev`) is run again, from the handler's last checkpoint, when that alarm fires.
  */
 import type { EngineBindings } from "../bindings";
+import { resolveOptions } from "../config/options";
 import { jsonBytes } from "../encoding";
 import { acceptAnswer } from "../handler/answers";
 import { publishTaskStatus } from "../listen/publish";
@@ -19,10 +20,10 @@ import type { JsonObject } from "../protocol/wire";
 import { detailedTask, type TaskInit, type TaskRecord, taskFields } from "./record";
 import type { UpdateOutcome } from "./rpc";
 import { type RunOutcome, runTask } from "./run";
-import { TASK_SETTINGS } from "./settings";
 import { TERMINAL } from "./wire";
 
 const KEY = "task";
+const DEFAULT_TASK_LIMITS = resolveOptions().limits.tasks;
 
 export class TaskHost {
   /** The run in progress in this instance, if any: cancelling aborts its signal. */
@@ -42,8 +43,8 @@ export class TaskHost {
       status: "working",
       createdAt: now,
       lastUpdatedAt: now,
-      ttlMs: TASK_SETTINGS.ttlMs,
-      pollIntervalMs: TASK_SETTINGS.pollIntervalMs,
+      ttlMs: init.limits.ttlMs,
+      pollIntervalMs: init.limits.pollIntervalMs,
       pending: {},
     };
     this.save(record);
@@ -116,14 +117,14 @@ export class TaskHost {
     if (await this.expireUnanswered(record)) return;
     if (record.status !== "working") return this.state.storage.setAlarm(nextAlarm(record));
     // A second alarm while this instance runs the handler (it should not happen): keep the watchdog set.
-    if (this.run) return this.state.storage.setAlarm(Date.now() + TASK_SETTINGS.leaseMs);
+    if (this.run) return this.state.storage.setAlarm(Date.now() + record.limits.leaseMs);
     await this.runOnce(record);
   }
 
   private async runOnce(record: TaskRecord): Promise<void> {
     const controller = new AbortController();
     this.run = controller;
-    await this.state.storage.setAlarm(Date.now() + TASK_SETTINGS.leaseMs);
+    await this.state.storage.setAlarm(Date.now() + record.limits.leaseMs);
     let outcome: RunOutcome;
     try {
       outcome = await runTask(record, {
@@ -134,7 +135,7 @@ export class TaskHost {
         saveState: (state) => {
           this.patchWorking({ state });
           // A checkpoint renews the watchdog: a run that dies after it resumes from it one lease later.
-          this.state.waitUntil(this.state.storage.setAlarm(Date.now() + TASK_SETTINGS.leaseMs));
+          this.state.waitUntil(this.state.storage.setAlarm(Date.now() + record.limits.leaseMs));
         },
       });
     } catch (error) {
@@ -195,8 +196,7 @@ export class TaskHost {
   private finish(record: TaskRecord, change: Partial<TaskRecord>): void {
     Object.assign(record, change, { lastUpdatedAt: Date.now() });
     if (record.status === "input_required") {
-      // A task stored before tasks had an input timeout has none (undefined): it waits until its ttlMs, as it did.
-      if (record.inputTimeoutMs !== undefined) record.inputDeadline = record.lastUpdatedAt + record.inputTimeoutMs;
+      record.inputDeadline = record.lastUpdatedAt + record.limits.inputTimeoutMs;
     } else {
       record.pending = {};
       delete record.inputDeadline;
@@ -224,7 +224,7 @@ export class TaskHost {
   private announce(record: TaskRecord): void {
     let task = detailedTask(record);
     // Why: hub messages travel over a WebSocket and may sit in a replay buffer; a big result is fetched by tasks/get.
-    if (jsonBytes(task) > TASK_SETTINGS.maxNotificationBytes) task = taskFields(record);
+    if (jsonBytes(task) > record.limits.maxNotificationBytes) task = taskFields(record);
     const sent = publishTaskStatus(this.env.SUBSCRIPTIONS, record.principal, record.taskId, task).catch((error: unknown) =>
       log({ traceId: record.traceId }, "error", "task status publish failed", describeError(error)),
     );
@@ -254,7 +254,7 @@ export class TaskHost {
   private async expireUnanswered(record: TaskRecord): Promise<boolean> {
     if (record.status !== "input_required" || record.inputDeadline === undefined || Date.now() < record.inputDeadline) return false;
     const asked = Object.keys(record.pending).length;
-    const message = `${asked === 1 ? "The question" : `The ${asked} questions`} went unanswered within ${duration(record.inputTimeoutMs)}, so the task stopped waiting. Call the tool again to start over.`;
+    const message = `${asked === 1 ? "The question" : `The ${asked} questions`} went unanswered within ${duration(record.limits.inputTimeoutMs)}, so the task stopped waiting. Call the tool again to start over.`;
     this.finish(record, {
       status: "failed",
       error: { code: ErrorCode.InternalError, message },
@@ -275,7 +275,10 @@ export class TaskHost {
   }
 
   private load(): TaskRecord | undefined {
-    return this.state.storage.kv.get<TaskRecord>(KEY);
+    const record = this.state.storage.kv.get<TaskRecord>(KEY);
+    // A task stored by an engine before 1.3.0 has no limits of its own: it runs under today's defaults.
+    if (record && !record.limits) record.limits = DEFAULT_TASK_LIMITS;
+    return record;
   }
 
   private save(record: TaskRecord): void {

@@ -10,7 +10,6 @@ import { isObject } from "../protocol/envelope";
 import { invalidParams, methodNotFound } from "../protocol/errors";
 import type { JsonObject } from "../protocol/wire";
 import { isMintedTaskId } from "./ids";
-import { TASK_SETTINGS } from "./settings";
 import { declaresTasks, type TaskMethod, tasksRequired } from "./wire";
 
 /**
@@ -42,8 +41,9 @@ export async function serveTaskMethod(method: TaskMethod, params: JsonObject, sc
       const responses = params.inputResponses;
       if (!isObject(responses)) throw invalidParams('Invalid params: "inputResponses" must be an object');
       // Checked as stored, before the object is asked to keep anything.
-      if (jsonBytes(responses) > TASK_SETTINGS.maxAnswerBytes) {
-        throw invalidParams(`Invalid params: inputResponses take more than ${TASK_SETTINGS.maxAnswerBytes} bytes as UTF-8 JSON`);
+      const { maxAnswerBytes } = scope.config.limits.tasks;
+      if (jsonBytes(responses) > maxAnswerBytes) {
+        throw invalidParams(`Invalid params: inputResponses take more than ${maxAnswerBytes} bytes as UTF-8 JSON`);
       }
       const outcome = await task.update(principal, responses);
       if (outcome.kind === "unknown") throw notFound();

@@ -4,6 +4,7 @@
  */
 
 import type { Principal } from "../auth/principal";
+import type { Limits } from "../config/options";
 import type { InputKind } from "../handler/questions";
 import type { ClientCapabilities, Implementation, JsonObject, RequestId } from "../protocol/wire";
 import type { TaskStatus } from "./wire";
@@ -25,10 +26,10 @@ export interface TaskInit {
   answers: JsonObject;
   state: JsonObject;
   /**
-   * How long a question waits for its answer (TASK_INPUT_TIMEOUT_SECONDS as the Worker had it at creation: the
-   * object applies the value the task started with, whatever the settings say later).
+   * The task limits (`limits.tasks` of createMcpWorker) as the Worker had them at creation: the object applies the
+   * values the task started with, whatever a later deployment says.
    */
-  inputTimeoutMs: number;
+  limits: Limits["tasks"];
 }
 
 export interface TaskRecord extends TaskInit {

@@ -21,7 +21,6 @@ import { RpcError } from "../protocol/errors";
 import type { JsonObject } from "../protocol/wire";
 import type { TaskRecord } from "./record";
 import { serverNamed } from "./servers";
-import { TASK_SETTINGS } from "./settings";
 
 export type RunOutcome =
   | { kind: "completed"; result: JsonObject }
@@ -89,8 +88,8 @@ export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOut
     publish: createPublisher((host.env as EngineBindings).SUBSCRIPTIONS, record.principal, (uri) => server.resources.handleOf(uri), scope),
     async checkpoint() {
       if (host.signal.aborted) throw new Cancelled("The task was cancelled");
-      host.saveState(keepable(input.state));
-      if (Date.now() - started < TASK_SETTINGS.sliceMs) return;
+      host.saveState(keepable(input.state, record.limits.maxStateBytes));
+      if (Date.now() - started < record.limits.sliceMs) return;
       ended = "yield";
       throw new EndRun();
     },
@@ -101,19 +100,20 @@ export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOut
     result = await runTool(tool, record.args, handlerContext(channel, input), scope);
   } catch (error) {
     // A handler that swallowed the end-of-run signal still ends the run the way it was asked to.
-    if (ended === "input_required") return { kind: "input_required", pending, state: keepable(input.state), refused };
+    if (ended === "input_required")
+      return { kind: "input_required", pending, state: keepable(input.state, record.limits.maxStateBytes), refused };
     if (ended === "yield") return { kind: "yield", state: input.state };
     if (host.signal.aborted) return { kind: "cancelled" };
     if (error instanceof RpcError) return failed(error);
     throw error;
   }
-  if (ended === "input_required") return { kind: "input_required", pending, state: keepable(input.state), refused };
+  if (ended === "input_required")
+    return { kind: "input_required", pending, state: keepable(input.state, record.limits.maxStateBytes), refused };
   if (ended === "yield") return { kind: "yield", state: input.state };
   if (host.signal.aborted) return { kind: "cancelled", ...reportOf(result) };
-  if (jsonBytes(result) > TASK_SETTINGS.maxResultBytes) {
-    return failed(
-      new RpcError(-32603, `The result takes more than ${TASK_SETTINGS.maxResultBytes} bytes as stored; tasks keep at most that`),
-    );
+  const { maxResultBytes } = record.limits;
+  if (jsonBytes(result) > maxResultBytes) {
+    return failed(new RpcError(-32603, `The result takes more than ${maxResultBytes} bytes as stored; tasks keep at most that`));
   }
   return { kind: "completed", result };
 }
@@ -129,9 +129,9 @@ function reportOf(result: JsonObject): { report?: string } {
 }
 
 /** `ctx.state` as it will be stored; a handler that keeps more than the limit has a bug, reported as such. */
-function keepable(state: JsonObject): JsonObject {
-  if (jsonBytes(state) > TASK_SETTINGS.maxStateBytes) {
-    throw new Error(`ctx.state takes more than ${TASK_SETTINGS.maxStateBytes} bytes as stored; keep it small`);
+function keepable(state: JsonObject, maxBytes: number): JsonObject {
+  if (jsonBytes(state) > maxBytes) {
+    throw new Error(`ctx.state takes more than ${maxBytes} bytes as stored; keep it small`);
   }
   return state;
 }

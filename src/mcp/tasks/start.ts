@@ -19,7 +19,6 @@ import { ErrorCode, RpcError } from "../protocol/errors";
 import type { JsonObject } from "../protocol/wire";
 import { newTaskId } from "./ids";
 import { quotaName } from "./quota";
-import { TASK_SETTINGS } from "./settings";
 import { declaresTasks, tasksRequired } from "./wire";
 
 /**
@@ -87,8 +86,9 @@ export async function startTask(server: string, { tool, args }: ToolCall, params
   const tasks = scope.env.TASKS!;
   // Why counted before the task exists: a caller at its limit must not get a task that then holds resources.
   const quota = quotaName(scope);
-  const limit = TASK_SETTINGS.maxActivePerCaller;
-  if (!(await tasks.getByName(quota).admit(taskId, Date.now() + TASK_SETTINGS.ttlMs, limit))) {
+  const limits = scope.config.limits.tasks;
+  const limit = limits.maxActivePerCaller;
+  if (!(await tasks.getByName(quota).admit(taskId, Date.now() + limits.ttlMs, limit))) {
     return {
       content: [{ type: "text", text: `Too many tasks in progress (at most ${limit} per caller): wait for one to finish, or cancel one` }],
       isError: true,
@@ -114,7 +114,7 @@ export async function startTask(server: string, { tool, args }: ToolCall, params
     // Typed answers back to their wire form: a form's answer is `{ action, content }` either way.
     answers: JSON.parse(JSON.stringify(answers)) as JsonObject,
     state: input?.state ?? {},
-    inputTimeoutMs: scope.config.tasks.inputTimeoutMs,
+    limits,
   });
   return { resultType: "task", ...(task as JsonObject) };
 }

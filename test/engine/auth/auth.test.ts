@@ -2,8 +2,9 @@
 import { env } from "cloudflare:workers";
 import { generateKeyPair } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { parseConfig } from "../../../src/mcp/config";
-import configSource from "../../../src/mcp/config.ts?raw";
+import type { EngineOptions } from "../../../src/mcp";
+import { parseConfig } from "../../../src/mcp/config/config";
+import configSource from "../../../src/mcp/config/settings.ts?raw";
 import { createPublisher } from "../../../src/mcp/listen/publish";
 import { adminOnly, FIXTURE, valueUri } from "../../helpers/fixture";
 import { AUDIENCE, ISSUER, localIssuer } from "../../helpers/issuer";
@@ -21,8 +22,8 @@ beforeAll(async () => {
 
 const token = (claims: Record<string, unknown> = {}, key?: () => CryptoKey) => issuer.token(claims, key?.());
 
-const server = (vars: Record<string, string> = {}) =>
-  testServer({ ...FIXTURE, tools: [...FIXTURE.tools, adminOnly] }, { ...issuer.vars, ...vars });
+const server = (vars: Record<string, string> = {}, options: EngineOptions = {}) =>
+  testServer({ ...FIXTURE, tools: [...FIXTURE.tools, adminOnly], ...options }, { ...issuer.vars, ...vars });
 const as = (jwt: string) => ({ headers: { authorization: `Bearer ${jwt}` } });
 const challengeOf = (response: Response) => response.headers.get("www-authenticate") ?? "";
 const METADATA = "http://localhost:8787/.well-known/oauth-protected-resource/mcp";
@@ -112,12 +113,12 @@ describe("OAuth resource server", () => {
 });
 
 describe("scope hierarchies (a broader scope implies narrower ones)", () => {
-  const listed = async (jwt: string, vars: Record<string, string> = {}) => {
-    const { result } = await readMessage(await server(vars).send("tools/list", {}, as(jwt)));
+  const listed = async (jwt: string, options: EngineOptions = {}) => {
+    const { result } = await readMessage(await server({}, options).send("tools/list", {}, as(jwt)));
     return result?.tools.map((tool: { name: string }) => tool.name) as string[];
   };
-  const callAdmin = (jwt: string, vars: Record<string, string> = {}) =>
-    server(vars).send("tools/call", { name: "admin_report", arguments: {} }, as(jwt));
+  const callAdmin = (jwt: string, options: EngineOptions = {}) =>
+    server({}, options).send("tools/call", { name: "admin_report", arguments: {} }, as(jwt));
 
   it("lets a granted scope stand for every scope under it after a colon (default): notes implies notes:admin", async () => {
     const jwt = await token({ scope: "notes" });
@@ -134,16 +135,16 @@ describe("scope hierarchies (a broader scope implies narrower ones)", () => {
     }
   });
 
-  it("follows AUTH_SCOPE_HIERARCHY: explicit rules replace the default, chain, and none means exact scopes only", async () => {
-    const explicit = { AUTH_SCOPE_HIERARCHY: "admin>notes:admin" };
+  it("follows the scopeHierarchy option: explicit rules replace the default, chain, and none means exact scopes only", async () => {
+    const explicit = { scopeHierarchy: ["admin>notes:admin"] };
     expect(await listed(await token({ scope: "admin" }), explicit)).toContain("admin_report");
     expect((await callAdmin(await token({ scope: "admin" }), explicit)).status).toBe(200);
     expect((await callAdmin(await token({ scope: "notes" }), explicit)).status).toBe(403);
 
-    const chained = { AUTH_SCOPE_HIERARCHY: "prefix, owner>notes" };
+    const chained = { scopeHierarchy: ["prefix", "owner>notes"] };
     expect((await callAdmin(await token({ scope: "owner" }), chained)).status).toBe(200);
 
-    const exact = { AUTH_SCOPE_HIERARCHY: "none" };
+    const exact = { scopeHierarchy: ["none"] };
     expect(await listed(await token({ scope: "notes" }), exact)).not.toContain("admin_report");
     expect((await callAdmin(await token({ scope: "notes" }), exact)).status).toBe(403);
     expect((await callAdmin(await token({ scope: "notes:admin" }), exact)).status).toBe(200);
@@ -159,12 +160,9 @@ describe("scope hierarchies (a broader scope implies narrower ones)", () => {
     expect(parseConfig({ MCP_ENV: "development", AUTH_ISSUER: "https://issuer.example", AUTH_JWKS: '{"keys":[]}' }).ok).toBe(true);
   });
 
-  it("refuses a malformed AUTH_SCOPE_HIERARCHY by name", () => {
-    for (const value of ["a>b>c", "a>", ">b", "a b>c", "a>a", "none, prefix", "everything"]) {
-      expect(parseConfig({ MCP_ENV: "development", ...issuer.vars, AUTH_SCOPE_HIERARCHY: value }), value).toEqual({
-        ok: false,
-        problems: [expect.stringMatching(/^AUTH_SCOPE_HIERARCHY /)],
-      });
+  it("refuses a malformed scopeHierarchy at startup, naming the option", () => {
+    for (const rules of [["a>b>c"], ["a>"], [">b"], ["a b>c"], ["a>a"], ["none", "prefix"], ["everything"]]) {
+      expect(() => server({}, { scopeHierarchy: rules }), rules.join()).toThrow(/^createMcpWorker: scopeHierarchy must be/);
     }
   });
 });
@@ -338,9 +336,6 @@ describe("an authorization setting given without the setting that turns its mode
     expect(problemsOf({ AUTH_LOGIN_CLIENT_ID: "client" })).toEqual([
       "AUTH_LOGIN_CLIENT_ID is set but AUTH_LOGIN is not: it would be ignored",
     ]);
-    expect(problemsOf({ AUTH_SCOPE_HIERARCHY: "none" })).toEqual([
-      "AUTH_SCOPE_HIERARCHY is set but neither AUTH_ISSUER nor AUTH_LOGIN is: it would be ignored",
-    ]);
     // The other mode's setting does not count: AUTH_LOGIN_SCOPES means nothing to a resource server.
     expect(problemsOf({ ...issuer.vars, AUTH_LOGIN_SCOPES: "openid" })).toEqual([
       "AUTH_LOGIN_SCOPES is set but AUTH_LOGIN is not: it would be ignored",
@@ -353,7 +348,7 @@ describe("an authorization setting given without the setting that turns its mode
     const modeSettings = [...configSource.matchAll(/read\.(?:string|integer|oneOf|list)\("(AUTH_[A-Z_]+)"/g)]
       .map(([, name]) => name!)
       .filter((name) => name !== "AUTH_ISSUER" && name !== "AUTH_LOGIN");
-    expect(new Set(modeSettings).size).toBeGreaterThan(12);
+    expect(new Set(modeSettings).size).toBeGreaterThan(7);
     for (const name of new Set(modeSettings)) {
       expect(problemsOf({ [name]: "1" }), name).toEqual([expect.stringMatching(new RegExp(`^${name} is set but .* it would be ignored$`))]);
     }

@@ -7,7 +7,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMcpWorker } from "../../../src/mcp";
-import { parseConfig } from "../../../src/mcp/config";
+import { parseConfig } from "../../../src/mcp/config/config";
 import { createRouter } from "../../../src/mcp/http/router";
 import { McpServer } from "../../../src/mcp/protocol/server";
 import { authorizePath, authServer, jsonPost, REDIRECT_URI, stubFetch } from "../../helpers/auth-server";
@@ -30,7 +30,7 @@ function engineAs(grant?: { props: Record<string, unknown>; scope: string[] }) {
   const router = createRouter(new McpServer(definition));
   return rpc((request) => {
     const execution = Object.assign(createExecutionContext(), grant && { props: grant.props, auth: { scope: grant.scope } });
-    return router.fetch(request, loginEnv, execution);
+    return router.fetch(request, loginEnv, execution, parseConfig(loginEnv as unknown as Record<string, unknown>));
   });
 }
 
@@ -77,7 +77,7 @@ describe("authorization-server settings", () => {
     expect(parseConfig({ ...TEST_BINDINGS, OAUTH_KV: {}, ...LOGIN }).ok).toBe(true);
   });
 
-  it("reads GitHub login with its default scope and the documented lifetimes", () => {
+  it("reads GitHub login with its default scope; the token lifetimes are code (limits.oauth)", () => {
     const loaded = parseConfig({
       ...TEST_BINDINGS,
       OAUTH_KV: {},
@@ -88,10 +88,10 @@ describe("authorization-server settings", () => {
     expect(loaded.ok && loaded.config.authServer).toMatchObject({
       login: "github",
       scopes: ["read:user"],
-      keepUpstreamToken: false,
-      accessTokenSeconds: 3_600,
-      refreshTokenSeconds: 2_592_000,
-      clientSeconds: 2_592_000,
+    });
+    expect(loaded.ok && loaded.config).toMatchObject({
+      upstreamToken: false,
+      limits: { oauth: { accessTokenMs: 3_600_000, refreshTokenMs: 2_592_000_000, clientMs: 2_592_000_000 } },
     });
   });
 });

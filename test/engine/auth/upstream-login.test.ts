@@ -5,19 +5,14 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { finishLogin, loginUrl, newSecrets } from "../../../src/mcp/auth/server/upstream";
-import type { AuthServerSettings } from "../../../src/mcp/config";
+import type { AuthServerSettings } from "../../../src/mcp/config/config";
 
-const settings = (keepUpstreamToken = false): AuthServerSettings => ({
+const settings = (): AuthServerSettings => ({
   login: "github",
   clientId: "gh-client",
   clientSecret: "gh-secret",
   scopes: ["read:user"],
   consentSecret: "x".repeat(32),
-  keepUpstreamToken,
-  accessTokenSeconds: 3_600,
-  refreshTokenSeconds: 86_400,
-  clientSeconds: 86_400,
-  scopeHierarchy: { prefix: true, rules: [] },
 });
 const CALLBACK = "https://mcp.example/oauth/callback";
 
@@ -60,7 +55,7 @@ describe("GitHub login", () => {
     const sent = stubGitHub();
     const secrets = newSecrets(settings());
     const identity = await finishLogin(settings(), new URL(`${CALLBACK}?code=gh-code&state=s`), CALLBACK, secrets);
-    expect(identity).toEqual({ id: "github-583231", name: "The Octocat" });
+    expect(identity).toEqual({ id: "github-583231", name: "The Octocat", upstreamToken: "gho_upstream" });
     const exchange = new URLSearchParams(sent[0]!.body);
     expect(Object.fromEntries(exchange)).toMatchObject({
       grant_type: "authorization_code",
@@ -72,9 +67,9 @@ describe("GitHub login", () => {
     expect(sent[1]).toMatchObject({ url: "https://api.github.com/user", authorization: "Bearer gho_upstream" });
   });
 
-  it("keeps GitHub's token for tools only when AUTH_UPSTREAM_TOKEN is on", async () => {
+  it("hands GitHub's token to the login, which keeps it for tools only with the upstreamToken option", async () => {
     stubGitHub();
-    const identity = await finishLogin(settings(true), new URL(`${CALLBACK}?code=gh-code&state=s`), CALLBACK, newSecrets(settings(true)));
+    const identity = await finishLogin(settings(), new URL(`${CALLBACK}?code=gh-code&state=s`), CALLBACK, newSecrets(settings()));
     expect(identity.upstreamToken).toBe("gho_upstream");
   });
 

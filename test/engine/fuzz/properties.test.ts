@@ -56,8 +56,15 @@ import {
 // ---------------------------------------------------------------------------------------------------------------
 
 /** A listen stream the fuzzer opens ends after 100 ms (not 30 min); a 2025 session question unanswered times out in 1 s. */
-const SHORT_WAITS = { LISTEN_MAX_LIFETIME_MS: "100", LISTEN_KEEPALIVE_MS: "50", SESSION_INPUT_TIMEOUT_SECONDS: "1" };
-const notes = testServer({ name: "mcp-notes-server", version: "0.1.0", tools: tools(), resources, prompts: prompts() }, SHORT_WAITS);
+const SHORT_WAITS = { listen: { maxLifetimeMs: 100, keepAliveMs: 50 }, sessions: { inputTimeoutMs: 1_000 } };
+const notes = testServer({
+  name: "mcp-notes-server",
+  version: "0.1.0",
+  tools: tools(),
+  resources,
+  prompts: prompts(),
+  limits: SHORT_WAITS,
+});
 const real = rpc((request) => exports.default.fetch(request));
 
 /** What a handler saw, so a property can tell whether a hostile key reached it as a prototype. */
@@ -101,45 +108,43 @@ const fuzzTools = [
     },
   }),
 ];
-const fuzzServer = testServer(
-  {
-    tools: fuzzTools,
-    resources: [
-      defineResource({ uri: "test://text", name: "text", read: () => [{ uri: "test://text", text: "hello" }] }),
-      defineResource({
-        uri: "test://ask",
-        name: "ask",
-        async read(ctx) {
-          const { ok } = await ctx.ask(asking);
-          return [{ uri: "test://ask", text: `ok=${ok.action}` }];
-        },
-      }),
-      defineResourceTemplate({
-        uriTemplate: "test://items/{id}",
-        name: "item",
-        read: (uri, { id }) => [{ uri, text: `item ${id}` }],
-        complete: { id: (value) => [`${value}1`, `${value}2`] },
-      }),
-    ],
-    prompts: [
-      definePrompt({
-        name: "greet",
-        description: "Greets.",
-        arguments: z.strictObject({ name: z.string() }),
-        get: ({ name }) => ({ messages: [{ role: "user", content: text(`hi ${name}`) }] }),
-      }),
-      definePrompt({
-        name: "ask_prompt",
-        description: "Asks.",
-        async get(_args, ctx) {
-          const { ok } = await ctx.ask(asking);
-          return { messages: [{ role: "user", content: text(`ok=${ok.action}`) }] };
-        },
-      }),
-    ],
-  },
-  SHORT_WAITS,
-);
+const fuzzServer = testServer({
+  limits: SHORT_WAITS,
+  tools: fuzzTools,
+  resources: [
+    defineResource({ uri: "test://text", name: "text", read: () => [{ uri: "test://text", text: "hello" }] }),
+    defineResource({
+      uri: "test://ask",
+      name: "ask",
+      async read(ctx) {
+        const { ok } = await ctx.ask(asking);
+        return [{ uri: "test://ask", text: `ok=${ok.action}` }];
+      },
+    }),
+    defineResourceTemplate({
+      uriTemplate: "test://items/{id}",
+      name: "item",
+      read: (uri, { id }) => [{ uri, text: `item ${id}` }],
+      complete: { id: (value) => [`${value}1`, `${value}2`] },
+    }),
+  ],
+  prompts: [
+    definePrompt({
+      name: "greet",
+      description: "Greets.",
+      arguments: z.strictObject({ name: z.string() }),
+      get: ({ name }) => ({ messages: [{ role: "user", content: text(`hi ${name}`) }] }),
+    }),
+    definePrompt({
+      name: "ask_prompt",
+      description: "Asks.",
+      async get(_args, ctx) {
+        const { ok } = await ctx.ask(asking);
+        return { messages: [{ role: "user", content: text(`ok=${ok.action}`) }] };
+      },
+    }),
+  ],
+});
 type Target = ReturnType<typeof rpc>;
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -149,14 +149,14 @@ describe("body limits", () => {
     expect(await fetchRefused(64 * 1024 + 1)).toBe(false);
   });
 
-  it("answers nesting deeper than 64 levels (MAX_JSON_DEPTH) with 400 and -32700 instead of crashing", async () => {
+  it("answers nesting deeper than 64 levels (limits.request.maxJsonDepth) with 400 and -32700 instead of crashing", async () => {
     await expectError(await post("[".repeat(100_000) + "]".repeat(100_000), headers), 400, -32700, null);
     await expectError(await post("[".repeat(65) + "]".repeat(65), headers), 400, -32700, null);
     // 64 levels parse; the value is then refused for what it is (an array on the 2026-07-28 path), not for depth.
     await expectError(await post("[".repeat(64) + "]".repeat(64), headers), 400, -32600, null);
   });
 
-  it("answers more than 10,000 object members (MAX_JSON_MEMBERS) with 400 and -32700, even inside the size cap", async () => {
+  it("answers more than 10,000 object members (limits.request.maxJsonMembers) with 400 and -32700, even inside the size cap", async () => {
     const members = Array.from({ length: 20_000 }, (_, i) => `"k${i}":1`).join(",");
     await expectError(await post(`{${members}}`, headers), 400, -32700, null);
 

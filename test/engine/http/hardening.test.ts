@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
-import { defineTool, text, validateServer } from "../../../src/mcp";
-import { parseConfig } from "../../../src/mcp/config";
+import { defineTool, type LimitOptions, text, validateServer } from "../../../src/mcp";
+import { parseConfig } from "../../../src/mcp/config/config";
 import { toJsonSchema } from "../../../src/mcp/handler/schema";
 import { headerBindings } from "../../../src/mcp/http/param-headers";
 import { counted, runs } from "../../helpers/fixture";
@@ -145,8 +145,8 @@ describe("header-bound arguments (x-mcp-header)", () => {
 
 describe("rate limiting", () => {
   /** TIGHT_LIMITER (vitest.config.ts) allows 3 requests per caller per 60 s; each test uses its own client IP. */
-  const tight = (vars: Record<string, string> = {}) =>
-    testServer({ tools: [counted] }, { RATE_LIMITER: (env as unknown as Record<string, string>).TIGHT_LIMITER!, ...vars });
+  const tight = (limits: LimitOptions = {}) =>
+    testServer({ tools: [counted], limits }, { RATE_LIMITER: (env as unknown as Record<string, string>).TIGHT_LIMITER! });
   const batchOf = (size: number) =>
     Array.from({ length: size }, (_, i) => ({
       jsonrpc: "2.0",
@@ -188,16 +188,13 @@ describe("rate limiting", () => {
     expect(next.status).toBe(429);
   });
 
-  it("names the configured period in Retry-After (RATE_LIMIT_PERIOD_SECONDS)", async () => {
-    const limited = tight({ RATE_LIMIT_PERIOD_SECONDS: "10" });
+  it("names the configured period in Retry-After (limits.rateLimit.periodMs), which must be the binding's 10 or 60 s", async () => {
+    const limited = tight({ rateLimit: { periodMs: 10_000 } });
     let response: Response | undefined;
     for (let i = 0; i < 4; i++) response = await limited.send("server/discover", {}, { headers: { "cf-connecting-ip": "203.0.113.22" } });
     expect(response?.status).toBe(429);
     expect(response?.headers.get("retry-after")).toBe("10");
-    expect(parseConfig({ MCP_ENV: "development", RATE_LIMIT_PERIOD_SECONDS: "30" })).toEqual({
-      ok: false,
-      problems: ["RATE_LIMIT_PERIOD_SECONDS must be one of 10, 60"],
-    });
+    expect(() => tight({ rateLimit: { periodMs: 30_000 } })).toThrow("limits.rateLimit.periodMs must be 10000 or 60000");
   });
 });
 
@@ -231,7 +228,7 @@ describe("secrets fail closed", () => {
   });
 
   it("uses the published development key only in development mode", () => {
-    expect(parseConfig({ MCP_ENV: "development" })).toMatchObject({ ok: true, config: { state: { developmentKey: true } } });
+    expect(parseConfig({ MCP_ENV: "development" })).toMatchObject({ ok: true, config: { developmentKey: true } });
     expect(parseConfig({})).toEqual({ ok: false, problems: ["STATE_KEYS is not set"] });
   });
 
@@ -248,8 +245,8 @@ describe("secrets fail closed", () => {
       ok: false,
       problems: [
         "MCP_ENV must be one of development, production",
-        "MAX_BODY_BYTES must be an integer from 1024 to 104857600",
         "AUTH_ISSUER must be an https URL",
+        "MAX_BODY_BYTES is no longer read: set the createMcpWorker option limits.request.maxBodyBytes instead",
       ],
     });
   });

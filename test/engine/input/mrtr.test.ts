@@ -303,7 +303,7 @@ describe("multi round-trip requests", () => {
     expect(r2.result?.requestState.length).toBeLessThan(2_000);
   });
 
-  it("answers -32602, not an internal fault, when the client's answers alone would push the state over STATE_MAX_BYTES", async () => {
+  it("answers -32602, not an internal fault, when the client's answers alone would push the state over limits.state.maxBytes", async () => {
     const r1 = await callTool("wizard", { topic: "t" });
     const { value: message, entries } = await withLogs(() =>
       callTool(
@@ -312,7 +312,10 @@ describe("multi round-trip requests", () => {
         { requestState: r1.result?.requestState, inputResponses: { name: { action: "accept", content: { name: "x".repeat(20_000) } } } },
       ),
     );
-    expect(message.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^Invalid inputResponses: .*STATE_MAX_BYTES/) });
+    expect(message.error).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/^Invalid inputResponses: .*limits\.state\.maxBytes/),
+    });
     expect(entries.filter((entry) => entry.level === "error")).toEqual([]);
   });
 

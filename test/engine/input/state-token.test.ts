@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, importKeyRing, type KeyRing, open, parseKeySpec, seal } from "../../../src/mcp/input/state-token";
+import { parseKeySpec } from "../../../src/mcp/config/keys";
+import { canonicalJson, importKeyRing, type KeyRing, open, seal } from "../../../src/mcp/input/state-token";
 import { seedFor } from "../../helpers/seed";
 
 const key = (text: string) => btoa(text.padEnd(32, "!"));

@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { type Config, loadConfig } from "../../../src/mcp/config";
+import { type Config, parseConfig } from "../../../src/mcp/config/config";
 import { keyRing } from "../../../src/mcp/input/keys";
 import { seal } from "../../../src/mcp/input/state-token";
 import { newSession } from "../../../src/mcp/legacy/session-token";
@@ -148,8 +148,8 @@ describe("era detection", () => {
     expect(message.error).toEqual({ code: -32002, message: "Resource not found", data: { uri: valueUri("never-stored") } });
   });
 
-  it("turns away a 2025 client with -32022 and the supported versions when LEGACY_CLIENTS is off", async () => {
-    const statelessOnly = testServer({}, { LEGACY_CLIENTS: "off" });
+  it("turns away a 2025 client with -32022 and the supported versions when legacyClients is off", async () => {
+    const statelessOnly = testServer({ legacyClients: false });
     const response = await statelessOnly.post(rpc("initialize", { protocolVersion: "2025-11-25", capabilities: {} }), BASE);
     expect(response.status).toBe(400);
     expect((await readMessage(response)).error).toMatchObject({
@@ -234,8 +234,8 @@ describe("legacy sessions", () => {
   });
 
   it("answers an expired session id, or a token signed for another purpose, with 404", async () => {
-    const config = (loadConfig(env) as { config: Config }).config;
-    const lifetime = config.legacy.sessionLifetimeMs;
+    const config = (parseConfig(env as unknown as Record<string, unknown>) as { config: Config }).config;
+    const lifetime = config.limits.sessions.lifetimeMs;
     const expired = await newSession(config, "anonymous", "2025-11-25", false, Date.now() - lifetime - 1);
     const live = await newSession(config, "anonymous", "2025-11-25", false);
     const otherPurpose = await seal(await keyRing(config), {

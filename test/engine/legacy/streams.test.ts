@@ -75,7 +75,7 @@ const trigger = defineTool({
   },
 });
 
-const server = testServer({ tools: [patient, confirm, big, trigger] }, { LISTEN_KEEPALIVE_MS: "60000" });
+const server = testServer({ tools: [patient, confirm, big, trigger], limits: { listen: { keepAliveMs: 60_000 } } });
 
 function legacy(body: unknown, version = "2025-11-25", session?: string, init: RequestInit = {}) {
   return server.post(body, { ...BASE, "mcp-protocol-version": version, ...(session && { "mcp-session-id": session }) }, init);

@@ -12,7 +12,7 @@ import { sseReader } from "../../helpers/sse";
 
 describe("hub hibernation", () => {
   it("lets an idle hub be evicted from memory while its listeners stay subscribed", { timeout: 40_000 }, async () => {
-    const server = testServer(FIXTURE, { LISTEN_KEEPALIVE_MS: "60000" });
+    const server = testServer({ ...FIXTURE, limits: { listen: { keepAliveMs: 60_000 } } });
     const reader = sseReader(await server.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "sleepy" }));
     expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
     const hub = env.SUBSCRIPTIONS.getByName(GLOBAL_GROUP);

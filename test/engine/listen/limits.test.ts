@@ -13,7 +13,7 @@ import { ANONYMOUS_CALLERS } from "../hub-groups";
 
 describe("listener caps", () => {
   it("refuses a listener over the per-hub cap in-band, before any acknowledgement", async () => {
-    const capped = testServer(FIXTURE, { LISTEN_SHARD_CAPACITY: "2", LISTEN_MAX_SHARDS: "1" });
+    const capped = testServer({ ...FIXTURE, limits: { listen: { shardCapacity: 2, maxShards: 1 } } });
     const open = [];
     for (const id of ["a", "b"]) {
       const reader = sseReader(await capped.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id }));
@@ -44,7 +44,7 @@ describe("listener caps", () => {
 
   it("frees the slot of a client that hung up unnoticed as soon as a new listener needs it", async () => {
     // A keep-alive far away: only the hub's probe can reveal the hang-up within this test.
-    const capped = testServer(FIXTURE, { LISTEN_SHARD_CAPACITY: "2", LISTEN_MAX_SHARDS: "1", LISTEN_KEEPALIVE_MS: "60000" });
+    const capped = testServer({ ...FIXTURE, limits: { listen: { shardCapacity: 2, maxShards: 1, keepAliveMs: 60_000 } } });
     const hub = env.SUBSCRIPTIONS.getByName(ANONYMOUS_CALLERS);
     const deadline = Date.now() + 2_000;
     while ((await hub.count()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -71,7 +71,7 @@ describe("each caller's share of the listeners", () => {
 
   it("refuses an anonymous caller over its share (per client address) while other callers still get listeners", async () => {
     // Room for 6 listeners in all (3 per shard, 2 shards), and at most 2 for any one caller.
-    const target = testServer(FIXTURE, { LISTEN_SHARD_CAPACITY: "3", LISTEN_MAX_SHARDS: "2", LISTEN_MAX_PER_CALLER: "2" });
+    const target = testServer({ ...FIXTURE, limits: { listen: { shardCapacity: 3, maxShards: 2, maxPerCaller: 2 } } });
     const open = [];
     for (const id of ["a1", "a2"]) {
       const reader = await listenFrom(target, "192.0.2.1", id);
@@ -98,7 +98,7 @@ describe("each caller's share of the listeners", () => {
   });
 
   it("names the server's own capacity when that is what is full, not the caller's share", async () => {
-    const target = testServer(FIXTURE, { LISTEN_SHARD_CAPACITY: "1", LISTEN_MAX_SHARDS: "2", LISTEN_MAX_PER_CALLER: "5" });
+    const target = testServer({ ...FIXTURE, limits: { listen: { shardCapacity: 1, maxShards: 2, maxPerCaller: 5 } } });
     const open = [];
     for (const [address, id] of [
       ["203.0.113.1", "x1"],

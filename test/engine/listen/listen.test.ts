@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { defineResourceTemplate } from "../../../src/mcp";
 import { ANONYMOUS } from "../../../src/mcp/auth/principal";
-import { parseConfig } from "../../../src/mcp/config";
+import { parseConfig } from "../../../src/mcp/config/config";
 import { GLOBAL_GROUP } from "../../../src/mcp/listen/groups";
 import { covers } from "../../../src/mcp/listen/hub";
 import { createPublisher } from "../../../src/mcp/listen/publish";
@@ -27,7 +27,7 @@ const boxes = defineResourceTemplate({
   read: () => undefined,
 });
 const docs = defineResourceTemplate({ uriTemplate: "fixture://docs/{page}", name: "doc", handles: [], read: () => undefined });
-const server = testServer({ ...FIXTURE, resources: [...FIXTURE.resources, boxes, docs] }, { LISTEN_KEEPALIVE_MS: "60000" });
+const server = testServer({ ...FIXTURE, resources: [...FIXTURE.resources, boxes, docs], limits: { listen: { keepAliveMs: 60_000 } } });
 const readers: ReturnType<typeof sseReader>[] = [];
 afterEach(async () => {
   await Promise.all(readers.splice(0).map((reader) => reader.cancel()));
@@ -196,8 +196,8 @@ describe("subscriptions/listen", () => {
 describe("listen stream hygiene", () => {
   it("sends comment keep-alives at the configured interval (default 20 s, within 15-25 s)", async () => {
     const defaults = parseConfig({ MCP_ENV: "development" });
-    expect(defaults.ok && defaults.config.listen.keepAliveMs).toBe(20_000);
-    const quick = testServer(FIXTURE, { LISTEN_KEEPALIVE_MS: "100" });
+    expect(defaults.ok && defaults.config.limits.listen.keepAliveMs).toBe(20_000);
+    const quick = testServer({ ...FIXTURE, limits: { listen: { keepAliveMs: 100 } } });
     const reader = await listen({ toolsListChanged: true }, "ka", quick);
     expect(await reader.frame()).toEqual({ comment: "listening" });
     await reader.message();
@@ -206,7 +206,7 @@ describe("listen stream hygiene", () => {
   });
 
   it("ends the stream gracefully with the completion result {resultType: complete, _meta: {subscriptionId}} after the maximum lifetime", async () => {
-    const shortLived = testServer(FIXTURE, { LISTEN_MAX_LIFETIME_MS: "300" });
+    const shortLived = testServer({ ...FIXTURE, limits: { listen: { maxLifetimeMs: 300 } } });
     const reader = await listen({ toolsListChanged: true }, "life", shortLived);
     await reader.message();
     expect(await reader.message(2_000)).toEqual({

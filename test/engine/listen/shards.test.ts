@@ -1,6 +1,6 @@
 /**
  * Hub groups that grow with their listeners (see src/mcp/listen/groups.ts): a root plus overflow shards, each
- * holding LISTEN_SHARD_CAPACITY listeners (1 here, so a few listeners make several shards). Each test uses principals
+ * holding limits.listen.shardCapacity listeners (1 here, so a few listeners make several shards). Each test uses principals
  * of its own, so its principal groups start empty. In a file of its own: Durable Objects are isolated per test file.
  */
 import { runInDurableObject } from "cloudflare:test";
@@ -16,7 +16,7 @@ import { type Frame, sseReader } from "../../helpers/sse";
 import { user, withLogs } from "../../helpers/wire";
 import { ANONYMOUS_CALLERS } from "../hub-groups";
 
-const SMALL = { LISTEN_SHARD_CAPACITY: "1", LISTEN_KEEPALIVE_MS: "60000" };
+const SMALL = { shardCapacity: 1, keepAliveMs: 60_000 };
 
 let issuer: Awaited<ReturnType<typeof localIssuer>>;
 beforeAll(async () => {
@@ -29,7 +29,8 @@ afterEach(async () => {
 });
 
 /** A server whose callers sign in (so each test has principals of its own), with one listener per shard. */
-const server = (vars: Record<string, string> = {}) => testServer(FIXTURE, { ...issuer.vars, ...SMALL, ...vars });
+const server = (listen: { maxShards?: number } = {}) =>
+  testServer({ ...FIXTURE, limits: { listen: { ...SMALL, ...listen } } }, issuer.vars);
 type Server = ReturnType<typeof server>;
 const as = async (sub: string) => ({ headers: { authorization: `Bearer ${await issuer.token({ sub })}` } });
 
@@ -149,7 +150,7 @@ describe("hub groups grow with their listeners", () => {
   });
 
   it("refuses a listener in-band once every shard the group may open is full", async () => {
-    const target = server({ LISTEN_MAX_SHARDS: "2" });
+    const target = server({ maxShards: 2 });
     await listen(target, "capped", "c1");
     await listen(target, "capped", "c2");
     const refused = sseReader(
@@ -163,7 +164,7 @@ describe("hub groups grow with their listeners", () => {
 
 describe("2025 sessions on an overflow shard", () => {
   // Anonymous callers (2025 sessions in these tests need no sign-in): the anonymous group is this describe's own.
-  const legacyServer = testServer(FIXTURE, SMALL);
+  const legacyServer = testServer({ ...FIXTURE, limits: { listen: SMALL } });
   const VERSION = "2025-11-25";
   const legacyHeaders = (session?: string): Record<string, string> => ({
     "content-type": "application/json",

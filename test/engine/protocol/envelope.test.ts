@@ -123,8 +123,8 @@ describe("protocol version", () => {
     }
   });
 
-  it("lists only 2026-07-28 as supported when LEGACY_CLIENTS is off", async () => {
-    const statelessOnly = testServer({}, { LEGACY_CLIENTS: "off" });
+  it("lists only 2026-07-28 as supported when legacyClients is off", async () => {
+    const statelessOnly = testServer({ legacyClients: false });
     expect((await statelessOnly.call("server/discover")).supportedVersions).toEqual([MODERN]);
     const response = await statelessOnly.send(
       "server/discover",

@@ -3,7 +3,7 @@
  * example app. Each task is created at the handler's first `ctx.progress()`.
  */
 import * as z from "zod/mini";
-import { defineTool, elicitForm, text, toolError } from "../../../src/mcp";
+import { defineTool, elicitForm, type LimitOptions, text, toolError } from "../../../src/mcp";
 import { type Json, testServer } from "../../helpers/rpc";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -139,9 +139,9 @@ export const taskTools = [
 /** What `writer_task` wrote, one entry per write (the request id that created the task): tasks run in this isolate. */
 export const writes: (string | number)[] = [];
 
-/** `vars` override settings for this server only (for example a short TASK_INPUT_TIMEOUT_SECONDS). */
-export function tasksServer(name = "tasks-test", vars: Record<string, string> = {}) {
-  return testServer({ name, tools: taskTools }, vars);
+/** `tasks` overrides task limits for this server only (for example a short inputTimeoutMs). */
+export function tasksServer(name = "tasks-test", tasks: LimitOptions["tasks"] = {}) {
+  return testServer({ name, tools: taskTools, limits: { tasks } });
 }
 
 type Server = ReturnType<typeof tasksServer>;

@@ -247,8 +247,8 @@ describe("unanswered questions", () => {
     expect(task).not.toHaveProperty("inputRequests");
   });
 
-  it("with TASK_INPUT_TIMEOUT_SECONDS=1 the task fails a second after asking, and an answer after that is refused as too late", async () => {
-    const quick = tasksServer("tasks-quick-input", { TASK_INPUT_TIMEOUT_SECONDS: "1" });
+  it("with limits.tasks.inputTimeoutMs = 1000 the task fails a second after asking, and an answer after that is refused as too late", async () => {
+    const quick = tasksServer("tasks-quick-input", { inputTimeoutMs: 1_000 });
     const taskId = await waitingTask(quick);
     // Bounded polling (settle), no fixed sleep: the alarm set for the deadline, or the first read after it, fails the task.
     expect(await settle(quick, taskId)).toMatchObject({

@@ -3,7 +3,7 @@
  * Result size and ttlMs are in lifecycle.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../../src/mcp/config";
+import { resolveOptions } from "../../../src/mcp/config/options";
 import { cancelTask, settle, TASK_CLIENT, tasksServer } from "./fixtures";
 
 const server = tasksServer();
@@ -44,7 +44,7 @@ describe("tasks in progress per caller", () => {
 });
 
 describe("a question nobody answers", () => {
-  const quick = tasksServer("tasks-quick-quota", { TASK_INPUT_TIMEOUT_SECONDS: "1" });
+  const quick = tasksServer("tasks-quick-quota", { inputTimeoutMs: 1_000 });
   const ip = "203.0.113.44";
   const start = (name: string) =>
     quick.call("tools/call", { name, arguments: {} }, { capabilities: TASK_CLIENT, headers: { "cf-connecting-ip": ip } });
@@ -66,18 +66,13 @@ describe("a question nobody answers", () => {
     await cancelTask(quick, again.taskId as string);
   });
 
-  it("TASK_INPUT_TIMEOUT_SECONDS is 300 by default, and a value outside 1 to 3600 makes the configuration invalid", () => {
-    const dev = { MCP_ENV: "development" };
-    expect(parseConfig(dev)).toMatchObject({ ok: true, config: { tasks: { inputTimeoutMs: 300_000 } } });
-    expect(parseConfig({ ...dev, TASK_INPUT_TIMEOUT_SECONDS: "1" })).toMatchObject({
-      ok: true,
-      config: { tasks: { inputTimeoutMs: 1_000 } },
-    });
-    for (const bad of ["0", "3601", "5m", "1.5"]) {
-      expect(parseConfig({ ...dev, TASK_INPUT_TIMEOUT_SECONDS: bad }), bad).toEqual({
-        ok: false,
-        problems: ["TASK_INPUT_TIMEOUT_SECONDS must be an integer from 1 to 3600"],
-      });
+  it("waits 5 minutes for an answer by default (limits.tasks.inputTimeoutMs), and refuses at startup a value outside 1 s to 1 hour", () => {
+    expect(resolveOptions().limits.tasks.inputTimeoutMs).toBe(300_000);
+    expect(resolveOptions({ limits: { tasks: { inputTimeoutMs: 1_000 } } }).limits.tasks.inputTimeoutMs).toBe(1_000);
+    for (const bad of [0, 999, 3_600_001, 1.5]) {
+      expect(() => tasksServer(`tasks-bad-${bad}`, { inputTimeoutMs: bad })).toThrow(
+        "createMcpWorker: limits.tasks.inputTimeoutMs must be an integer from 1000 to 3600000",
+      );
     }
   });
 });

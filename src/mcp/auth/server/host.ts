@@ -22,7 +22,7 @@ import {
   type OAuthProviderOptions,
 } from "@cloudflare/workers-oauth-provider";
 import type { EngineBindings } from "../../bindings";
-import type { AuthServerSettings, Config } from "../../config";
+import type { Config, ConfigResult } from "../../config/config";
 import { checkHost } from "../../http/guards";
 import { HttpError } from "../../protocol/errors";
 import type { McpServer } from "../../protocol/server";
@@ -35,7 +35,8 @@ import { serveToken } from "./token-endpoint";
 /** What the host needs of the engine: its declarations (name, scopes) and its router for everything else. */
 export interface EngineRouter {
   server: McpServer;
-  fetch(request: Request, env: EngineBindings, execution: ExecutionContext): Promise<Response>;
+  /** `loaded`: the configuration the Worker loaded for this request, passed down. */
+  fetch(request: Request, env: EngineBindings, execution: ExecutionContext, loaded: ConfigResult): Promise<Response>;
 }
 
 type ProviderEnv = EngineBindings & { OAUTH_PROVIDER: OAuthHelpers };
@@ -60,7 +61,6 @@ export async function serveAuthorizationServer(
   engine: EngineRouter,
   config: Config,
 ): Promise<Response> {
-  const settings = config.authServer!;
   // Why first: the provider builds its issuer, its metadata and the audience of the tokens it issues from the
   // request's origin, so a Host the server does not answer to never reaches it (in production, config.ts requires
   // ALLOWED_HOSTS in this mode; in development only loopback hosts pass).
@@ -79,17 +79,17 @@ export async function serveAuthorizationServer(
   // origins whose Host passed checkHost above.
   const origins = providers.get(engine) ?? new Map<string, OriginProvider>();
   if (!providers.has(engine)) providers.set(engine, origins);
-  const { provider, options } = origins.get(origin) ?? originProvider(origin, engine, settings);
+  const { provider, options } = origins.get(origin) ?? originProvider(origin, engine, config);
   if (!origins.has(origin) && origins.size < MAX_ORIGINS) origins.set(origin, { provider, options });
   if (url.pathname === TOKEN_PATH && request.method === "POST") {
     const helpers = () => getOAuthApi(options, env as ProviderEnv);
-    return serveToken(request, env, execution, { provider, helpers, settings });
+    return serveToken(request, env, execution, { provider, helpers, refreshTokenSeconds: config.limits.oauth.refreshTokenMs / 1000 });
   }
   return provider.fetch(forwarded, env as ProviderEnv, execution);
 }
 
-function originProvider(origin: string, engine: EngineRouter, settings: AuthServerSettings): OriginProvider {
-  const options = providerOptions(origin, engine, settings);
+function originProvider(origin: string, engine: EngineRouter, config: Config): OriginProvider {
+  const options = providerOptions(origin, engine, config);
   return { provider: new OAuthProvider(options), options };
 }
 
@@ -124,7 +124,7 @@ function refuseForeignHost(request: Request, config: Config): Response | undefin
 /** Deletes expired grants and their tokens (the scheduled handler); clients expire in KV by themselves. */
 export async function purgeExpiredGrants(env: EngineBindings, engine: EngineRouter, config: Config): Promise<{ grantsPurged: number }> {
   // The resource URL plays no part in purging (it only reads and deletes KV records), but the options require one.
-  const provider = new OAuthProvider(providerOptions("https://purge.invalid", engine, config.authServer!));
+  const provider = new OAuthProvider(providerOptions("https://purge.invalid", engine, config));
   let grantsPurged = 0;
   let cursor: string | undefined;
   // Bounded: a namespace of a million grants is purged over several runs rather than one unbounded one.
@@ -137,24 +137,33 @@ export async function purgeExpiredGrants(env: EngineBindings, engine: EngineRout
   return { grantsPurged };
 }
 
-function providerOptions(origin: string, engine: EngineRouter, settings: AuthServerSettings): OAuthProviderOptions<ProviderEnv> {
+function providerOptions(origin: string, engine: EngineRouter, config: Config): OAuthProviderOptions<ProviderEnv> {
+  const settings = config.authServer!;
+  const { oauth } = config.limits;
+  const loaded: ConfigResult = { ok: true, config };
   const scopes = advertisedScopes(engine.server.tools.values());
-  const context = { settings, scopes, serverName: engine.server.info.title ?? engine.server.info.name };
+  const context = {
+    settings,
+    scopes,
+    serverName: engine.server.info.title ?? engine.server.info.name,
+    keepUpstreamToken: config.upstreamToken,
+  };
   return {
     apiRoute: "/mcp",
-    apiHandler: { fetch: (request, env, execution) => engine.fetch(request, env, execution) },
+    apiHandler: { fetch: (request, env, execution) => engine.fetch(request, env, execution, loaded) },
     defaultHandler: {
       fetch: (request, env, execution) =>
-        handleLogin(request as Request, (env as ProviderEnv).OAUTH_PROVIDER, context, (next) => engine.fetch(next, env, execution)),
+        handleLogin(request as Request, (env as ProviderEnv).OAUTH_PROVIDER, context, (next) => engine.fetch(next, env, execution, loaded)),
     },
     authorizeEndpoint: "/authorize",
     tokenEndpoint: TOKEN_PATH,
     clientRegistrationEndpoint: "/register",
     clientRegistrationCallback: boundRegistration,
-    accessTokenTTL: settings.accessTokenSeconds,
-    refreshTokenTTL: settings.refreshTokenSeconds,
+    // The provider counts in seconds.
+    accessTokenTTL: oauth.accessTokenMs / 1000,
+    refreshTokenTTL: oauth.refreshTokenMs / 1000,
     // Why: claude.ai registers a new client at every connect; unused ones are deleted instead of piling up.
-    clientRegistrationTTL: settings.clientSeconds,
+    clientRegistrationTTL: oauth.clientMs / 1000,
     clientIdMetadataDocumentEnabled: true,
     ...(scopes.length && { scopesSupported: scopes, requiredScopes: scopes }),
     // One document describes /mcp, served by the provider only: the engine's own metadata routes stay unreached.

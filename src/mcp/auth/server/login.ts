@@ -18,7 +18,7 @@ import {
   CimdFetchError,
   type OAuthHelpers,
 } from "@cloudflare/workers-oauth-provider";
-import type { AuthServerSettings } from "../../config";
+import type { AuthServerSettings } from "../../config/config";
 import { checkClientMetadata, type MetadataRefusal, metadataOf } from "./client-limits";
 import { consentPage, errorPage, pageHeaders } from "./consent-page";
 import { clientIdProblem, isMetadataDocumentUrl, jwksUriProblem } from "./public-host";
@@ -35,6 +35,8 @@ export interface LoginContext {
   /** The scopes this server grants: those its tools declare. */
   scopes: readonly string[];
   serverName: string;
+  /** Keep the upstream access token in the grant, for `ctx.principal.upstreamToken` (the `upstreamToken` option). */
+  keepUpstreamToken: boolean;
 }
 
 type Fallback = (request: Request) => Promise<Response>;
@@ -135,7 +137,12 @@ async function finishUpstream(request: Request, helpers: OAuthHelpers, context: 
     metadata: { name: identity.name },
     scope: authRequest.scope,
     // Encrypted by the provider with a key only the token holder can unwrap; the engine reads it as ctx.principal.
-    props: { id: identity.id, name: identity.name, ...(identity.upstreamToken && { upstreamToken: identity.upstreamToken }) },
+    // The upstream token only when the server asked to keep it (the `upstreamToken` option): it is a secret.
+    props: {
+      id: identity.id,
+      name: identity.name,
+      ...(context.keepUpstreamToken && identity.upstreamToken && { upstreamToken: identity.upstreamToken }),
+    },
   });
   headers.set("location", redirectTo);
   return new Response(null, { status: 302, headers });

@@ -5,7 +5,7 @@
  * OAUTH_RATE_LIMITER binding; without it nothing is limited. Like RATE_LIMITER, it stops floods, not single requests.
  */
 import type { EngineBindings } from "../../bindings";
-import type { Config } from "../../config";
+import type { Config } from "../../config/config";
 
 const LIMITED_PATHS = new Set(["/register", "/token"]);
 
@@ -15,7 +15,7 @@ export async function checkOAuthRateLimit(request: Request, env: EngineBindings,
   if (!limiter || request.method !== "POST" || !LIMITED_PATHS.has(new URL(request.url).pathname)) return undefined;
   const key = `ip:${request.headers.get("cf-connecting-ip") ?? "unknown"}`;
   if ((await limiter.limit({ key })).success) return undefined;
-  const seconds = String(config.rateLimit.periodSeconds);
+  const seconds = String(config.limits.rateLimit.periodMs / 1000);
   // RFC 6749 has no code for "too many"; temporarily_unavailable is the one a client treats as retry-later.
   return Response.json(
     { error: "temporarily_unavailable", error_description: `Too many requests: retry in ${seconds} seconds` },

@@ -7,7 +7,6 @@
  */
 import { CimdFetchError, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { EngineBindings } from "../../bindings";
-import type { AuthServerSettings } from "../../config";
 import { readAtMost } from "../../http/body";
 import { clientIdProblem, isMetadataDocumentUrl, jwksUriProblem } from "./public-host";
 import { grantOf, markRedeemed, wasRedeemed } from "./refresh-reuse";
@@ -20,7 +19,8 @@ export interface TokenEndpoint {
   provider: { fetch(request: Request, env: EngineBindings, execution: ExecutionContext): Promise<Response> };
   /** The provider's helpers, made only on the paths that need them (a reused refresh token, a client's key set). */
   helpers: () => OAuthHelpers;
-  settings: AuthServerSettings;
+  /** How long a redeemed refresh token is remembered: as long as any grant lives. */
+  refreshTokenSeconds: number;
 }
 
 export async function serveToken(
@@ -48,7 +48,7 @@ export async function serveToken(
     return tokenError(request, 400, "invalid_grant", "this refresh token was already used, so its grant is revoked: sign in again");
   }
   const response = await endpoint.provider.fetch(new Request(request, { body: bytes }), env, execution);
-  if (refreshToken && response.status === 200) await markRedeemed(kv, refreshToken, endpoint.settings.refreshTokenSeconds);
+  if (refreshToken && response.status === 200) await markRedeemed(kv, refreshToken, endpoint.refreshTokenSeconds);
   return response;
 }
 

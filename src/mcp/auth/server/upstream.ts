@@ -5,7 +5,7 @@
  * only says which endpoints, which scopes and which fields make the identity.
  */
 import * as oauth from "oauth4webapi";
-import type { AuthServerSettings } from "../../config";
+import type { AuthServerSettings } from "../../config/config";
 import { memoize } from "../../memo";
 
 /** Who signed in upstream, as the MCP tools see them (`ctx.principal`). */
@@ -103,7 +103,7 @@ export async function finishLogin(
     secrets.nonce ? { expectedNonce: secrets.nonce, requireIdToken: true } : {},
   );
   const person = settings.login === "github" ? await githubUser(tokens.access_token) : oidcUser(tokens);
-  return { ...person, ...(settings.keepUpstreamToken && { upstreamToken: tokens.access_token }) };
+  return { ...person, upstreamToken: tokens.access_token };
 }
 
 async function githubUser(accessToken: string): Promise<{ id: string; name: string }> {
