@@ -55,9 +55,9 @@ export async function discover(configuredIssuer: string): Promise<Provider> {
   const { status, json } = await fetchJson(url.href, { headers: { accept: "application/json" } });
   if (status !== 200 || !json) throw new Error(`the discovery document was not fetched (HTTP ${status}, or not a JSON object)`);
   // Why (OpenID Connect Discovery §4.3): a document that names another issuer is not this issuer's, whoever served
-  // it; its keys and endpoints must not be trusted for this one. Compared as parsed URLs, as oauth4webapi did, so
-  // a configured `https://id.example` matches a document's `https://id.example/`; the document's own spelling is
-  // what `iss` is then held to, character for character.
+  // it; its keys and endpoints must not be trusted for this one. Compared as parsed URLs (as it always was), so a
+  // configured `https://id.example` matches a document's `https://id.example/`; the document's own spelling is what
+  // `iss` is then held to, character for character.
   if (typeof json.issuer !== "string" || !URL.canParse(json.issuer) || new URL(json.issuer).href !== issuer.href) {
     throw new Error("the discovery document names another issuer");
   }
