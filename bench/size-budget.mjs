@@ -8,7 +8,9 @@
  * with every feature; override with BENCH_GZIP_BUDGET_BYTES. History: 48.4 KiB for the first engine; 55.3 KiB with
  * 2025 stream resumption and hardening; 95.8 KiB with the built-in OAuth authorization server (workers-oauth-provider
  * ~31, oauth4webapi ~7; evaluated only in that mode, through a dynamic import); 100.5 KiB with Tasks; 103.4 KiB with
- * tracing and sharded listen hubs; 97.4 KiB once JWT verification moved from jose to WebCrypto (-5.5 KiB).
+ * tracing and sharded listen hubs; 97.4 KiB once JWT verification moved from jose to WebCrypto (-5.5 KiB); 104.6 KiB
+ * with later features; 99.7 KiB once the upstream login's oauth4webapi gave way to auth/server/oauth-client.ts, which
+ * verifies ID tokens with auth/jwt.ts (-4.9 KiB).
  *
  * Also prints the size of each feature (bench/lib/build.mjs FEATURES), from the bundle's source map.
  */

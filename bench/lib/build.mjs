@@ -93,8 +93,8 @@ export async function buildWorker(config, outdir) {
  */
 const FEATURES = [
   [
-    "OAuth authorization server (auth/server/, workers-oauth-provider, oauth4webapi)",
-    /^(src\/mcp\/auth\/server\/|@cloudflare\/workers-oauth-provider\/|oauth4webapi\/)/,
+    "OAuth authorization server (auth/server/, workers-oauth-provider)",
+    /^(src\/mcp\/auth\/server\/|@cloudflare\/workers-oauth-provider\/)/,
   ],
   ["JWT resource server (auth/jwt.ts, auth/jwks.ts)", /^src\/mcp\/auth\/jwks?\.ts/],
   ["zod", /^zod\//],

@@ -4,6 +4,7 @@
  * signed with an algorithm from the allow-list by one of the issuer's keys (`jwks.ts`), whose claims (RFC 7519,
  * RFC 9068) name this issuer, this audience, a subject and a live expiry. Loaded on first use (`authenticate.ts`),
  * so a server with authorization off never evaluates it. Every failure throws; the caller turns each into one 401.
+ * The upstream login of the authorization-server mode verifies its ID tokens with it too (server/oauth-client.ts).
  */
 import { decodeBase64urlStrict, decodeUtf8Strict } from "../encoding";
 import { isObject } from "../protocol/envelope";

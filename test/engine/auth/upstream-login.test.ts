@@ -1,9 +1,11 @@
 /**
- * GitHub login, the upstream side: GitHub has no discovery, so its endpoints, scope and user lookup are this
- * server's to get right. GitHub itself is replaced by a stub of its three URLs (the OpenID Connect side runs against
- * a real local provider in test/e2e/oauth-flow.test.ts).
+ * The upstream login (src/mcp/auth/server/upstream.ts). GitHub has no discovery, so its endpoints, scope and user
+ * lookup are this server's to get right; GitHub itself is replaced by a stub of its three URLs. The OpenID Connect
+ * side is checked here against a stubbed provider (each refusal of the protocol client on its own is in
+ * oauth-client.test.ts), and against a real local provider in test/e2e/oauth-flow.test.ts.
  */
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { finishLogin, loginUrl, newSecrets } from "../../../src/mcp/auth/server/upstream";
 import type { AuthServerSettings } from "../../../src/mcp/config/config";
 
@@ -78,5 +80,153 @@ describe("GitHub login", () => {
     await expect(
       finishLogin(settings(), new URL(`${CALLBACK}?error=access_denied&state=s`), CALLBACK, newSecrets(settings())),
     ).rejects.toThrow();
+  });
+});
+
+describe("GitHub login: bounded, timed answers", () => {
+  /** GitHub's token endpoint answering `tokenAnswer`, and /user as usual; records each request's init. */
+  function stubGitHubAnswering(tokenAnswer: () => Response) {
+    const inits: (RequestInit | undefined)[] = [];
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      inits.push(init);
+      const url = new Request(input as RequestInfo, init).url;
+      if (url === "https://github.com/login/oauth/access_token") return tokenAnswer();
+      if (url === "https://api.github.com/user") return Response.json({ id: 583231, login: "octocat" });
+      return new Response("unexpected", { status: 500 });
+    });
+    return inits;
+  }
+  const login = () => finishLogin(settings(), new URL(`${CALLBACK}?code=gh-code&state=s`), CALLBACK, newSecrets(settings()));
+
+  it("gives every request to GitHub a time limit and follows no redirect", async () => {
+    const inits = stubGitHubAnswering(() => Response.json({ access_token: "gho_upstream", token_type: "bearer" }));
+    await expect(login()).resolves.toMatchObject({ id: "github-583231" });
+    expect(inits).toHaveLength(2);
+    for (const init of inits) expect(init).toMatchObject({ redirect: "manual", signal: expect.any(AbortSignal) });
+  });
+
+  it("refuses a token response over 64 KiB (65,536 bytes), which it never holds whole", async () => {
+    const padded = JSON.stringify({ access_token: "gho_upstream", token_type: "bearer", pad: "x".repeat(70_000) });
+    stubGitHubAnswering(() => new Response(padded, { headers: { "content-type": "application/json" } }));
+    await expect(login()).rejects.toThrow("answered more than 65536 bytes");
+  });
+
+  it("refuses a DPoP-bound token: tools are handed it as a bearer token", async () => {
+    stubGitHubAnswering(() => Response.json({ access_token: "gho_upstream", token_type: "DPoP" }));
+    await expect(login()).rejects.toThrow("the token response is not a bearer token");
+  });
+});
+
+describe("OpenID Connect login", () => {
+  const ISSUER = "https://login.example";
+  const oidc = (overrides: Partial<AuthServerSettings> = {}): AuthServerSettings => ({
+    ...settings(),
+    login: "oidc",
+    issuer: ISSUER,
+    clientId: "upstream-client",
+    clientSecret: "upstream-secret",
+    scopes: ["openid", "profile"],
+    ...overrides,
+  });
+  const DOCUMENT = {
+    issuer: ISSUER,
+    authorization_endpoint: `${ISSUER}/authorize`,
+    token_endpoint: `${ISSUER}/token`,
+    jwks_uri: `${ISSUER}/jwks`,
+    id_token_signing_alg_values_supported: ["RS256"],
+  };
+  let signer: CryptoKey;
+  let stranger: CryptoKey;
+  let jwks: unknown;
+
+  beforeAll(async () => {
+    const [pair, other] = await Promise.all([generateKeyPair("RS256"), generateKeyPair("RS256")]);
+    signer = pair.privateKey;
+    stranger = other.privateKey;
+    jwks = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "RS256", use: "sig" }] };
+  });
+
+  /**
+   * The provider: discovery (`document`, or a status), keys, and a token endpoint that answers an ID token for the
+   * nonce of the authorization URL this server built (signed with `key`). Returns every URL fetched.
+   */
+  function stubProvider(options: { document?: unknown; discoveryStatus?: number; key?: () => CryptoKey; nonce?: () => string } = {}) {
+    const fetched: string[] = [];
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const url = new Request(input as RequestInfo, init).url;
+      fetched.push(url);
+      // By path: an http issuer's URLs (a setting config.ts would refuse) answer too, so only the client refuses them.
+      const path = new URL(url).pathname;
+      if (path === "/.well-known/openid-configuration") {
+        return options.discoveryStatus
+          ? new Response("down", { status: options.discoveryStatus })
+          : Response.json(options.document ?? DOCUMENT);
+      }
+      if (path === "/jwks") return Response.json(jwks);
+      if (path === "/token") {
+        const idToken = await new SignJWT({ name: "Alice", nonce: options.nonce?.() })
+          .setProtectedHeader({ alg: "RS256", kid: "k1" })
+          .setIssuer(ISSUER)
+          .setAudience("upstream-client")
+          .setSubject("alice@0001")
+          .setIssuedAt()
+          .setExpirationTime("5m")
+          .sign(options.key?.() ?? signer);
+        return Response.json({ access_token: "oidc-access", token_type: "Bearer", id_token: idToken });
+      }
+      return new Response("no", { status: 404 });
+    });
+    return fetched;
+  }
+
+  /** One login: the authorization URL, then the callback with a code; the provider signs the nonce it was sent. */
+  async function signIn(config: AuthServerSettings, options: Parameters<typeof stubProvider>[0] = {}) {
+    const secrets = newSecrets(config);
+    let sentNonce = "";
+    const fetched = stubProvider({ nonce: () => sentNonce, ...options });
+    const url = new URL(await loginUrl(config, CALLBACK, "the-state", secrets));
+    sentNonce = url.searchParams.get("nonce")!;
+    return { fetched, url, identity: finishLogin(config, new URL(`${CALLBACK}?code=c1&state=the-state`), CALLBACK, secrets) };
+  }
+
+  it("discovers the provider once, sends PKCE S256 and a nonce, and names the person by the ID token's sub", async () => {
+    const { fetched, url, identity } = await signIn(oidc());
+    expect(url.origin + url.pathname).toBe(`${ISSUER}/authorize`);
+    expect(url.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(url.searchParams.get("nonce")).toMatch(/^[\w-]{43}$/);
+    await expect(identity).resolves.toEqual({ id: "oidc-alice%400001", name: "Alice", upstreamToken: "oidc-access" });
+    expect(fetched.filter((fetchedUrl) => fetchedUrl.endsWith("/openid-configuration"))).toHaveLength(1);
+  });
+
+  it("refuses an ID token that is not signed by one of the issuer's keys", async () => {
+    const { identity } = await signIn(oidc(), { key: () => stranger });
+    await expect(identity).rejects.toThrow("invalid token: signature");
+  });
+
+  it("refuses an ID token carrying another login's nonce", async () => {
+    const { identity } = await signIn(oidc(), { nonce: () => "some-other-login" });
+    await expect(identity).rejects.toThrow("invalid token: nonce");
+  });
+
+  it("tries discovery again at the next login after a failed one", async () => {
+    const config = oidc();
+    stubProvider({ discoveryStatus: 503 });
+    await expect(loginUrl(config, CALLBACK, "s", newSecrets(config))).rejects.toThrow("HTTP 503");
+    vi.restoreAllMocks();
+    stubProvider();
+    await expect(loginUrl(config, CALLBACK, "s", newSecrets(config))).resolves.toMatch(/^https:\/\/login\.example\/authorize\?/);
+  });
+
+  it("refuses a discovery document whose authorization endpoint is plain http", async () => {
+    const config = oidc();
+    stubProvider({ document: { ...DOCUMENT, authorization_endpoint: "http://login.example/authorize" } });
+    await expect(loginUrl(config, CALLBACK, "s", newSecrets(config))).rejects.toThrow("authorization_endpoint must be an https URL");
+  });
+
+  it("refuses an http issuer off loopback, even if the settings got past config.ts, before fetching it", async () => {
+    const config = oidc({ issuer: "http://login.example" });
+    const fetched = stubProvider({ document: { ...DOCUMENT, issuer: "http://login.example" } });
+    await expect(loginUrl(config, CALLBACK, "s", newSecrets(config))).rejects.toThrow("the issuer must be an https URL");
+    expect(fetched).toEqual([]);
   });
 });
