@@ -343,6 +343,9 @@ export function tools(): Tool[] {
           mode = apply.content.mode;
         }
         while (state.applyAfter !== "") {
+          // Why before each batch (not before the pause): a cancellation that arrives while the tool waits between
+          // batches must stop it before it changes more notes.
+          if (ctx.signal.aborted) return toolError(`Cancelled after retagging ${state.applied ?? 0} of ${total} notes.`);
           const page = await notebook.notesAfter(state.applyAfter, RETAG_BATCH);
           for (const note of page) {
             const tags = retagged(note, mode);
@@ -351,7 +354,6 @@ export function tools(): Tool[] {
           state.applied = (state.applied ?? 0) + page.length;
           state.applyAfter = page.length < RETAG_BATCH ? "" : page[page.length - 1]!.id;
           ctx.progress(total + state.applied, total * 2, `Retagged ${state.applied} of ${total} notes`);
-          if (ctx.signal.aborted) return toolError(`Cancelled after retagging ${state.applied} of ${total} notes.`);
           await pause(args.batch_delay_ms ?? 0, ctx.signal);
           await ctx.checkpoint();
         }
