@@ -4,6 +4,7 @@
  * Worker) and the test's tail consumer (./wrangler.toml), which POSTs each invocation's tail events to an HTTP
  * server this module runs on 127.0.0.1. Why a child process: a streaming tail consumer reaches the template only
  * when both run in one wrangler dev (two `unstable_startWorker`s sharing a dev registry deliver no tail events).
+ * What wrangler prints is kept too: tests of the dev server's own behaviour read it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -29,7 +30,26 @@ export interface TracedTemplate {
   url: string;
   /** Every tail event received so far, in arrival order. */
   events: TailEvent[];
+  /** Everything wrangler has printed so far (stdout and stderr, colours removed): the dev server's own messages. */
+  output(): string;
   stop(): Promise<void>;
+}
+
+export interface RecordedSpan {
+  name: string;
+  attributes: Record<string, unknown>;
+}
+
+/** The spans that describe MCP requests, with their attributes (sent as separate events, keyed by span id). */
+export function mcpSpans(events: TailEvent[]): RecordedSpan[] {
+  const spans = new Map<string, RecordedSpan>();
+  for (const { invocationId, spanContext, event } of events) {
+    if (event.type === "spanOpen") spans.set(`${invocationId}/${event.spanId}`, { name: event.name!, attributes: {} });
+    if (event.type !== "attributes") continue;
+    const span = spans.get(`${invocationId}/${spanContext.spanId}`);
+    for (const { name, value } of event.info as { name: string; value: unknown }[]) if (span) span.attributes[name] = value;
+  }
+  return [...spans.values()].filter((span) => "mcp.method.name" in span.attributes);
 }
 
 export async function startTracedTemplate(): Promise<TracedTemplate> {
@@ -76,14 +96,22 @@ export async function startTracedTemplate(): Promise<TracedTemplate> {
     ],
     { cwd: root, env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" } },
   );
+  let printed = "";
+  const keep = (chunk: Buffer) => {
+    printed += chunk.toString();
+  };
+  wrangler.stdout.on("data", keep);
+  wrangler.stderr.on("data", keep);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: wrangler colours its output.
+  const output = () => printed.replace(/\x1b\[[0-9;]*m/g, "");
   const stop = async () => {
     await exited(wrangler);
     await new Promise((done) => collector.close(done));
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const origin = await readyOrigin(wrangler);
-    return { url: new URL("/mcp", origin).href, events, stop };
+    const origin = await readyOrigin(wrangler, output);
+    return { url: new URL("/mcp", origin).href, events, output, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -95,23 +123,22 @@ function listen(server: Server): Promise<Server> {
 }
 
 /** The origin wrangler prints once the Worker is ready ("Ready on http://127.0.0.1:PORT"); its output otherwise. */
-function readyOrigin(child: ChildProcess): Promise<string> {
+function readyOrigin(child: ChildProcess, output: () => string): Promise<string> {
   return new Promise((ready, fail) => {
-    let output = "";
-    const timer = setTimeout(() => fail(new Error(`wrangler dev did not start:\n${output}`)), 50_000);
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: wrangler colours its output.
-      const match = /Ready on (http:\/\/127\.0\.0\.1:\d+)/.exec(output.replace(/\x1b\[[0-9;]*m/g, ""));
+    const timer = setTimeout(() => fail(new Error(`wrangler dev did not start:\n${output()}`)), 50_000);
+    const read = () => {
+      const match = /Ready on (http:\/\/127\.0\.0\.1:\d+)/.exec(output());
       if (!match) return;
       clearTimeout(timer);
+      child.stdout?.off("data", read);
+      child.stderr?.off("data", read);
       ready(match[1]!);
     };
     child.stdout?.on("data", read);
     child.stderr?.on("data", read);
     child.once("exit", (code) => {
       clearTimeout(timer);
-      fail(new Error(`wrangler dev exited (${code}):\n${output}`));
+      fail(new Error(`wrangler dev exited (${code}):\n${output()}`));
     });
   });
 }
