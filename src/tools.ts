@@ -346,7 +346,8 @@ export function tools(): Tool[] {
         while (state.applyAfter !== "") {
           const page = await notebook.notesAfter(state.applyAfter, RETAG_BATCH);
           for (const note of page) {
-            // Check before each write, never after: a cancelled call stops here, and says how far it got.
+            // Check before each write, never only after one (a cancellation during the pause between batches must stop
+            // the next batch): a cancelled call stops here, and says how far it got.
             if (ctx.signal.aborted) return toolError(`Cancelled after retagging ${state.applied} of ${total} notes.`);
             const tags = retagged(note, mode);
             if (tags.join() !== note.tags.join()) await notebook.update(note.id, { tags });

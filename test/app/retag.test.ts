@@ -3,7 +3,12 @@
  * as statusMessage, one question mid-way through tasks/update, cancellation), and the same tool synchronously for
  * clients that did not (the question then is a multi round-trip round).
  */
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import worker from "../../src";
+import { meta, standardHeaders, URL_MCP } from "../helpers/rpc";
+import { sseReader } from "../helpers/sse";
 import { app } from "./app";
 
 const { call } = app;
@@ -89,6 +94,39 @@ describe("retag_notebook without the Tasks extension", () => {
       content: [{ text: "Retagged the notebook (add): 3 of 3 notes got new tags." }],
     });
     expect(await tagsOf(notebook)).toEqual(["home,garden,plan,tomatoes"]);
+  });
+
+  it("applies no further batch once the client closes the stream during the pause between batches", { timeout: 15_000 }, async () => {
+    // Two batches to apply (25, then 5), with a pause between them that outlasts the client by far.
+    const notebook = await notebookOf(30);
+    const form = { elicitation: { form: {} } };
+    const args = { notebook_id: notebook, batch_delay_ms: 1_500 };
+    const first = await tool("retag_notebook", args, form);
+    const params = {
+      name: "retag_notebook",
+      arguments: args,
+      inputResponses: { apply: { action: "accept", content: { apply: true, mode: "replace" } } },
+      requestState: first.requestState,
+      _meta: meta(form, { progressToken: "retag" }),
+    };
+    // Its own execution context: a streamed answer's handler runs on in waitUntil, which the test waits for.
+    const execution = createExecutionContext();
+    const request = new Request(URL_MCP, {
+      method: "POST",
+      headers: standardHeaders("tools/call", params),
+      body: JSON.stringify({ jsonrpc: "2.0", id: "retag-gone", method: "tools/call", params }),
+    });
+    const stream = sseReader(await worker.fetch(request, env, execution));
+    for (;;) {
+      const message = await stream.message();
+      if (typeof message === "string") throw new Error(`the stream ended (${message}) before the first batch was applied`);
+      if (message.params?.message === "Retagged 25 of 30 notes") break;
+    }
+    // The tool now waits before its second batch; the client goes away meanwhile.
+    await stream.cancel();
+    await waitOnExecutionContext(execution);
+    const untouched = (await tool("search_notes", { notebook_id: notebook, query: "home", limit: 50 })).structuredContent.notes;
+    expect(untouched).toHaveLength(5);
   });
 
   it("without forms it only adds tags, without asking", async () => {

@@ -4,7 +4,7 @@
  * per the OpenTelemetry MCP conventions; nothing a client sent as arguments ever reaches a trace.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTracedTemplate, type TailEvent, type TracedTemplate } from "./tail/start";
+import { mcpSpans, type RecordedSpan, startTracedTemplate, type TracedTemplate } from "./tail/start";
 
 /** Sent in arguments and note text: it must appear nowhere in what the tail consumer receives (spans, logs...). */
 const MARKER = "zq-private-marker-7c41";
@@ -18,23 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await traced?.stop();
 });
-
-interface RecordedSpan {
-  name: string;
-  attributes: Record<string, unknown>;
-}
-
-/** The spans that describe MCP requests, with their attributes (sent as separate events, keyed by span id). */
-function mcpSpans(events: TailEvent[]): RecordedSpan[] {
-  const spans = new Map<string, RecordedSpan>();
-  for (const { invocationId, spanContext, event } of events) {
-    if (event.type === "spanOpen") spans.set(`${invocationId}/${event.spanId}`, { name: event.name!, attributes: {} });
-    if (event.type !== "attributes") continue;
-    const span = spans.get(`${invocationId}/${spanContext.spanId}`);
-    for (const { name, value } of event.info as { name: string; value: unknown }[]) if (span) span.attributes[name] = value;
-  }
-  return [...spans.values()].filter((span) => "mcp.method.name" in span.attributes);
-}
 
 /** The span of the request with this JSON-RPC id, once the tail consumer has received it. */
 async function spanOf(id: string): Promise<RecordedSpan> {

@@ -4,6 +4,7 @@
  * Worker) and the test's tail consumer (./wrangler.toml), which POSTs each invocation's tail events to an HTTP
  * server this module runs on 127.0.0.1. Why a child process: a streaming tail consumer reaches the template only
  * when both run in one wrangler dev (two `unstable_startWorker`s sharing a dev registry deliver no tail events).
+ * What wrangler prints is kept too: tests of the dev server's own behaviour read it.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -28,7 +29,26 @@ export interface TracedTemplate {
   url: string;
   /** Every tail event received so far, in arrival order. */
   events: TailEvent[];
+  /** Everything wrangler has printed so far (stdout and stderr, colours removed): the dev server's own messages. */
+  output(): string;
   stop(): Promise<void>;
+}
+
+export interface RecordedSpan {
+  name: string;
+  attributes: Record<string, unknown>;
+}
+
+/** The spans that describe MCP requests, with their attributes (sent as separate events, keyed by span id). */
+export function mcpSpans(events: TailEvent[]): RecordedSpan[] {
+  const spans = new Map<string, RecordedSpan>();
+  for (const { invocationId, spanContext, event } of events) {
+    if (event.type === "spanOpen") spans.set(`${invocationId}/${event.spanId}`, { name: event.name!, attributes: {} });
+    if (event.type !== "attributes") continue;
+    const span = spans.get(`${invocationId}/${spanContext.spanId}`);
+    for (const { name, value } of event.info as { name: string; value: unknown }[]) if (span) span.attributes[name] = value;
+  }
+  return [...spans.values()].filter((span) => "mcp.method.name" in span.attributes);
 }
 
 export async function startTracedTemplate(): Promise<TracedTemplate> {
@@ -70,7 +90,7 @@ export async function startTracedTemplate(): Promise<TracedTemplate> {
   };
   try {
     const origin = await wrangler.ready;
-    return { url: new URL("/mcp", origin).href, events, stop };
+    return { url: new URL("/mcp", origin).href, events, output: wrangler.output, stop };
   } catch (error) {
     await stop();
     throw error;
