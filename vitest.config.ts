@@ -29,7 +29,7 @@ function localSettingsBlanked(): Record<string, string> {
 export default defineConfig({
   test: {
     // One access log line per request is right in production and noise in a run of thousands of requests; so is the
-    // development startup line (src/mcp/startup.ts) once per test file.
+    // development startup line (src/mcp/worker/startup.ts) once per test file.
     onConsoleLog: (log) => !log.includes('"message":"mcp request"') && !log.includes('"message":"development mode: '),
     projects: [
       {
@@ -47,7 +47,7 @@ export default defineConfig({
                 REPLAY_GUARD: { className: "ReplayGuard", useSQLite: true },
                 TASKS: { className: "TaskRunner", useSQLite: true },
               },
-              // Authorization-server mode's clients, grants and tokens (test/engine/auth/authorization-server.test.ts).
+              // Authorization-server mode's clients, grants and tokens (test/engine/oauth/authorization-server.test.ts).
               kvNamespaces: ["OAUTH_KV"],
               // The suite sends thousands of requests from one address; a tight limiter is tested on its own.
               ratelimits: {

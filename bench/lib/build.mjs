@@ -92,11 +92,8 @@ export async function buildWorker(config, outdir) {
  * repository root, or a package's folder under node_modules.
  */
 const FEATURES = [
-  [
-    "OAuth authorization server (auth/server/, workers-oauth-provider)",
-    /^(src\/mcp\/auth\/server\/|@cloudflare\/workers-oauth-provider\/)/,
-  ],
-  ["JWT resource server (auth/jwt.ts, auth/jwks.ts)", /^src\/mcp\/auth\/jwks?\.ts/],
+  ["OAuth authorization server (oauth/, workers-oauth-provider)", /^(src\/mcp\/oauth\/|@cloudflare\/workers-oauth-provider\/)/],
+  ["JWT resource server (auth/jwt.ts, auth/jwks.ts)", /^src\/mcp\/auth\/jw(t|ks)\.ts/],
   ["zod", /^zod\//],
   ["@cfworker/json-schema (jsonSchema() tools)", /^@cfworker\/json-schema\//],
   ["Tasks (tasks/)", /^src\/mcp\/tasks\//],

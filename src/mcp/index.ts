@@ -6,8 +6,6 @@
  * entry module re-exports under the names wrangler.toml binds. (Biome keeps these exports sorted by path.)
  */
 
-export type { Principal } from "./auth/principal";
-export type { EngineBindings } from "./bindings";
 export type { EngineOptions, LimitOptions, Limits } from "./config/options";
 export { audio, embeddedResource, image, resourceLink, text, toBase64 } from "./define/content";
 export { type JsonSchemaInput, jsonSchema } from "./define/json-schema";
@@ -29,8 +27,10 @@ export { titledEnum } from "./handler/schema";
 export { ReplayGuard } from "./input/replay-guard";
 export { LegacySession } from "./legacy/session";
 export { SubscriptionHub } from "./listen/hub";
-export type { ServerDefinition } from "./protocol/server";
+export type { ServerDefinition } from "./server/server";
 export { TaskRunner } from "./tasks/runner";
-export type { TaskSupport } from "./tasks/wire";
 export { ENGINE_VERSION } from "./version";
-export { createMcpWorker, validateServer } from "./worker";
+export type { Principal } from "./wire/principal";
+export type { TaskSupport } from "./wire/tasks";
+export type { EngineBindings } from "./worker/bindings";
+export { createMcpWorker, validateServer } from "./worker/create";

@@ -80,7 +80,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-// Views need the ASSETS binding: an app that removed it offers none (test/engine/bindings.test.ts covers that).
+// Views need the ASSETS binding: an app that removed it offers none (test/engine/worker/bindings.test.ts covers that).
 describe.skipIf(!chromiumAvailable || !appBinds("ASSETS"))("the notebook view in a browser host", () => {
   let page: Page;
   let notebook: string;

@@ -16,10 +16,10 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import * as z from "zod/mini";
 import { defineResource, defineTool, elicitForm, text } from "../../src/mcp";
-import { ANONYMOUS } from "../../src/mcp/auth/principal";
 import { parseKeySpec } from "../../src/mcp/config/keys";
-import { canonicalJson, importKeyRing, open, seal } from "../../src/mcp/input/state-token";
 import { createPublisher } from "../../src/mcp/listen/publish";
+import { canonicalJson, importKeyRing, open, seal } from "../../src/mcp/signing/token";
+import { ANONYMOUS } from "../../src/mcp/wire/principal";
 import { tools as exampleTools } from "../../src/tools";
 import { adminOnly, tools as fixtureTools } from "../helpers/fixture";
 import { localIssuer } from "../helpers/issuer";
@@ -58,7 +58,7 @@ const COVERED_ELSEWHERE = {
   7: [["test/engine/http/guards.test.ts", "stops reading a chunked body once it passes the cap and answers 413 (production)"]],
   8: [
     [
-      "test/engine/protocol/envelope.test.ts",
+      "test/engine/wire/envelope.test.ts",
       "answers an empty body, a body that is not JSON or is cut short, and invalid UTF-8 with -32700, HTTP 400 and no id",
     ],
   ],
@@ -75,28 +75,28 @@ const COVERED_ELSEWHERE = {
     ],
   ],
   11: [
-    ["test/engine/protocol/envelope.test.ts", "refuses a batch (JSON array) with -32600 and HTTP 400"],
-    ["test/engine/protocol/envelope.test.ts", "refuses a JSON-RPC response or error response sent by the client with -32600 and HTTP 400"],
+    ["test/engine/wire/envelope.test.ts", "refuses a batch (JSON array) with -32600 and HTTP 400"],
+    ["test/engine/wire/envelope.test.ts", "refuses a JSON-RPC response or error response sent by the client with -32600 and HTTP 400"],
     ["test/engine/legacy/legacy.test.ts", "answers a batch with an array of responses, skipping notifications"],
   ],
   12: [
     [
-      "test/engine/protocol/envelope.test.ts",
+      "test/engine/wire/envelope.test.ts",
       'refuses jsonrpc other than "2.0" or missing, a missing method, and null, object, fractional, array or boolean ids with -32600 and HTTP 400',
     ],
   ],
-  14: [["test/engine/protocol/envelope.test.ts", "accepts a notification with 202 and an empty body"]],
+  14: [["test/engine/wire/envelope.test.ts", "accepts a notification with 202 and an empty body"]],
   15: [
     [
       "test/engine/legacy/legacy.test.ts",
       "treats a request with neither header nor _meta as 2025-03-26 (no title, no outputSchema, no structuredContent)",
     ],
-    ["test/engine/protocol/envelope.test.ts", "answers a modern _meta with no MCP-Protocol-Version header with -32020"],
-    ["test/engine/protocol/envelope.test.ts", "answers an unsupported version with -32022, HTTP 400, data.supported and data.requested"],
+    ["test/engine/wire/envelope.test.ts", "answers a modern _meta with no MCP-Protocol-Version header with -32020"],
+    ["test/engine/wire/envelope.test.ts", "answers an unsupported version with -32022, HTTP 400, data.supported and data.requested"],
     ["test/engine/legacy/legacy.test.ts", "turns away a 2025 client with -32022 and the supported versions when legacyClients is off"],
   ],
   16: [
-    ["test/engine/protocol/envelope.test.ts", "answers a header version that differs from _meta with -32020 and HTTP 400"],
+    ["test/engine/wire/envelope.test.ts", "answers a header version that differs from _meta with -32020 and HTTP 400"],
     ["test/engine/http/guards.test.ts", "refuses an Mcp-Method that differs from the body, including by case"],
     ["test/engine/http/guards.test.ts", "refuses a missing or mismatching Mcp-Name on tools/call, naming both values"],
   ],
@@ -116,7 +116,7 @@ const COVERED_ELSEWHERE = {
       "keeps prototype-polluting keys out: __proto__, constructor and prototype are unknown keys, and no prototype changes",
     ],
   ],
-  22: [["test/engine/protocol/envelope.test.ts", "keeps string ids as strings and ignores unknown envelope fields"]],
+  22: [["test/engine/wire/envelope.test.ts", "keeps string ids as strings and ignores unknown envelope fields"]],
   23: [
     [
       "test/engine/define/tools.test.ts",

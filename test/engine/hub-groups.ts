@@ -4,8 +4,8 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { ANONYMOUS } from "../../src/mcp/auth/principal";
 import { callerGroup, GLOBAL_GROUP } from "../../src/mcp/listen/groups";
+import { ANONYMOUS } from "../../src/mcp/wire/principal";
 import { sessionName } from "../helpers/rpc";
 
 /** The group anonymous test requests are counted in: one per client address, and they carry no `cf-connecting-ip`. */

@@ -7,9 +7,9 @@
  * Tokens are never forwarded anywhere. Scopes are checked per tool, with scope hierarchies (`scopes.ts`).
  */
 import type { AuthSettings, Config } from "../config/config";
-import { memoize } from "../memo";
-import { HttpError } from "../protocol/errors";
-import { ANONYMOUS, type Principal } from "./principal";
+import { memoize } from "../util/memo";
+import { HttpError } from "../wire/errors";
+import { ANONYMOUS, type Principal } from "../wire/principal";
 import { scopeHolder } from "./scopes";
 
 /** The JWT verifier (`jwt.ts`, `jwks.ts`), loaded on first use: a server with authorization off never evaluates it. */

@@ -6,11 +6,11 @@
  * login's ID tokens are verified against a fetched set too: its provider's `jwks_uri` (server/oauth-client.ts).
  */
 import type { AuthSettings } from "../config/config";
-import { decodeUtf8Strict } from "../encoding";
 import { readAtMost } from "../http/body";
-import { memoize } from "../memo";
-import { isObject } from "../protocol/envelope";
-import type { JsonObject } from "../protocol/wire";
+import { decodeUtf8Strict } from "../util/encoding";
+import { memoize } from "../util/memo";
+import { isObject } from "../wire/envelope";
+import type { JsonObject } from "../wire/types";
 
 /** A JSON Web Key as published (RFC 7517): untrusted shape, every member checked before use. */
 export type Jwk = JsonObject;

@@ -6,9 +6,9 @@
  * so a server with authorization off never evaluates it. Every failure throws; the caller turns each into one 401.
  * The upstream login of the authorization-server mode verifies its ID tokens with it too (server/oauth-client.ts).
  */
-import { decodeBase64urlStrict, decodeUtf8Strict } from "../encoding";
-import { isObject } from "../protocol/envelope";
-import type { JsonObject } from "../protocol/wire";
+import { decodeBase64urlStrict, decodeUtf8Strict } from "../util/encoding";
+import { isObject } from "../wire/envelope";
+import type { JsonObject } from "../wire/types";
 import { jwsAlgorithm, type KeySet, verificationKey } from "./jwks";
 
 export { keySetOf } from "./jwks";

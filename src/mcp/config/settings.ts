@@ -8,7 +8,7 @@
  * authorization mode, or one that is no longer read makes the configuration invalid: `/mcp` then answers 503 and
  * `/health` says so, rather than silently running with something the operator did not choose.
  */
-import { isObject } from "../protocol/envelope";
+import { isObject } from "../wire/envelope";
 import { parseKeySpec } from "./keys";
 
 export interface Settings {

@@ -2,7 +2,7 @@
  * @module content
  * Small constructors for the content blocks a tool or prompt returns, so handlers read as intent.
  */
-import type { ContentBlock, ResourceContents } from "../protocol/wire";
+import type { ContentBlock, ResourceContents } from "../wire/types";
 
 export const text = (value: string): ContentBlock => ({ type: "text", text: value });
 

@@ -5,8 +5,8 @@
  * `new Function` is forbidden (Workers). Only a server that calls `jsonSchema()` bundles the validator.
  */
 import { Validator } from "@cfworker/json-schema";
-import { truncate } from "../protocol/errors";
-import type { JsonObject } from "../protocol/wire";
+import { truncate } from "../wire/errors";
+import type { JsonObject } from "../wire/types";
 
 /** A tool input declared as JSON Schema: the schema, listed verbatim in tools/list, and its validator. */
 export interface JsonSchemaInput {

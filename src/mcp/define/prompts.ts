@@ -5,12 +5,12 @@
 import type * as z from "zod/mini";
 import { type HandlerContext, handlerContext } from "../handler/context";
 import type { InputApi } from "../handler/questions";
+import { type RequestScope, requestChannel } from "../handler/request";
 import { describeIssues, type ObjectSchema, toJsonSchema } from "../handler/schema";
-import { memoize } from "../memo";
-import { isObject } from "../protocol/envelope";
-import { invalidParams, truncate } from "../protocol/errors";
-import type { Icon, JsonObject, PromptMessage } from "../protocol/wire";
-import { type RequestScope, requestChannel } from "./context";
+import { memoize } from "../util/memo";
+import { isObject } from "../wire/envelope";
+import { invalidParams, truncate } from "../wire/errors";
+import type { Icon, JsonObject, PromptMessage } from "../wire/types";
 import type { Registry } from "./registry";
 import type { Completer } from "./resources";
 

@@ -3,8 +3,9 @@
  * One registry for everything a server lists (tools, prompts, resources, resource templates): names are unique,
  * each entry is described for its list once per isolate, and lists are paged with opaque cursors.
  */
-import { paginate } from "../protocol/pagination";
-import type { JsonObject } from "../protocol/wire";
+
+import type { JsonObject } from "../wire/types";
+import { paginate } from "./pagination";
 
 export class Registry<T> {
   private readonly entries = new Map<string, T>();

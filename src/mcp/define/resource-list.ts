@@ -16,10 +16,10 @@
  */
 
 import { handlerContext } from "../handler/context";
-import { invalidParams } from "../protocol/errors";
-import { openCursor, PAGE_SIZE, sealCursor } from "../protocol/pagination";
-import type { JsonObject } from "../protocol/wire";
-import { type RequestScope, requestChannel } from "./context";
+import { type RequestScope, requestChannel } from "../handler/request";
+import { invalidParams } from "../wire/errors";
+import type { JsonObject } from "../wire/types";
+import { openCursor, PAGE_SIZE, sealCursor } from "./pagination";
 import { NOT_CACHED, type ResourceDefinition, type ResourceIndex } from "./resources";
 
 /** Where a page starts, as sealed in the cursor. */

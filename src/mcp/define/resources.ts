@@ -7,9 +7,9 @@
 
 import { type HandlerContext, handlerContext } from "../handler/context";
 import type { InputApi } from "../handler/questions";
-import { invalidParams, ResourceNotFound, truncate } from "../protocol/errors";
-import type { Annotations, CacheHint, Icon, JsonObject, ResourceContents, ResourceLink } from "../protocol/wire";
-import { type RequestScope, requestChannel } from "./context";
+import { type RequestScope, requestChannel } from "../handler/request";
+import { invalidParams, ResourceNotFound, truncate } from "../wire/errors";
+import type { Annotations, CacheHint, Icon, JsonObject, ResourceContents, ResourceLink } from "../wire/types";
 import { Registry } from "./registry";
 import { compileUriTemplate, type UriTemplate } from "./uri-template";
 

@@ -3,19 +3,19 @@
  * `defineTool`, and the `tools/list` and `tools/call` methods.
  */
 import type * as z from "zod/mini";
-import { illFormedTextAt, illFormedTextMessage } from "../encoding";
 import { type HandlerContext, handlerContext } from "../handler/context";
 import type { InputApi, RoundOutcome } from "../handler/questions";
+import { type RequestScope, requestChannel } from "../handler/request";
 import { Cancelled, EndRun } from "../handler/run";
 import { describeIssues, type ObjectSchema, toJsonSchema } from "../handler/schema";
-import { describeError, type LogScope, log } from "../log";
-import { memoize } from "../memo";
-import { isObject } from "../protocol/envelope";
-import { ErrorCode, INTERNAL_ERROR_MESSAGE, invalidParams, RpcError, truncate } from "../protocol/errors";
-import type { ContentBlock, Icon, JsonObject, ToolAnnotations } from "../protocol/wire";
-import type { TaskSupport } from "../tasks/wire";
+import { illFormedTextAt, illFormedTextMessage } from "../util/encoding";
+import { describeError, type LogScope, log } from "../util/log";
+import { memoize } from "../util/memo";
+import { isObject } from "../wire/envelope";
+import { ErrorCode, INTERNAL_ERROR_MESSAGE, invalidParams, RpcError, truncate } from "../wire/errors";
+import type { TaskSupport } from "../wire/tasks";
+import type { ContentBlock, Icon, JsonObject, ToolAnnotations } from "../wire/types";
 import { text } from "./content";
-import { type RequestScope, requestChannel } from "./context";
 import type { JsonSchemaInput } from "./json-schema";
 import type { Registry } from "./registry";
 import type { View } from "./views";

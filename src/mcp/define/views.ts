@@ -8,12 +8,18 @@
  * per request on 2026-07-28, at `initialize` on 2025 revisions) on a Worker with the ASSETS binding: every other
  * client gets exactly the answers it got before views existed (no `_meta.ui`, no `ui://` resource, no extension).
  */
-import type { EngineBindings } from "../bindings";
-import { isObject } from "../protocol/envelope";
-import type { ClientCapabilities, JsonObject, ResourceContents } from "../protocol/wire";
+import { isObject } from "../wire/envelope";
+import type { ClientCapabilities, JsonObject, ResourceContents } from "../wire/types";
 import type { Resource, ResourceDefinition } from "./resources";
 
 export const UI_EXTENSION = "io.modelcontextprotocol/ui";
+
+/** The binding views are read through: Workers static assets (wrangler.toml `[assets]`). */
+export interface AssetBindings {
+  ASSETS?: Fetcher;
+}
+
+export const assetsOf = (env: object) => (env as AssetBindings).ASSETS;
 export const VIEW_MIME_TYPE = "text/html;profile=mcp-app";
 
 /** Origins the view may reach, as CSP source lists (the host builds the iframe's CSP from them; default: none). */
@@ -62,8 +68,8 @@ export function declaresUi(capabilities: ClientCapabilities): boolean {
 }
 
 /** Whether views are offered to this request: the Worker can read them, and the client declared it renders them. */
-export function viewsOffered(env: EngineBindings, capabilities: ClientCapabilities): boolean {
-  return env.ASSETS !== undefined && declaresUi(capabilities);
+export function viewsOffered(env: object, capabilities: ClientCapabilities): boolean {
+  return assetsOf(env) !== undefined && declaresUi(capabilities);
 }
 
 export const isView = (resource: Resource): resource is View => "view" in resource;
@@ -91,8 +97,8 @@ export function defineView(definition: ViewDefinition): View {
     async read(ctx): Promise<ResourceContents[]> {
       // Listing and reading check the same thing (server.ts); this also covers a direct read by a client that
       // did not declare the extension: it finds nothing, as before views existed.
-      if (!viewsOffered(ctx.env as EngineBindings, ctx.client.capabilities)) return [];
-      const html = await readAsset((ctx.env as EngineBindings).ASSETS!, definition.asset);
+      if (!viewsOffered(ctx.env, ctx.client.capabilities)) return [];
+      const html = await readAsset(assetsOf(ctx.env)!, definition.asset);
       return [{ uri, mimeType: VIEW_MIME_TYPE, text: html, _meta: meta }];
     },
   } as View;

@@ -12,10 +12,10 @@
  * content once more when the handler gets it (`typedAnswer`): it may hold checks the wire schema cannot say.
  */
 import type * as z from "zod/mini";
-import { illFormedTextAt, illFormedTextMessage } from "../encoding";
-import { isObject } from "../protocol/envelope";
-import { invalidParams } from "../protocol/errors";
-import type { JsonObject } from "../protocol/wire";
+import { illFormedTextAt, illFormedTextMessage } from "../util/encoding";
+import { isObject } from "../wire/envelope";
+import { invalidParams } from "../wire/errors";
+import type { JsonObject } from "../wire/types";
 import type { FormRequest, InputKind, InputRequest } from "./questions";
 import { describeIssues, toElicitationSchema } from "./schema";
 

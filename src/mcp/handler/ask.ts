@@ -14,7 +14,7 @@
  * (-32021), every answer checked by `answers.ts` and parsed by the form's own schema before the handler sees it,
  * and only then told to the source (which consumes single-use state: validate, then consume).
  */
-import type { ClientCapabilities, JsonObject } from "../protocol/wire";
+import type { ClientCapabilities, JsonObject } from "../wire/types";
 import { typedAnswer } from "./answers";
 import { clientSupports, type InputApi, type InputRequest, requireSupport } from "./questions";
 

@@ -4,8 +4,8 @@
  * or a task's run in its Durable Object. The path hands in a `Channel` (where progress, log messages and events go,
  * and which signal tells of cancellation) and the handler's input API; the handler cannot tell which path it is on.
  */
-import type { Principal } from "../auth/principal";
-import type { ClientCapabilities, Implementation, LogLevel, RequestId } from "../protocol/wire";
+import type { Principal } from "../wire/principal";
+import type { ClientCapabilities, Implementation, LogLevel, RequestId } from "../wire/types";
 import type { InputApi } from "./questions";
 
 /** Who may hear about a resource: the principal whose data it is (the default), or everyone. */

@@ -10,10 +10,10 @@
  * between rounds in `ctx.state`.
  */
 import * as z from "zod/mini";
-import { lazy } from "../memo";
-import { isObject } from "../protocol/envelope";
-import { ErrorCode, RpcError } from "../protocol/errors";
-import type { ClientCapabilities, JsonObject } from "../protocol/wire";
+import { lazy } from "../util/memo";
+import { isObject } from "../wire/envelope";
+import { ErrorCode, RpcError } from "../wire/errors";
+import type { ClientCapabilities, JsonObject } from "../wire/types";
 import { type ObjectSchema, toElicitationSchema } from "./schema";
 
 export type InputKind = "form" | "url" | "sampling" | "roots";

@@ -5,9 +5,9 @@
 
 import { en } from "zod/locales";
 import * as z from "zod/mini";
-import { memoize } from "../memo";
-import { truncate } from "../protocol/errors";
-import type { JsonObject } from "../protocol/wire";
+import { memoize } from "../util/memo";
+import { truncate } from "../wire/errors";
+import type { JsonObject } from "../wire/types";
 
 // English messages ("expected string, received number") instead of zod/mini's bare "Invalid input".
 z.config(en());

@@ -4,8 +4,8 @@
  * reading (never buffering past it), bytes must be valid UTF-8, and nesting depth and member count are checked by
  * a linear scan before `JSON.parse` runs.
  */
-import { decodeUtf8Strict } from "../encoding";
-import { ErrorCode, HttpError, RpcError } from "../protocol/errors";
+import { decodeUtf8Strict } from "../util/encoding";
+import { ErrorCode, HttpError, RpcError } from "../wire/errors";
 
 export interface BodyLimits {
   /** Largest body accepted, in bytes. */

@@ -6,7 +6,7 @@
  */
 
 import type { Config } from "../config/config";
-import { HEADER } from "../protocol/wire";
+import { HEADER } from "../wire/types";
 import { isOriginAllowed } from "./guards";
 
 /** Request headers a browser client may send: the MCP headers, Authorization, and every `Mcp-Param-*`. */

@@ -4,14 +4,14 @@
  * both protocol paths) reads and fills in.
  */
 
-import type { Principal } from "../auth/principal";
-import type { EngineBindings } from "../bindings";
 import type { Config } from "../config/config";
-import type { RequestRecord } from "../log";
+import type { RequestRecord } from "../util/log";
+import type { Principal } from "../wire/principal";
 
 export interface HttpExchange {
   request: Request;
-  env: EngineBindings;
+  /** The Worker's bindings; each feature reads its own (`hubsOf`, `tasksOf`, ...). */
+  env: object;
   execution: ExecutionContext;
   config: Config;
   /** The server's id for this request, sent back as `X-Request-Id` and written in every log line. */

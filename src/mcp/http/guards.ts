@@ -4,7 +4,7 @@
  * "Security & Endpoint"), Content-Type and Accept. Each refusal is an `HttpError` with the status the spec names.
  */
 import type { Config } from "../config/config";
-import { HttpError } from "../protocol/errors";
+import { HttpError } from "../wire/errors";
 
 const LOOPBACK_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 

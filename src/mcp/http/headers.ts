@@ -3,9 +3,9 @@
  * The 2026-07-28 HTTP headers that mirror the body (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`): read them
  * with the spec's value encoding and refuse any missing or mismatching one with 400 and -32020 (HeaderMismatch).
  */
-import { decodeUtf8Strict } from "../encoding";
-import { headerMismatch, truncate } from "../protocol/errors";
-import { TASK_METHODS } from "../tasks/wire";
+import { decodeUtf8Strict } from "../util/encoding";
+import { headerMismatch, truncate } from "../wire/errors";
+import { TASK_METHODS } from "../wire/tasks";
 
 const SENTINEL_PREFIX = "=?base64?";
 const SENTINEL_SUFFIX = "?=";

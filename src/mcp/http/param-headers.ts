@@ -8,9 +8,9 @@
  * integer or boolean, reachable from the root through `properties` alone.
  */
 
-import { isObject } from "../protocol/envelope";
-import { headerMismatch, truncate } from "../protocol/errors";
-import type { JsonObject } from "../protocol/wire";
+import { isObject } from "../wire/envelope";
+import { headerMismatch, truncate } from "../wire/errors";
+import type { JsonObject } from "../wire/types";
 import { readMcpHeader } from "./headers";
 
 export interface HeaderBinding {

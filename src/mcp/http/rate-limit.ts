@@ -7,8 +7,13 @@
  * The unit is one JSON-RPC request: every HTTP request costs one before its body is read, and a 2025-03-26 batch
  * pays for the rest of its requests once it is parsed, before any of them runs (`legacy/serve.ts`).
  */
-import { HttpError } from "../protocol/errors";
+import { HttpError } from "../wire/errors";
 import type { HttpExchange } from "./exchange";
+
+/** The binding this module reads: requests per caller per period on `/mcp` (wrangler.toml `[[ratelimits]]`). */
+export interface RateLimitBindings {
+  RATE_LIMITER?: RateLimit;
+}
 
 /**
  * Who a per-caller limit counts: the principal when it signed in, else the client's IP. Why not the anonymous
@@ -27,7 +32,7 @@ export function callerKey(exchange: Pick<HttpExchange, "principal" | "request">)
  * long until its window frees up, so the period is the one honest bound the server has.
  */
 export async function checkRateLimit(exchange: HttpExchange, units = 1): Promise<void> {
-  const limiter = exchange.env.RATE_LIMITER;
+  const limiter = (exchange.env as RateLimitBindings).RATE_LIMITER;
   if (!limiter || units < 1) return;
   const key = callerKey(exchange);
   // The binding counts one per call and has no weight parameter, so N units are N calls (in parallel: one round).

@@ -33,3 +33,8 @@ export class ReplayGuard extends DurableObject<unknown> {
     if (next !== null) await this.ctx.storage.setAlarm(next);
   }
 }
+
+/** The binding single-use state needs (wrangler.toml `REPLAY_GUARD`). */
+export interface ReplayGuardBindings {
+  REPLAY_GUARD?: DurableObjectNamespace<ReplayGuard>;
+}

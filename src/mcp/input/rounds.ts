@@ -4,17 +4,19 @@
  * the incoming `requestState`, merges the new `inputResponses`, replays the handler, and either returns its value
  * or ends the round with an `input_required` result carrying freshly signed state.
  */
-import type { RequestScope } from "../define/context";
+
 import { acceptAnswer, askedQuestion } from "../handler/answers";
 import { type AnswerSource, inputApi } from "../handler/ask";
 import { type InputApi, type InputKind, type InputRequest, type RoundOutcome, type RoundTarget, toWire } from "../handler/questions";
+import type { RequestScope } from "../handler/request";
 import { EndRun } from "../handler/run";
-import { log } from "../log";
-import { isObject } from "../protocol/envelope";
-import { ErrorCode, invalidParams, RpcError } from "../protocol/errors";
-import type { JsonObject } from "../protocol/wire";
-import { keyRing } from "./keys";
-import { canonicalJson, open, seal } from "./state-token";
+import { keyRing } from "../signing/ring";
+import { canonicalJson, open, seal } from "../signing/token";
+import { log } from "../util/log";
+import { isObject } from "../wire/envelope";
+import { ErrorCode, invalidParams, RpcError } from "../wire/errors";
+import type { JsonObject } from "../wire/types";
+import type { ReplayGuardBindings } from "./replay-guard";
 
 /** The one message every rejected `requestState` gets; the reason is logged, never sent. */
 export const INVALID_STATE_MESSAGE = "Invalid requestState";
@@ -133,8 +135,8 @@ async function verifiedState(scope: RequestScope, params: JsonObject, bindOf: ()
  * The replay guard, or a clear error when the Worker has no REPLAY_GUARD binding: without it single-use state
  * cannot be enforced, so single-use questions are refused rather than silently made replayable.
  */
-function replayGuard(scope: RequestScope): NonNullable<RequestScope["env"]["REPLAY_GUARD"]> {
-  const guard = scope.env.REPLAY_GUARD;
+function replayGuard(scope: RequestScope): NonNullable<ReplayGuardBindings["REPLAY_GUARD"]> {
+  const guard = (scope.env as ReplayGuardBindings).REPLAY_GUARD;
   if (guard) return guard;
   log(scope, "error", "single-use input needs the REPLAY_GUARD binding", {});
   throw new RpcError(ErrorCode.InternalError, "Single-use input is unavailable: this server has no REPLAY_GUARD binding", undefined, 500);

@@ -11,8 +11,8 @@
  */
 import type { HttpExchange } from "../http/exchange";
 import type { Reply } from "../http/reply";
-import { describeError, log } from "../log";
-import type { RequestId } from "../protocol/wire";
+import { describeError, log } from "../util/log";
+import type { RequestId } from "../wire/types";
 import type { LiveSession } from "./live-input";
 
 /** Most requests finish within this; only longer ones watch for their cancellation. */

@@ -9,10 +9,10 @@
  * client that set one must get its messages. Order among log messages is kept; a progress notification sent
  * while the level is being read may arrive before an earlier log message.
  */
-import { reachesLevel } from "../define/context";
+import { reachesLevel } from "../handler/request";
 import type { Reply } from "../http/reply";
-import { describeError, type LogScope, log } from "../log";
-import type { JsonObject, LogLevel } from "../protocol/wire";
+import { describeError, type LogScope, log } from "../util/log";
+import type { JsonObject, LogLevel } from "../wire/types";
 
 export interface HeldLogs {
   /** Takes one log message; it is sent once the session's level is known, if it reaches that level. */

@@ -5,12 +5,13 @@
  * stream, and the handler waits, in place, for the client's answer to arrive at the session's Durable Object.
  * Without a session (or without the capability) there is no one to ask, and `ask` reports the missing capability.
  */
-import type { RequestScope } from "../define/context";
+
 import { acceptAnswer, askedQuestion } from "../handler/answers";
 import { type AnswerSource, inputApi } from "../handler/ask";
 import { type InputRequest, type InputRunner, toWire } from "../handler/questions";
-import { isObject } from "../protocol/envelope";
-import type { JsonObject } from "../protocol/wire";
+import type { RequestScope } from "../handler/request";
+import { isObject } from "../wire/envelope";
+import type { JsonObject } from "../wire/types";
 import type { LegacySession, SessionState } from "./session";
 
 export interface LiveSession {

@@ -14,14 +14,15 @@
  * and every later one, up to the final response, go to the session's Durable Object, where a GET with one of its
  * ids fetches the rest. A stream that ended while its client held it is not stored at all.
  */
-import { randomToken } from "../encoding";
+
 import type { HttpExchange } from "../http/exchange";
 import type { StreamJournal } from "../http/reply";
 import { SseStream } from "../http/sse";
 import type { HubPositions } from "../listen/hub-stream";
-import { describeError, log } from "../log";
-import { HttpError } from "../protocol/errors";
-import { HEADER, type JsonObject, type LegacyVersion } from "../protocol/wire";
+import { randomToken } from "../util/encoding";
+import { describeError, log } from "../util/log";
+import { HttpError } from "../wire/errors";
+import { HEADER, type JsonObject, type LegacyVersion } from "../wire/types";
 import type { LiveSession } from "./live-input";
 import type { KeptEvent, KeptStream } from "./session";
 

@@ -10,19 +10,21 @@
  * `resources/subscribe`. Requests of a session that stored nothing touch no Durable Object. Without the binding
  * every client is served per request, and what needs a session is neither offered nor served.
  */
-import { ANONYMOUS } from "../auth/principal";
-import { type RequestScope, requestScope } from "../define/context";
+
+import { type RequestScope, requestScope } from "../handler/request";
 import type { HttpExchange } from "../http/exchange";
 import { checkRateLimit } from "../http/rate-limit";
 import { jsonResponse, NO_ANSWER, Reply } from "../http/reply";
+import { hubsOf } from "../listen/hub";
 import { sessionHubs } from "../listen/publish";
 import { MAX_URI_LENGTH } from "../listen/stored-size";
-import { log, logRequest } from "../log";
-import { isObject, type Message, parseMessage, type RequestMeta, readableId, readClientInfo } from "../protocol/envelope";
-import { ErrorCode, invalidParams, methodNotFound, ResourceNotFound, RpcError } from "../protocol/errors";
-import { errorMessage, failureMessage, resultMessage } from "../protocol/messages";
-import type { McpServer } from "../protocol/server";
-import { methodName, targetOf, traceRequest } from "../protocol/trace";
+import type { McpServer } from "../server/server";
+import { methodName, targetOf, traceRequest } from "../server/trace";
+import { log, logRequest } from "../util/log";
+import { isObject, type Message, parseMessage, type RequestMeta, readableId, readClientInfo } from "../wire/envelope";
+import { ErrorCode, invalidParams, methodNotFound, ResourceNotFound, RpcError } from "../wire/errors";
+import { errorMessage, failureMessage, resultMessage } from "../wire/messages";
+import { ANONYMOUS } from "../wire/principal";
 import {
   HEADER,
   isLegacyVersion,
@@ -32,12 +34,12 @@ import {
   LOG_LEVELS,
   type LogLevel,
   STATELESS_VERSION,
-} from "../protocol/wire";
+} from "../wire/types";
 import { watchCancellation } from "./cancellation";
 import { type HeldLogs, heldLogs } from "./held-logs";
 import { type LiveSession, liveInputRunner } from "./live-input";
 import { responseJournal } from "./resume";
-import { type LegacySession, type SessionState, sessionFilter } from "./session";
+import { type LegacySession, type SessionState, sessionFilter, sessionsOf } from "./session";
 import { newSession, readSession, type SessionClaims } from "./session-token";
 import { legacyResult } from "./shapes";
 
@@ -65,7 +67,7 @@ const sessionNotFound = () => new RpcError(ErrorCode.InvalidRequest, "Session no
 export async function loadSession(exchange: HttpExchange): Promise<SessionHandle | undefined> {
   const token = exchange.request.headers.get(HEADER.sessionId);
   if (token === null) return undefined;
-  const sessions = exchange.env.LEGACY_SESSIONS;
+  const sessions = sessionsOf(exchange.env);
   const principal = (exchange.principal ?? ANONYMOUS).id;
   const claims = sessions ? await readSession(exchange.config, principal, token) : undefined;
   // Why 404 for all of them: the client then starts a new session, and nobody learns whether an id exists.
@@ -216,7 +218,7 @@ async function answer(
     meta,
     era: version,
     reply,
-    handleOf: (uri) => server.resources.handleOf(uri),
+    publisher: () => server.publisher(exchange),
     inputRunner: (scope) => liveInputRunner(scope, canAskClient ? live : undefined),
     ...(held && { heldLog: held.log }),
   });
@@ -295,7 +297,7 @@ async function initialize(context: LegacyContext, params: JsonObject): Promise<J
   const version = isLegacyVersion(params.protocolVersion) ? params.protocolVersion : LEGACY_VERSIONS[0];
   exchange.record.era = version;
   const capabilities = params.capabilities;
-  const sessions = exchange.env.LEGACY_SESSIONS;
+  const sessions = sessionsOf(exchange.env);
   if (sessions) {
     // A client that can be asked things has its state stored now and read on every request: the questions go out
     // on its stream, the answers come back as separate POSTs, and its Durable Object is where they meet.
@@ -356,7 +358,7 @@ function initialState(
  */
 async function storedSession(context: LegacyContext, method: string): Promise<LiveSession> {
   const { exchange, session } = context;
-  if (!exchange.env.LEGACY_SESSIONS) throw methodNotFound(method);
+  if (!sessionsOf(exchange.env)) throw methodNotFound(method);
   if (!session) throw new RpcError(ErrorCode.InvalidRequest, `${method} needs the session from initialize: send its Mcp-Session-Id`);
   if (session.live) return session.live;
   const initial = initialState(exchange, session.claims, { capabilities: {} });
@@ -382,7 +384,7 @@ async function subscribe(context: LegacyContext, add: boolean, params: JsonObjec
   const filter = sessionFilter(support, subscriptions);
   // The session's notification stream (if open) picks the new filter up at once, in both of its groups (each root
   // passes it on to the shard that holds the stream, whichever that is).
-  const updates = sessionHubs(exchange.env.SUBSCRIPTIONS, session.state).map((hub) => hub.updateSessionFilter(session.state.id, filter));
+  const updates = sessionHubs(hubsOf(exchange.env), session.state).map((hub) => hub.updateSessionFilter(session.state.id, filter));
   if ((await Promise.all(updates)).includes(false)) log(context.scope, "warn", "a hub refused a session's subscription filter");
   return {};
 }

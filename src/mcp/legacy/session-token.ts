@@ -10,9 +10,9 @@
  * is bound as a keyed digest only, so the token does not say who the caller is.
  */
 import type { Config } from "../config/config";
-import { keyRing } from "../input/keys";
-import { open, seal } from "../input/state-token";
-import { isLegacyVersion, type LegacyVersion } from "../protocol/wire";
+import { keyRing } from "../signing/ring";
+import { open, seal } from "../signing/token";
+import { isLegacyVersion, type LegacyVersion } from "../wire/types";
 import { newSessionId, SESSION_ID } from "./session";
 
 export interface SessionClaims {

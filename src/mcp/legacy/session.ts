@@ -13,11 +13,11 @@
  */
 
 import { DurableObject } from "cloudflare:workers";
-import { jsonBytes, randomToken } from "../encoding";
-import type { SubscriptionHub } from "../listen/hub";
+import type { HubBindings } from "../listen/hub";
 import { sessionHubs } from "../listen/publish";
 import { assertFilterStorable, MAX_RESOURCE_SUBSCRIPTIONS } from "../listen/stored-size";
-import type { ClientCapabilities, Implementation, JsonObject, LegacyVersion, LogLevel, RequestId } from "../protocol/wire";
+import { jsonBytes, randomToken } from "../util/encoding";
+import type { ClientCapabilities, Implementation, JsonObject, LegacyVersion, LogLevel, RequestId } from "../wire/types";
 
 export interface SessionState {
   id: string;
@@ -87,7 +87,15 @@ const MAX_CANCELLED = 256;
 /** Request ids are a string or a number, and "1" is not 1. */
 const requestKey = (id: RequestId) => `${typeof id}:${id}`;
 
-export class LegacySession extends DurableObject<{ SUBSCRIPTIONS?: DurableObjectNamespace<SubscriptionHub> }> {
+/** The binding 2025 sessions need (wrangler.toml `LEGACY_SESSIONS`); without it 2025 clients are served statelessly. */
+export interface SessionBindings {
+  LEGACY_SESSIONS?: DurableObjectNamespace<LegacySession>;
+}
+
+/** The session objects, when the Worker has them. */
+export const sessionsOf = (env: object) => (env as SessionBindings).LEGACY_SESSIONS;
+
+export class LegacySession extends DurableObject<HubBindings> {
   private readonly waiters = new Map<string, Waiter>();
   /** Ids of requests the client cancelled (oldest first), for handlers that ask after the fact. */
   private readonly cancelledRequests = new Set<string>();

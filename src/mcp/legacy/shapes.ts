@@ -3,9 +3,9 @@
  * Turns a 2026-07-28 result into the shape a 2025 revision expects: no `resultType`, `ttlMs`, `cacheScope` or
  * result `_meta` identity, and for older revisions none of the fields they did not know yet.
  */
-import { isObject } from "../protocol/envelope";
-import type { JsonObject, LegacyVersion } from "../protocol/wire";
-import { META } from "../protocol/wire";
+import { isObject } from "../wire/envelope";
+import type { JsonObject, LegacyVersion } from "../wire/types";
+import { META } from "../wire/types";
 
 /** Fields each listed item type gained after a revision: `title` and `outputSchema` in 2025-06-18, `icons` in 2025-11-25. */
 function newerFields(version: LegacyVersion): string[] {

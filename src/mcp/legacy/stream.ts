@@ -6,15 +6,16 @@
  * a session that stored nothing then.
  */
 
-import { ANONYMOUS } from "../auth/principal";
 import type { HttpExchange } from "../http/exchange";
 import { accepts } from "../http/guards";
 import { callerKey } from "../http/rate-limit";
+import { hubsOf } from "../listen/hub";
 import { hubStream } from "../listen/hub-stream";
 import { NOTIFICATION_METHODS } from "../listen/listen";
-import { HttpError } from "../protocol/errors";
-import type { McpServer } from "../protocol/server";
-import { HEADER } from "../protocol/wire";
+import type { McpServer } from "../server/server";
+import { HttpError } from "../wire/errors";
+import { ANONYMOUS } from "../wire/principal";
+import { HEADER } from "../wire/types";
 import { getEventId, newStreamKey, parseEventId, primes, resumeResponseStream } from "./resume";
 import { asSessionState, loadSession } from "./serve";
 import { sessionFilter } from "./session";
@@ -40,7 +41,7 @@ export async function openSessionStream(server: McpServer, exchange: HttpExchang
     if (!session.live) throw methodNotAllowed();
     return resumeResponseStream(exchange, session.live, cursor.stream, cursor.index);
   }
-  const hubs = exchange.env.SUBSCRIPTIONS;
+  const hubs = hubsOf(exchange.env);
   if (!hubs || !(support.tools || support.prompts || support.resources)) throw methodNotAllowed();
   const stream = newStreamKey();
   const principal = exchange.principal ?? ANONYMOUS;

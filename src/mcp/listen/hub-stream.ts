@@ -17,11 +17,11 @@
  * and a stream opened with `resumeAfter` gets from each root what it missed before anything live.
  */
 
-import type { Principal } from "../auth/principal";
 import type { Limits } from "../config/options";
-import { base64url } from "../encoding";
 import { SseStream } from "../http/sse";
-import { describeError, type LogScope, log } from "../log";
+import { base64url } from "../util/encoding";
+import { describeError, type LogScope, log } from "../util/log";
+import type { Principal } from "../wire/principal";
 import {
   callerGroup,
   GLOBAL_GROUP,

@@ -18,8 +18,8 @@
  */
 
 import { DurableObject } from "cloudflare:workers";
-import { decodeUtf8Strict, jsonBytes } from "../encoding";
-import { describeError, log } from "../log";
+import { decodeUtf8Strict, jsonBytes } from "../util/encoding";
+import { describeError, log } from "../util/log";
 import { type GroupLimits, LAST_RESORT_HEADER, maxShards, SHARD_FULL_STATUS, SHARD_HEADER, shardCap, shardName } from "./groups";
 import { MAX_ATTACHMENT_BYTES, storedSize } from "./stored-size";
 
@@ -201,7 +201,15 @@ interface GroupRecord {
 const PROBE_ROUNDS = 3;
 const PROBE_GAP_MS = 100;
 
-export class SubscriptionHub extends DurableObject<{ SUBSCRIPTIONS?: DurableObjectNamespace<SubscriptionHub> }> {
+/** The binding listen needs (wrangler.toml `SUBSCRIPTIONS`); without it nothing is published or listened to. */
+export interface HubBindings {
+  SUBSCRIPTIONS?: DurableObjectNamespace<SubscriptionHub>;
+}
+
+/** The hubs, when the Worker has them. */
+export const hubsOf = (env: object) => (env as HubBindings).SUBSCRIPTIONS;
+
+export class SubscriptionHub extends DurableObject<HubBindings> {
   /** The probe round in progress, shared by every listener that found the group full meanwhile. */
   private probing: Promise<void> | undefined;
   /** Root: the shard it last named, tried first by the next listener the root cannot hold itself. */

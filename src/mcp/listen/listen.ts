@@ -8,16 +8,17 @@
  * without one, and the client re-sends listen.
  */
 import * as z from "zod/mini";
-import type { RequestScope } from "../define/context";
+import type { RequestScope } from "../handler/request";
 import { describeIssues } from "../handler/schema";
 import { callerKey } from "../http/rate-limit";
 import { SseStream } from "../http/sse";
-import { lazy } from "../memo";
-import { ErrorCode, invalidParams } from "../protocol/errors";
-import { errorMessage, resultMessage } from "../protocol/messages";
-import { HEADER, type JsonObject, META, type RequestId } from "../protocol/wire";
-import { declaresTasks, tasksRequired } from "../tasks/wire";
+import { lazy } from "../util/memo";
+import { ErrorCode, invalidParams } from "../wire/errors";
+import { errorMessage, resultMessage } from "../wire/messages";
+import { declaresTasks, tasksRequired } from "../wire/tasks";
+import { HEADER, type JsonObject, META, type RequestId } from "../wire/types";
 import type { HubEvent, ListenerFilter } from "./hub";
+import { hubsOf } from "./hub";
 import { hubStream, type ListenLimit } from "./hub-stream";
 import { assertFilterStorable, MAX_RESOURCE_SUBSCRIPTIONS, MAX_TASK_SUBSCRIPTIONS, MAX_URI_LENGTH } from "./stored-size";
 
@@ -78,7 +79,7 @@ export function serveListen(scope: RequestScope, params: JsonObject, support: Li
   const complete = () => resultMessage(id, { resultType: "complete", _meta: { ...resultMeta, ...tag } });
 
   // An empty honoured filter (always so without a hub): nothing will ever be sent, so acknowledge it and end at once.
-  const hubs = scope.env.SUBSCRIPTIONS;
+  const hubs = hubsOf(scope.env);
   if (Object.keys(filter).length === 0 || !hubs) {
     const stream = new SseStream();
     stream.send(acknowledgement(tag, filter));

@@ -8,23 +8,15 @@
  * are one principal: theirs go to the global group, marked anonymous.) Either way the event goes to the group's
  * root, which forwards it to the group's other shards.
  */
-import type { Principal } from "../auth/principal";
-import { describeError, type LogScope, log } from "../log";
+
+import type { Audience, Publisher } from "../handler/context";
+import { describeError, type LogScope, log } from "../util/log";
+import type { Principal } from "../wire/principal";
 import { GLOBAL_GROUP, principalGroup, privateGroup } from "./groups";
 import type { HubEvent, SubscriptionHub } from "./hub";
 
 /** The SUBSCRIPTIONS namespace, when the Worker has one. */
 export type Hubs = DurableObjectNamespace<SubscriptionHub> | undefined;
-
-/** Who may hear about a resource: the principal whose data it is (the default), or everyone. */
-export type Audience = "caller" | "everyone";
-
-export interface Publisher {
-  toolsListChanged(): Promise<void>;
-  promptsListChanged(): Promise<void>;
-  resourcesListChanged(audience?: Audience): Promise<void>;
-  resourceUpdated(uri: string, audience?: Audience): Promise<void>;
-}
 
 /** The part of a resource URI a subscription must name to cover it (`ResourceIndex.handleOf`). */
 export type HandleOf = (uri: string) => string;

@@ -9,7 +9,7 @@
  * and the hub measures the whole attachment again before it accepts a socket or stores a new filter.
  */
 
-import { invalidParams } from "../protocol/errors";
+import { invalidParams } from "../wire/errors";
 
 /** The platform's limit on one socket attachment, in V8-serialised bytes. */
 export const MAX_ATTACHMENT_BYTES = 16_384;

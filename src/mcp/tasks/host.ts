@@ -8,19 +8,20 @@
  * Before each run it is set `leaseMs` ahead, so a run that dies with its isolate (eviction, deploy, a restart of
  * `wrangler dev`) is run again, from the handler's last checkpoint, when that alarm fires.
  */
-import type { EngineBindings } from "../bindings";
 import { resolveOptions } from "../config/options";
-import { jsonBytes } from "../encoding";
 import { acceptAnswer } from "../handler/answers";
+import { hubsOf } from "../listen/hub";
 import { publishTaskStatus } from "../listen/publish";
-import { describeError, log } from "../log";
-import { isObject } from "../protocol/envelope";
-import { ErrorCode, RpcError } from "../protocol/errors";
-import type { JsonObject } from "../protocol/wire";
+import { jsonBytes } from "../util/encoding";
+import { describeError, log } from "../util/log";
+import { isObject } from "../wire/envelope";
+import { ErrorCode, RpcError } from "../wire/errors";
+import { TERMINAL } from "../wire/tasks";
+import type { JsonObject } from "../wire/types";
 import { detailedTask, type TaskInit, type TaskRecord, taskFields } from "./record";
 import type { UpdateOutcome } from "./rpc";
+import { tasksOf } from "./rpc";
 import { type RunOutcome, runTask } from "./run";
-import { TERMINAL } from "./wire";
 
 const KEY = "task";
 const DEFAULT_TASK_LIMITS = resolveOptions().limits.tasks;
@@ -31,7 +32,7 @@ export class TaskHost {
 
   constructor(
     private readonly state: DurableObjectState,
-    private readonly env: EngineBindings,
+    private readonly env: object,
   ) {}
 
   async create(init: TaskInit): Promise<JsonObject> {
@@ -208,7 +209,7 @@ export class TaskHost {
 
   /** The task stops counting against its caller's quota. Best effort: a lost release expires with the task. */
   private releaseQuota(record: TaskRecord): void {
-    const ledger = this.env.TASKS?.getByName(record.quota);
+    const ledger = tasksOf(this.env)?.getByName(record.quota);
     if (!ledger) return;
     this.state.waitUntil(
       ledger
@@ -225,7 +226,7 @@ export class TaskHost {
     let task = detailedTask(record);
     // Why: hub messages travel over a WebSocket and may sit in a replay buffer; a big result is fetched by tasks/get.
     if (jsonBytes(task) > record.limits.maxNotificationBytes) task = taskFields(record);
-    const sent = publishTaskStatus(this.env.SUBSCRIPTIONS, record.principal, record.taskId, task).catch((error: unknown) =>
+    const sent = publishTaskStatus(hubsOf(this.env), record.principal, record.taskId, task).catch((error: unknown) =>
       log({ traceId: record.traceId }, "error", "task status publish failed", describeError(error)),
     );
     this.state.waitUntil(sent);

@@ -8,8 +8,9 @@
  * and creates no storage (on `wrangler dev` even waking one creates its file). An id signed with a key that is no
  * longer listed names no task, as a `requestState` signed with it would no longer verify.
  */
-import { base64url, decodeBase64urlStrict, randomToken } from "../encoding";
-import type { KeyRing } from "../input/state-token";
+
+import type { KeyRing } from "../signing/token";
+import { base64url, decodeBase64urlStrict, randomToken } from "../util/encoding";
 
 /** Why the shape first: junk costs a regex, not an HMAC. */
 const TASK_ID = /^([A-Za-z0-9_-]{1,16})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{22})$/;

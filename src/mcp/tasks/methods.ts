@@ -3,14 +3,15 @@
  * `tasks/get`, `tasks/update` and `tasks/cancel` on the Worker: checks who may ask, then asks the task's own
  * Durable Object.
  */
-import type { RequestScope } from "../define/context";
-import { jsonBytes } from "../encoding";
-import { keyRing } from "../input/keys";
-import { isObject } from "../protocol/envelope";
-import { invalidParams, methodNotFound } from "../protocol/errors";
-import type { JsonObject } from "../protocol/wire";
+import type { RequestScope } from "../handler/request";
+import { keyRing } from "../signing/ring";
+import { jsonBytes } from "../util/encoding";
+import { isObject } from "../wire/envelope";
+import { invalidParams, methodNotFound } from "../wire/errors";
+import { declaresTasks, type TaskMethod, tasksRequired } from "../wire/tasks";
+import type { JsonObject } from "../wire/types";
 import { isMintedTaskId } from "./ids";
-import { declaresTasks, type TaskMethod, tasksRequired } from "./wire";
+import { tasksOf } from "./rpc";
 
 /**
  * One message for every id that names no task of this caller: never minted, expired and deleted, or another
@@ -19,7 +20,7 @@ import { declaresTasks, type TaskMethod, tasksRequired } from "./wire";
 const notFound = () => invalidParams("Failed to retrieve task: Task not found");
 
 export async function serveTaskMethod(method: TaskMethod, params: JsonObject, scope: RequestScope): Promise<JsonObject> {
-  const tasks = scope.env.TASKS;
+  const tasks = tasksOf(scope.env);
   // Tasks are a 2026-07-28 extension; a 2025 client cannot declare it, and a Worker without TASKS has no tasks.
   if (!tasks || scope.era !== "stateless") throw methodNotFound(method);
   if (!declaresTasks(scope.meta.clientCapabilities)) throw tasksRequired();

@@ -3,11 +3,11 @@
  * What a task's Durable Object stores about it, and the wire shapes derived from that record.
  */
 
-import type { Principal } from "../auth/principal";
 import type { Limits } from "../config/options";
 import type { InputKind } from "../handler/questions";
-import type { ClientCapabilities, Implementation, JsonObject, RequestId } from "../protocol/wire";
-import type { TaskStatus } from "./wire";
+import type { Principal } from "../wire/principal";
+import type { TaskStatus } from "../wire/tasks";
+import type { ClientCapabilities, Implementation, JsonObject, RequestId } from "../wire/types";
 
 /** What the Worker hands the object when it creates a task. */
 export interface TaskInit {

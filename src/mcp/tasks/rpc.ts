@@ -3,7 +3,7 @@
  * What a task's Durable Object answers, as the Worker calls it. A type of its own so that bindings.ts can name
  * the TASKS namespace without importing the object's implementation (which needs the bindings' types).
  */
-import type { JsonObject } from "../protocol/wire";
+import type { JsonObject } from "../wire/types";
 import type { TaskInit } from "./record";
 
 export type UpdateOutcome = { kind: "ok" } | { kind: "unknown" } | { kind: "invalid"; message: string };
@@ -21,3 +21,11 @@ export interface TaskObject extends Rpc.DurableObjectBranded {
   /** Quota ledger role: the task no longer counts. */
   release(taskId: string): Promise<void>;
 }
+
+/** The binding tasks need (wrangler.toml `TASKS`); without it no tool runs as a task. */
+export interface TaskBindings {
+  TASKS?: DurableObjectNamespace<TaskObject>;
+}
+
+/** The task objects, when the Worker has them. */
+export const tasksOf = (env: object) => (env as TaskBindings).TASKS;

@@ -7,18 +7,18 @@
  * once its time slice is used. Runs start the handler from the top, like multi round-trip rounds: keep side effects
  * after the last question.
  */
-import type { EngineBindings } from "../bindings";
 import { runTool } from "../define/tools";
-import { jsonBytes } from "../encoding";
 import { typedAnswer } from "../handler/answers";
 import { type AnswerSource, inputApi } from "../handler/ask";
 import { type Channel, handlerContext } from "../handler/context";
 import { type InputRequest, toWire } from "../handler/questions";
 import { Cancelled, EndRun } from "../handler/run";
+import { hubsOf } from "../listen/hub";
 import { createPublisher } from "../listen/publish";
-import type { LogScope } from "../log";
-import { RpcError } from "../protocol/errors";
-import type { JsonObject } from "../protocol/wire";
+import { jsonBytes } from "../util/encoding";
+import type { LogScope } from "../util/log";
+import { RpcError } from "../wire/errors";
+import type { JsonObject } from "../wire/types";
 import type { TaskRecord } from "./record";
 import { serverNamed } from "./servers";
 
@@ -85,7 +85,7 @@ export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOut
     // Tasks carry no log messages (SEP-2663: not supported on tasks).
     log() {},
     waitUntil: (promise) => host.waitUntil(promise),
-    publish: createPublisher((host.env as EngineBindings).SUBSCRIPTIONS, record.principal, (uri) => server.resources.handleOf(uri), scope),
+    publish: createPublisher(hubsOf(host.env), record.principal, (uri) => server.resources.handleOf(uri), scope),
     async checkpoint() {
       if (host.signal.aborted) throw new Cancelled("The task was cancelled");
       host.saveState(keepable(input.state, record.limits.maxStateBytes));

@@ -4,17 +4,17 @@
  * caller (quota.ts). The methods are the RPC surface the Worker calls (rpc.ts); host.ts does the work.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { EngineBindings } from "../bindings";
-import type { JsonObject } from "../protocol/wire";
+import type { HubBindings } from "../listen/hub";
+import type { JsonObject } from "../wire/types";
 import { TaskHost } from "./host";
 import { QuotaLedger } from "./quota";
 import type { TaskInit } from "./record";
-import type { TaskObject, UpdateOutcome } from "./rpc";
+import type { TaskBindings, TaskObject, UpdateOutcome } from "./rpc";
 
-export class TaskRunner extends DurableObject<EngineBindings> implements TaskObject {
+export class TaskRunner extends DurableObject<HubBindings & TaskBindings> implements TaskObject {
   private readonly host: TaskHost;
 
-  constructor(ctx: DurableObjectState, env: EngineBindings) {
+  constructor(ctx: DurableObjectState, env: HubBindings & TaskBindings) {
     super(ctx, env);
     this.host = new TaskHost(ctx, env);
   }

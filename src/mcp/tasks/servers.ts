@@ -5,14 +5,21 @@
  * (fetch or alarm) runs. A task records its server's name; the object looks it up when it runs (building the
  * server from its declarations if no request in this isolate has yet).
  */
-import type { McpServer } from "../protocol/server";
+import type { Registry } from "../define/registry";
+import type { Tool } from "../define/tools";
 
-const servers = new Map<string, () => McpServer>();
+/** What a task needs of its server: the tool it runs, and which part of a resource URI is a handle. */
+export interface TaskServer {
+  tools: Registry<Tool>;
+  resources: { handleOf(uri: string): string };
+}
 
-export function registerServer(name: string, server: () => McpServer): void {
+const servers = new Map<string, () => TaskServer>();
+
+export function registerServer(name: string, server: () => TaskServer): void {
   servers.set(name, server);
 }
 
-export function serverNamed(name: string): McpServer | undefined {
+export function serverNamed(name: string): TaskServer | undefined {
   return servers.get(name)?.();
 }

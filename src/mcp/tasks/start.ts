@@ -7,19 +7,21 @@
  * the answers and `ctx.state` gathered so far. A handler that returns before calling `ctx.progress()` was quick:
  * its result is answered at once, and no task is created (the spec allows either).
  */
-import type { RequestScope } from "../define/context";
-import { requestChannel } from "../define/context";
+
 import { runTool, type Tool, type ToolCall } from "../define/tools";
 import { handlerContext } from "../handler/context";
 import type { InputApi } from "../handler/questions";
+import type { RequestScope } from "../handler/request";
+import { requestChannel } from "../handler/request";
 import { EndRun } from "../handler/run";
-import { keyRing } from "../input/keys";
-import { log } from "../log";
-import { ErrorCode, RpcError } from "../protocol/errors";
-import type { JsonObject } from "../protocol/wire";
+import { keyRing } from "../signing/ring";
+import { log } from "../util/log";
+import { ErrorCode, RpcError } from "../wire/errors";
+import { declaresTasks, tasksRequired } from "../wire/tasks";
+import type { JsonObject } from "../wire/types";
 import { newTaskId } from "./ids";
 import { quotaName } from "./quota";
-import { declaresTasks, tasksRequired } from "./wire";
+import { tasksOf } from "./rpc";
 
 /**
  * Whether this call becomes a task: the tool allows it, the Worker has the TASKS binding, and this request (on the
@@ -28,7 +30,7 @@ import { declaresTasks, tasksRequired } from "./wire";
 export function runsAsTask(tool: Tool, scope: RequestScope): boolean {
   const support = tool.taskSupport ?? "forbidden";
   if (support === "forbidden") return false;
-  if (!scope.env.TASKS) {
+  if (!tasksOf(scope.env)) {
     if (support === "optional") return false;
     log(scope, "error", "a task-only tool needs the TASKS binding", { tool: tool.name });
     throw new RpcError(
@@ -83,7 +85,7 @@ export async function startTask(server: string, { tool, args }: ToolCall, params
   if (!handedOver && outcome) return outcome.kind === "input_required" ? outcome.result : (outcome.value as JsonObject);
 
   const taskId = await newTaskId(await keyRing(scope.config));
-  const tasks = scope.env.TASKS!;
+  const tasks = tasksOf(scope.env)!;
   // Why counted before the task exists: a caller at its limit must not get a task that then holds resources.
   const quota = quotaName(scope);
   const limits = scope.config.limits.tasks;

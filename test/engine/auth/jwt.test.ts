@@ -8,7 +8,7 @@ import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { JWKS_MAX_BYTES, type Jwk, localKeySet, pickKey, remoteKeySet } from "../../../src/mcp/auth/jwks";
 import { type JwtRules, verifyJwt } from "../../../src/mcp/auth/jwt";
-import { base64url } from "../../../src/mcp/encoding";
+import { base64url } from "../../../src/mcp/util/encoding";
 import { FIXTURE } from "../../helpers/fixture";
 import { readMessage, testServer } from "../../helpers/rpc";
 

@@ -7,8 +7,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ANONYMOUS } from "../../../src/mcp/auth/principal";
 import { createPublisher } from "../../../src/mcp/listen/publish";
+import { ANONYMOUS } from "../../../src/mcp/wire/principal";
 import { fixture, post, readMessage, sessionName } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
 import { sessionStreamAttached } from "../hub-groups";

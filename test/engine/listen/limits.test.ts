@@ -4,8 +4,8 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ANONYMOUS } from "../../../src/mcp/auth/principal";
 import { callerGroup } from "../../../src/mcp/listen/groups";
+import { ANONYMOUS } from "../../../src/mcp/wire/principal";
 import { FIXTURE } from "../../helpers/fixture";
 import { testServer } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";

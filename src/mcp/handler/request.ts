@@ -1,0 +1,131 @@
+/**
+ * @module request
+ * One request while its method runs, in either era (`RequestScope`, built once by the transport that received
+ * it), and the channel its handler talks through (`requestChannel`): progress and log notifications on the reply,
+ * events through the transport's publisher, and the reply's cancellation signal.
+ */
+
+import type { Config } from "../config/config";
+import type { HttpExchange } from "../http/exchange";
+import type { Reply } from "../http/reply";
+import type { RequestMeta } from "../wire/envelope";
+import { ANONYMOUS, type Principal } from "../wire/principal";
+import { type JsonObject, type LegacyVersion, LOG_LEVELS, type LogLevel, type RequestId } from "../wire/types";
+import type { Channel, Publisher } from "./context";
+import type { InputRunner } from "./questions";
+import { cancellationCheckpoint } from "./run";
+
+/** Everything the engine knows about one request while it is served. */
+export interface RequestScope {
+  traceId: string;
+  request: Request;
+  /** The Worker's bindings; each feature reads its own (`hubsOf`, `tasksOf`, ...). */
+  env: object;
+  execution: ExecutionContext;
+  config: Config;
+  requestId: RequestId;
+  method: string;
+  meta: RequestMeta;
+  principal: Principal;
+  reply: Reply;
+  /** Runs handlers that may ask for input: MRTR rounds (2026-07-28) or server-to-client requests (legacy session). */
+  runWithInput: InputRunner;
+  /** Which wire the request came on; result shapes and error statuses differ between them. */
+  era: Era;
+  /** How this request's handlers tell listeners of a change, as the caller (the transport builds it on first use). */
+  publisher(): Publisher;
+  /**
+   * Takes log messages when `meta.logLevel` is not known up front: a 2025 session's level may have been set since
+   * initialize and is read only when a handler first logs (legacy/held-logs.ts). Never set on the 2026-07-28 path.
+   */
+  heldLog?: (level: LogLevel, message: JsonObject) => void;
+}
+
+/** "stateless" is the 2026-07-28 wire (per-request `_meta`); a legacy era is the 2025 revision in use. */
+export type Era = "stateless" | LegacyVersion;
+
+/** What identifies one JSON-RPC request inside its HTTP exchange, in either era. */
+export interface RequestInfo {
+  id: RequestId;
+  method: string;
+  meta: RequestMeta;
+  era: Era;
+  reply: Reply;
+  /** How this era asks the client for input, given the finished scope. */
+  inputRunner: (scope: RequestScope) => InputRunner;
+  /** Builds the request's publisher (listen/publish.ts), once a handler publishes. */
+  publisher: () => Publisher;
+  heldLog?: RequestScope["heldLog"];
+}
+
+/** The one way a request scope is built, for both eras. */
+export function requestScope(exchange: HttpExchange, info: RequestInfo): RequestScope {
+  const scope: RequestScope = {
+    traceId: exchange.traceId,
+    request: exchange.request,
+    env: exchange.env,
+    execution: exchange.execution,
+    config: exchange.config,
+    requestId: info.id,
+    method: info.method,
+    meta: info.meta,
+    principal: exchange.principal ?? ANONYMOUS,
+    reply: info.reply,
+    era: info.era,
+    publisher: () => (publisher ??= info.publisher()),
+    runWithInput: (target, params, handler) => runner(target, params, handler),
+    ...(info.heldLog && { heldLog: info.heldLog }),
+  };
+  let publisher: Publisher | undefined;
+  const runner = info.inputRunner(scope);
+  return scope;
+}
+
+/**
+ * The channel a request's handler talks through: progress as notifications (when the client asked for them), log
+ * messages to 2025 clients that set a level, events through the hub, and the reply's cancellation signal.
+ */
+export function requestChannel(scope: RequestScope, overrides: Partial<Pick<Channel, "progress" | "checkpoint">> = {}): Channel {
+  const { meta, reply } = scope;
+  return {
+    env: scope.env,
+    // A getter: reading the signal is what starts watching for the client going away (see Reply.signal).
+    get signal() {
+      return reply.signal;
+    },
+    principal: scope.principal,
+    client: { protocolVersion: meta.protocolVersion, capabilities: meta.clientCapabilities, info: meta.clientInfo },
+    requestId: scope.requestId,
+    traceId: scope.traceId,
+    progress(progress, total, message) {
+      if (meta.progressToken === undefined) return;
+      const params: Record<string, unknown> = { progressToken: meta.progressToken, progress };
+      if (total !== undefined) params.total = total;
+      if (message !== undefined) params.message = message;
+      reply.notify({ jsonrpc: "2.0", method: "notifications/progress", params });
+    },
+    log(level, data, logger) {
+      // Why: a server that sends notifications/message MUST declare `logging`, and on 2026-07-28 it is not declared
+      // (deprecated: new implementations SHOULD NOT adopt it).
+      if (scope.era === "stateless") return;
+      const params: JsonObject = { level, data };
+      if (logger !== undefined) params.logger = logger;
+      const message = { jsonrpc: "2.0", method: "notifications/message", params };
+      // Why: without a level the client asked for, no log message may be sent; a 2025 session whose level is
+      // stored (not yet read for this request) decides later, in `heldLog`.
+      if (meta.logLevel === undefined) return scope.heldLog?.(level, message);
+      if (reachesLevel(level, meta.logLevel)) reply.notify(message);
+    },
+    waitUntil: (promise) => scope.execution.waitUntil(promise),
+    get publish() {
+      return scope.publisher();
+    },
+    checkpoint: cancellationCheckpoint(() => reply.signal),
+    ...overrides,
+  };
+}
+
+/** Whether a message at `level` is at or above the `minimum` the client asked for. */
+export function reachesLevel(level: LogLevel, minimum: LogLevel): boolean {
+  return LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(minimum);
+}

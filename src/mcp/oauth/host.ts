@@ -1,0 +1,181 @@
+/**
+ * @module host
+ * Authorization-server mode (AUTH_LOGIN set): the Worker runs `@cloudflare/workers-oauth-provider`, which owns the
+ * OAuth endpoints and the discovery documents, validates every token on /mcp, and hands the engine's router the
+ * request with the grant's identity on the execution context. This module is imported dynamically, only in this
+ * mode: a server in "none" or "resource server" mode never evaluates it or the provider.
+ *
+ *   /.well-known/oauth-authorization-server       RFC 8414 metadata (the provider)
+ *   /.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata (the provider; the engine serves none here)
+ *   /register                                     DCR (the provider, rate limited; every member bounded first)
+ *   /token                                        code and refresh exchange, revocation (the provider, rate limited;
+ *                                                 its clients checked and reused refresh tokens refused first)
+ *   /authorize  /oauth/callback                   consent and third-party login (login.ts)
+ *   /mcp                                          the engine, with a verified token only
+ */
+import {
+  type ClientRegistrationCallbackOptions,
+  type ClientRegistrationCallbackResult,
+  getOAuthApi,
+  type OAuthHelpers,
+  OAuthProvider,
+  type OAuthProviderOptions,
+} from "@cloudflare/workers-oauth-provider";
+import { advertisedScopes } from "../auth/authenticate";
+import type { Config, ConfigResult } from "../config/config";
+import { checkHost } from "../http/guards";
+import type { McpServer } from "../server/server";
+import { HttpError } from "../wire/errors";
+import type { OAuthBindings } from "./bindings";
+import { checkClientMetadata, checkRegistrationSize } from "./client-limits";
+import { handleLogin } from "./login";
+import { checkOAuthRateLimit } from "./rate-limit";
+import { serveToken } from "./token-endpoint";
+
+/** What the host needs of the engine: its declarations (name, scopes) and its router for everything else. */
+export interface EngineRouter {
+  server: McpServer;
+  /** `loaded`: the configuration the Worker loaded for this request, passed down. */
+  fetch(request: Request, env: OAuthBindings, execution: ExecutionContext, loaded: ConfigResult): Promise<Response>;
+}
+
+type ProviderEnv = OAuthBindings & { OAUTH_PROVIDER: OAuthHelpers };
+
+const ROOT_RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
+const TOKEN_PATH = "/token";
+
+/** Most origins one isolate keeps a provider for (a Worker has one or two: workers.dev and a custom domain). */
+const MAX_ORIGINS = 4;
+interface OriginProvider {
+  provider: OAuthProvider<ProviderEnv>;
+  options: OAuthProviderOptions<ProviderEnv>;
+}
+/** Per engine (its tools give the scopes and the consent page's name), then per origin. */
+const providers = new WeakMap<EngineRouter, Map<string, OriginProvider>>();
+
+/** Serves one request in authorization-server mode. */
+export async function serveAuthorizationServer(
+  request: Request,
+  env: OAuthBindings,
+  execution: ExecutionContext,
+  engine: EngineRouter,
+  config: Config,
+): Promise<Response> {
+  // Why first: the provider builds its issuer, its metadata and the audience of the tokens it issues from the
+  // request's origin, so a Host the server does not answer to never reaches it (in production, config.ts requires
+  // ALLOWED_HOSTS in this mode; in development only loopback hosts pass).
+  const refused = refuseForeignHost(request, config);
+  if (refused) return refused;
+  // Why before anything is stored: registration writes to KV and the token endpoint does crypto; floods stop here.
+  const limited = await checkOAuthRateLimit(request, env, config);
+  if (limited) return limited;
+  const url = new URL(request.url);
+  const origin = url.origin;
+  // Clients probe the root form of the protected resource metadata too (RFC 9728 §3.1 leaves the path-inserted form
+  // for a resource with a path). The one resource here is /mcp, so both forms answer the provider's one document.
+  const forwarded =
+    url.pathname === ROOT_RESOURCE_METADATA ? new Request(new URL(`${ROOT_RESOURCE_METADATA}/mcp`, origin), request) : request;
+  // One provider per origin (its resource URL is `<origin>/mcp`), kept for the few origins a Worker answers on: only
+  // origins whose Host passed checkHost above.
+  const origins = providers.get(engine) ?? new Map<string, OriginProvider>();
+  if (!providers.has(engine)) providers.set(engine, origins);
+  const { provider, options } = origins.get(origin) ?? originProvider(origin, engine, config);
+  if (!origins.has(origin) && origins.size < MAX_ORIGINS) origins.set(origin, { provider, options });
+  if (url.pathname === TOKEN_PATH && request.method === "POST") {
+    const helpers = () => getOAuthApi(options, env as ProviderEnv);
+    return serveToken(request, env, execution, { provider, helpers, refreshTokenSeconds: config.limits.oauth.refreshTokenMs / 1000 });
+  }
+  return provider.fetch(forwarded, env as ProviderEnv, execution);
+}
+
+function originProvider(origin: string, engine: EngineRouter, config: Config): OriginProvider {
+  const options = providerOptions(origin, engine, config);
+  return { provider: new OAuthProvider(options), options };
+}
+
+/**
+ * Every registration is held to the bounds of client-limits.ts. Why this hook: the provider calls it after parsing
+ * the body and before storing anything, and answers its refusal as RFC 7591 §3.2.2 says (400 with the code).
+ */
+async function boundRegistration({
+  clientMetadata,
+  request,
+}: ClientRegistrationCallbackOptions): Promise<ClientRegistrationCallbackResult | undefined> {
+  // Members first, so the refusal names the one that is too long. The provider has read this body already (its own
+  // cap is 1 MiB), so reading the copy costs no more than that.
+  const refusal = checkClientMetadata(clientMetadata) ?? checkRegistrationSize((await request.arrayBuffer()).byteLength);
+  return refusal && { code: refusal.code, description: refusal.description, status: 400 };
+}
+
+/** A 403 for a Host `checkHost` refuses, in the OAuth error shape of the provider's own endpoints; else `undefined`. */
+function refuseForeignHost(request: Request, config: Config): Response | undefined {
+  try {
+    checkHost(request, config);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    return Response.json(
+      { error: "invalid_request", error_description: error.message },
+      { status: error.status, headers: { "cache-control": "no-store" } },
+    );
+  }
+}
+
+/** Deletes expired grants and their tokens (the scheduled handler); clients expire in KV by themselves. */
+export async function purgeExpiredGrants(env: OAuthBindings, engine: EngineRouter, config: Config): Promise<{ grantsPurged: number }> {
+  // The resource URL plays no part in purging (it only reads and deletes KV records), but the options require one.
+  const provider = new OAuthProvider(providerOptions("https://purge.invalid", engine, config));
+  let grantsPurged = 0;
+  let cursor: string | undefined;
+  // Bounded: a namespace of a million grants is purged over several runs rather than one unbounded one.
+  for (let batch = 0; batch < 100; batch++) {
+    const result = await provider.purgeExpiredData(env as ProviderEnv, { ...(cursor && { cursor }) });
+    grantsPurged += result.grantsPurged;
+    if (result.done || !result.cursor) break;
+    cursor = result.cursor;
+  }
+  return { grantsPurged };
+}
+
+function providerOptions(origin: string, engine: EngineRouter, config: Config): OAuthProviderOptions<ProviderEnv> {
+  const settings = config.authServer!;
+  const { oauth } = config.limits;
+  const loaded: ConfigResult = { ok: true, config };
+  const scopes = advertisedScopes(engine.server.tools.values());
+  const context = {
+    settings,
+    scopes,
+    serverName: engine.server.info.title ?? engine.server.info.name,
+    keepUpstreamToken: config.upstreamToken,
+  };
+  return {
+    apiRoute: "/mcp",
+    apiHandler: { fetch: (request, env, execution) => engine.fetch(request, env, execution, loaded) },
+    defaultHandler: {
+      fetch: (request, env, execution) =>
+        handleLogin(request as Request, (env as ProviderEnv).OAUTH_PROVIDER, context, (next) => engine.fetch(next, env, execution, loaded)),
+    },
+    authorizeEndpoint: "/authorize",
+    tokenEndpoint: TOKEN_PATH,
+    clientRegistrationEndpoint: "/register",
+    clientRegistrationCallback: boundRegistration,
+    // The provider counts in seconds.
+    accessTokenTTL: oauth.accessTokenMs / 1000,
+    refreshTokenTTL: oauth.refreshTokenMs / 1000,
+    // Why: claude.ai registers a new client at every connect; unused ones are deleted instead of piling up.
+    clientRegistrationTTL: oauth.clientMs / 1000,
+    clientIdMetadataDocumentEnabled: true,
+    ...(scopes.length && { scopesSupported: scopes, requiredScopes: scopes }),
+    // One document describes /mcp, served by the provider only: the engine's own metadata routes stay unreached.
+    resourceMetadata: {
+      resource: `${origin}/mcp`,
+      authorization_servers: [origin],
+      bearer_methods_supported: ["header"],
+      resource_name: context.serverName,
+    },
+    onError: ({ code, status, internal }) => {
+      // Never the request, the description or any token: the error code and the failed check are enough.
+      console.warn(JSON.stringify({ level: "warn", message: "oauth error", code, status, reason: internal?.reason }));
+    },
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * @module rate-limit
+ * Requests per client IP per period on the two OAuth endpoints that cost the most: `/register` (each registration
+ * is a KV write that lives for AUTH_CLIENT_TTL_SECONDS) and `/token` (hashing, KV reads and writes). Through the
+ * OAUTH_RATE_LIMITER binding; without it nothing is limited. Like RATE_LIMITER, it stops floods, not single requests.
+ */
+
+import type { Config } from "../config/config";
+import type { OAuthBindings } from "./bindings";
+
+const LIMITED_PATHS = new Set(["/register", "/token"]);
+
+/** A 429 when the caller is over its limit, else `undefined`. */
+export async function checkOAuthRateLimit(request: Request, env: OAuthBindings, config: Config): Promise<Response | undefined> {
+  const limiter = env.OAUTH_RATE_LIMITER;
+  if (!limiter || request.method !== "POST" || !LIMITED_PATHS.has(new URL(request.url).pathname)) return undefined;
+  const key = `ip:${request.headers.get("cf-connecting-ip") ?? "unknown"}`;
+  if ((await limiter.limit({ key })).success) return undefined;
+  const seconds = String(config.limits.rateLimit.periodMs / 1000);
+  // RFC 6749 has no code for "too many"; temporarily_unavailable is the one a client treats as retry-later.
+  return Response.json(
+    { error: "temporarily_unavailable", error_description: `Too many requests: retry in ${seconds} seconds` },
+    { status: 429, headers: { "retry-after": seconds, "cache-control": "no-store" } },
+  );
+}

@@ -1,0 +1,273 @@
+/**
+ * @module server
+ * `McpServer`: the registry of tools, resources and prompts, the capabilities it implies, and the table of
+ * methods served on the 2026-07-28 path.
+ */
+
+import { permits, requireToolScopes } from "../auth/authenticate";
+import { complete } from "../define/completion";
+import { describePrompt, getPrompt, type Prompt } from "../define/prompts";
+import { Registry } from "../define/registry";
+import { listResources } from "../define/resource-list";
+import { type Resource, type ResourceDefinition, ResourceIndex } from "../define/resources";
+import { callTool, checkToolNames, describeTool, type Tool, toolCall } from "../define/tools";
+import { isView, toolViewMeta, UI_EXTENSION, type View, viewsOffered } from "../define/views";
+import type { Publisher } from "../handler/context";
+import type { RequestScope } from "../handler/request";
+import type { HttpExchange } from "../http/exchange";
+import { type HeaderBinding, headerBindings } from "../http/param-headers";
+import { hubsOf } from "../listen/hub";
+import type { ListenSupport } from "../listen/listen";
+import { createPublisher } from "../listen/publish";
+// Why static imports of the task code: the Worker ships as one bundle, so a dynamic import saves no bytes, and
+// esbuild turns every module a dynamically imported one reaches into a lazy wrapper, which measured +2.8 ms of
+// startup (median import cost, 11 interleaved runs); these modules define functions only, so importing them costs
+// nothing measurable.
+import { serveTaskMethod } from "../tasks/methods";
+import { tasksOf } from "../tasks/rpc";
+import { runsAsTask, startTask } from "../tasks/start";
+import { memoize } from "../util/memo";
+import { methodNotFound } from "../wire/errors";
+import { ANONYMOUS } from "../wire/principal";
+import { TASK_METHODS, TASKS_EXTENSION } from "../wire/tasks";
+import { type ClientCapabilities, type Icon, type Implementation, type JsonObject, META, servedVersions } from "../wire/types";
+
+/** What a server offers. */
+export interface Declarations {
+  tools?: readonly Tool[];
+  resources?: readonly Resource[];
+  prompts?: readonly Prompt[];
+}
+
+export interface ServerDefinition extends Declarations {
+  name: string;
+  version: string;
+  title?: string;
+  description?: string;
+  icons?: Icon[];
+  /** Guidance for the model on how to use this server as a whole. */
+  instructions?: string;
+  /**
+   * The declarations, built on the first request instead of at startup (in place of `tools`, `resources` and
+   * `prompts`): constructing zod schemas costs milliseconds of CPU, which every cold start would pay. They are then
+   * checked on first use; `validateServer` in the app's tests checks them before they are deployed.
+   */
+  declarations?: () => Declarations;
+}
+
+export type MethodHandler = (params: JsonObject, scope: RequestScope) => Promise<JsonObject>;
+
+export class McpServer {
+  readonly info: Implementation & { icons?: Icon[] };
+  readonly instructions?: string;
+  readonly tools: Registry<Tool>;
+  readonly prompts: Registry<Prompt>;
+  readonly resources: ResourceIndex;
+  /** The interactive views the tools name (MCP Apps), registered as resources offered only where they work. */
+  readonly views: readonly View[];
+  /** The `Mcp-Param-*` header bindings of each tool, derived with its JSON Schema on first use. */
+  private readonly bindingsOf = memoize((tool: Tool) => headerBindings(tool.name, describeTool(tool).inputSchema as JsonObject));
+  private readonly methods: ReadonlyMap<string, MethodHandler>;
+  /** Whether any tool may run as a task (the declarations never change, so this is known once). */
+  private readonly hasTaskTools: boolean;
+  /** Whether any prompt or resource template completes its arguments. */
+  private readonly hasCompletions: boolean;
+
+  constructor(definition: ServerDefinition) {
+    const { name, version, title, description, icons } = definition;
+    this.info = { name, version, ...(title && { title }), ...(description && { description }), ...(icons && { icons }) };
+    this.instructions = definition.instructions;
+    checkToolNames(definition.tools ?? []);
+    this.tools = new Registry("Tool", definition.tools ?? [], (tool) => tool.name, describeTool);
+    this.prompts = new Registry("Prompt", definition.prompts ?? [], (prompt) => prompt.name, describePrompt);
+    // A tool's view is a resource of the server without being declared twice; a view several tools share, once.
+    this.views = [...new Set((definition.tools ?? []).flatMap((tool) => (tool.view ? [tool.view] : [])))];
+    const declared = definition.resources ?? [];
+    this.resources = new ResourceIndex([...declared, ...this.views.filter((view) => !declared.includes(view))]);
+    this.hasTaskTools = [...this.tools.values()].some((tool) => (tool.taskSupport ?? "forbidden") !== "forbidden");
+    this.hasCompletions = [...this.prompts.values()].some((prompt) => prompt.complete) || this.resources.hasCompletions();
+    this.methods = this.methodTable();
+  }
+
+  /**
+   * The `Mcp-Param-*` header bindings of a tool. Derived (with the tool's JSON Schema) on first use, not at module
+   * load: converting every schema at startup costs milliseconds of CPU on every cold start. `validate()` derives
+   * them all, and `npm test` calls it, so a broken declaration fails the tests before it is deployed.
+   */
+  headerBindingsOf(toolName: string): HeaderBinding[] | undefined {
+    const tool = this.tools.get(toolName);
+    return tool && this.bindingsOf(tool);
+  }
+
+  /** Checks every declaration now (schemas convert, header bindings follow the rules); throws on the first problem. */
+  validate(): void {
+    for (const tool of this.tools.values()) this.headerBindingsOf(tool.name);
+    for (const prompt of this.prompts.values()) describePrompt(prompt);
+  }
+
+  /**
+   * What this server offers, derived from what is registered: a capability is advertised only if it works.
+   * Change notifications (`listChanged`, `subscribe`) work exactly when the Worker has the SUBSCRIPTIONS hub.
+   * `logging` is offered to 2025 clients only: 2026-07-28 deprecates it (new implementations SHOULD NOT adopt it),
+   * and a server that does not declare it sends no `notifications/message` (see `handlerContext`).
+   */
+  capabilities(env: object, era: "stateless" | "legacy", client: ClientCapabilities = {}): JsonObject {
+    const live = this.listenSupport(env);
+    const capabilities: JsonObject = era === "legacy" ? { logging: {} } : {};
+    if (this.tools.size > 0) capabilities.tools = live.tools ? { listChanged: true } : {};
+    if (this.resources.size > this.hiddenViews(env, client))
+      capabilities.resources = live.resources ? { subscribe: true, listChanged: true } : {};
+    if (this.prompts.size > 0) capabilities.prompts = live.prompts ? { listChanged: true } : {};
+    if (this.hasCompletions) capabilities.completions = {};
+    // Tasks need their Durable Objects (TASKS); they are a 2026-07-28 extension (per-request capabilities).
+    const extensions: JsonObject = {};
+    if (era === "stateless" && tasksOf(env) && this.hasTaskTools) extensions[TASKS_EXTENSION] = {};
+    // MCP Apps: told only to a client that declared it renders views (others get the answer they always got).
+    if (this.offersViews(env, client)) extensions[UI_EXTENSION] = {};
+    if (Object.keys(extensions).length > 0) capabilities.extensions = extensions;
+    return capabilities;
+  }
+
+  /**
+   * How a request's handlers publish, as its caller: through the hubs, each resource update marked with the part of
+   * its URI a subscription must name (`ResourceIndex.handleOf`, the handle rule).
+   */
+  publisher(exchange: HttpExchange): Publisher {
+    return createPublisher(hubsOf(exchange.env), exchange.principal ?? ANONYMOUS, (uri) => this.resources.handleOf(uri), exchange);
+  }
+
+  /** Which notification types `subscriptions/listen` can deliver here. */
+  listenSupport(env: object): ListenSupport {
+    const hub = hubsOf(env) !== undefined;
+    return {
+      tools: hub && this.tools.size > 0,
+      prompts: hub && this.prompts.size > 0,
+      resources: hub && this.resources.size > 0,
+      tasks: hub && tasksOf(env) !== undefined && this.hasTaskTools,
+    };
+  }
+
+  /** The handler for a method, or -32601 (HTTP 404) when the method is unknown or its capability is absent. */
+  method(name: string): MethodHandler {
+    const handler = this.methods.get(name);
+    if (!handler) throw methodNotFound(name);
+    return handler;
+  }
+
+  /** Every result carries the server's identity in `_meta` (spec 2026-07-28, ResultMetaObject). */
+  resultMeta(): JsonObject {
+    return { [META.serverInfo]: this.info };
+  }
+
+  /** Whether this request is offered the views: the server has some, the Worker reads them, the client renders them. */
+  offersViews(env: object, client: ClientCapabilities): boolean {
+    return this.views.length > 0 && viewsOffered(env, client);
+  }
+
+  /** How many registered resources this request does not see (views it is not offered). */
+  private hiddenViews(env: object, client: ClientCapabilities): number {
+    return this.offersViews(env, client) ? 0 : this.views.length;
+  }
+
+  /** Which fixed resources a request sees: all of them, or all but the views when it is not offered them. */
+  private visibleResources(scope: RequestScope): ((resource: ResourceDefinition) => boolean) | undefined {
+    return this.offersViews(scope.env, scope.meta.clientCapabilities) ? undefined : (resource) => !isView(resource);
+  }
+
+  /**
+   * A method whose answer differs for requests offered views: theirs is `adjust`ed and private, so no shared cache
+   * hands it to a client that does not render views (nor theirs to them). Without views, the method as it is.
+   */
+  private differsForViews(handler: MethodHandler, adjust: (result: JsonObject) => JsonObject = (result) => result): MethodHandler {
+    if (this.views.length === 0) return handler;
+    return async (params, scope) => {
+      const result = await handler(params, scope);
+      if (!this.offersViews(scope.env, scope.meta.clientCapabilities)) return result;
+      return { ...adjust(result), cacheScope: "private" };
+    };
+  }
+
+  /** `tools/list` entries with each tool's view named in `_meta` (for requests offered views). */
+  private withViewMeta(result: JsonObject): JsonObject {
+    const tools = (result.tools as JsonObject[]).map((entry) => {
+      const view = this.tools.get(entry.name as string)?.view;
+      return view ? { ...entry, _meta: { ...(entry._meta as JsonObject | undefined), ...toolViewMeta(view) } } : entry;
+    });
+    return { ...result, tools };
+  }
+
+  private methodTable(): Map<string, MethodHandler> {
+    const methods = new Map<string, MethodHandler>();
+    methods.set(
+      "server/discover",
+      this.differsForViews(async (_params, scope) => ({
+        supportedVersions: servedVersions(scope.config.legacyClients),
+        capabilities: this.capabilities(scope.env, "stateless", scope.meta.clientCapabilities),
+        ...(this.instructions && { instructions: this.instructions }),
+        ttlMs: scope.config.limits.lists.ttlMs,
+        cacheScope: "public",
+      })),
+    );
+    if (this.tools.size > 0) {
+      // A tool the caller may not use is not listed to it (it stays callable only with the scopes it needs).
+      const listTools = list("tools", this.tools, (scope) => (tool) => permits(scope.principal, tool, scope.config));
+      methods.set(
+        "tools/list",
+        this.differsForViews(listTools, (result) => this.withViewMeta(result)),
+      );
+      methods.set("tools/call", async (params, scope) => {
+        const call = toolCall(this.tools, params);
+        requireToolScopes(scope.request, scope.config, scope.principal, call.tool);
+        // A long-running tool runs as a task for a client that can take one; every other call is answered here.
+        return runsAsTask(call.tool, scope) ? startTask(this.info.name, call, params, scope) : callTool(call, params, scope);
+      });
+    }
+    if (this.hasTaskTools) {
+      for (const name of TASK_METHODS) methods.set(name, (params, scope) => serveTaskMethod(name, params, scope));
+    }
+    if (this.resources.size > 0) {
+      // Templates that list resources for the caller make the list per caller; otherwise it is one shared list.
+      // Views are listed only to requests they are offered to (zero cost, and no filter, without views).
+      const shown = this.views.length > 0 ? (scope: RequestScope) => this.visibleResources(scope) : undefined;
+      methods.set(
+        "resources/list",
+        this.differsForViews(
+          this.resources.listing.length > 0
+            ? (params, scope) => listResources(this.resources, params, scope, shown?.(scope))
+            : list("resources", this.resources.fixed, shown),
+        ),
+      );
+      methods.set("resources/templates/list", list("resourceTemplates", this.resources.templates));
+      methods.set("resources/read", (params, scope) => this.resources.read(params, scope));
+    }
+    if (this.prompts.size > 0) {
+      methods.set("prompts/list", list("prompts", this.prompts));
+      methods.set("prompts/get", (params, scope) => getPrompt(this.prompts, params, scope));
+    }
+    if (this.hasCompletions) {
+      methods.set("completion/complete", (params, scope) => complete(this.prompts, this.resources, params, scope));
+    }
+    return methods;
+  }
+}
+
+/**
+ * A list method (`tools/list`, `prompts/list`, ...): one page of the registry's entries, with cache hints. With authorization on, lists may differ
+ * per caller, so shared caches must not reuse them.
+ */
+function list<T>(
+  field: string,
+  registry: Registry<T>,
+  visibleTo?: (scope: RequestScope) => ((item: T) => boolean) | undefined,
+): MethodHandler {
+  return async (params, scope) => {
+    const { page, nextCursor } = registry.page(params.cursor, visibleTo?.(scope));
+    return {
+      [field]: page,
+      ...(nextCursor && { nextCursor }),
+      ttlMs: scope.config.limits.lists.ttlMs,
+      // With authorization on (either mode), what is listed depends on the caller's scopes.
+      cacheScope: scope.config.auth || scope.config.authServer ? "private" : "public",
+    };
+  };
+}

@@ -1,0 +1,12 @@
+/**
+ * @module keys
+ * The imported `requestState` signing keys, created once per isolate (importing a CryptoKey per request
+ * would cost every request a key schedule).
+ */
+import type { Config } from "../config/config";
+import { memoize } from "../util/memo";
+import { importKeyRing, type KeyRing } from "./token";
+
+const ringOf = memoize((keys: Config["keys"]): Promise<KeyRing> => importKeyRing(keys));
+
+export const keyRing = (config: Config): Promise<KeyRing> => ringOf(config.keys);

@@ -1,0 +1,123 @@
+/**
+ * @module serve
+ * Serves one 2026-07-28 message: checks the headers against the body in the order the conformance suite
+ * expects, then runs the method and answers as JSON or SSE. Nothing here reads, mints or echoes a session id.
+ */
+
+import type { Config } from "../config/config";
+import { requestScope } from "../handler/request";
+import type { HttpExchange } from "../http/exchange";
+import { expectHeader, mcpNameOf } from "../http/headers";
+import { checkParamHeaders } from "../http/param-headers";
+import { Reply } from "../http/reply";
+import { runRound } from "../input/rounds";
+import { serveListen } from "../listen/listen";
+import type { McpServer } from "../server/server";
+import { methodName, targetOf, traceRequest } from "../server/trace";
+import { logRequest } from "../util/log";
+import { claimsStateless, type Message, parseRequestMeta } from "../wire/envelope";
+import { ErrorCode, headerMismatch, RpcError, truncate, unsupportedVersion } from "../wire/errors";
+import { failureMessage, resultMessage } from "../wire/messages";
+import { HEADER, isLegacyVersion, STATELESS_VERSION, servedVersions } from "../wire/types";
+
+export interface Served {
+  response: Promise<Response>;
+  /** Settles when the method has finished (after the response started, for SSE). */
+  done: Promise<void>;
+  /** Whether the answer is a stream whose method may outlive the response (then `done` must be waited for). */
+  streaming(): boolean;
+}
+
+/** `headerVersion` is the request's MCP-Protocol-Version header as the router read it (`readMcpHeader`). */
+export function serveStateless(server: McpServer, exchange: HttpExchange, message: Message, headerVersion: string | undefined): Served {
+  const { request, config, record } = exchange;
+  record.era = STATELESS_VERSION;
+  record.method = message.kind === "response" ? "(response)" : methodName(message.method);
+  if (message.kind === "response") {
+    throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: a 2026-07-28 server sends no requests, so it takes no responses");
+  }
+  // Notifications are accepted and never answered (the spec defines none a server must act on over HTTP).
+  if (message.kind === "notification") {
+    logRequest(record, 202);
+    return settled(new Response(null, { status: 202 }));
+  }
+
+  const maxLength = config.limits.request.maxHeaderValueLength;
+  if (headerVersion === undefined) throw headerMismatch("Header mismatch: missing required MCP-Protocol-Version header");
+  // Why: with no 2026-07-28 claim in `_meta`, the header is the client's only word on its revision, and that revision
+  // is unknown here (served 2025 revisions go to the legacy path). Which revisions are served is then the useful
+  // answer, not what a 2026-07-28 request would lack.
+  if (headerVersion !== STATELESS_VERSION && !claimsStateless(message.params)) throw unsupported(headerVersion, config);
+  const meta = parseRequestMeta(message.params);
+  if (headerVersion !== meta.protocolVersion) {
+    throw headerMismatch(
+      `Header mismatch: MCP-Protocol-Version header value '${truncate(headerVersion, 40)}' does not match body value '${truncate(meta.protocolVersion, 40)}'`,
+    );
+  }
+  if (meta.protocolVersion !== STATELESS_VERSION) throw unsupported(meta.protocolVersion, config);
+  expectHeader(request, HEADER.method, message.method, maxLength);
+  const name = mcpNameOf(message.method, message.params);
+  if (name !== undefined) expectHeader(request, HEADER.name, name, maxLength);
+  const bindings = message.method === "tools/call" && name !== undefined ? server.headerBindingsOf(name) : undefined;
+  if (bindings) checkParamHeaders(request, bindings, message.params.arguments, maxLength);
+  // Why only a declared tool or prompt: a URI may be user data, a task id is a handle to someone's task, and a name
+  // the server does not have is whatever the client typed.
+  record.name = targetOf(server, message.method, message.params);
+  const reply = new Reply(request, {
+    headers: { [HEADER.requestId]: exchange.traceId },
+    onFinish: (status, code) => logRequest(record, status, code),
+  });
+  const scope = requestScope(exchange, {
+    id: message.id,
+    method: message.method,
+    meta,
+    era: "stateless",
+    reply,
+    publisher: () => server.publisher(exchange),
+    inputRunner: (scope) => (target, params, handler) => runRound(scope, target, params, handler),
+  });
+  // A listen stream is not one answer but a long-lived stream of notifications: it has its own module.
+  if (message.method === "subscriptions/listen") {
+    const support = server.listenSupport(exchange.env);
+    if (support.tools || support.prompts || support.resources || support.tasks) {
+      const stream = traceRequest(server, scope, message.params, () => serveListen(scope, message.params, support, server.resultMeta()));
+      logRequest(record, stream.status);
+      return settled(stream);
+    }
+  }
+  const handler = server.method(message.method);
+  const done = traceRequest(server, scope, message.params, () =>
+    handler(message.params, scope).then(
+      (result) => reply.finish(resultMessage(message.id, { resultType: "complete", ...result, _meta: resultMetaOf(server, result) }), 200),
+      (error: unknown) => {
+        const { body, status, headers } = failureMessage(error, message.id, scope);
+        reply.finish(body, status, headers);
+      },
+    ),
+  );
+  return { response: reply.response, done, streaming: () => reply.streaming };
+}
+
+/** -32022 for a request on the 2026-07-28 path that asks for another revision. */
+function unsupported(requested: string, config: Config): RpcError {
+  const supported = servedVersions(config.legacyClients);
+  // A served 2025 revision asked for the 2026-07-28 way (per-request `_meta`): say how that revision is reached.
+  if (isLegacyVersion(requested) && supported.includes(requested)) {
+    return unsupportedVersion(
+      requested,
+      supported,
+      `Unsupported protocol version: ${requested} is served through initialize, without the 2026-07-28 _meta`,
+    );
+  }
+  return unsupportedVersion(requested, supported);
+}
+
+/** The server's identity merged into whatever `_meta` the handler returned. */
+function resultMetaOf(server: McpServer, result: Record<string, unknown>) {
+  const own = result._meta;
+  return { ...(typeof own === "object" && own !== null ? own : {}), ...server.resultMeta() };
+}
+
+function settled(response: Response): Served {
+  return { response: Promise.resolve(response), done: Promise.resolve(), streaming: () => false };
+}

@@ -1,0 +1,147 @@
+/**
+ * @module envelope
+ * JSON-RPC 2.0 message parsing, the 2026-07-28 per-request `_meta`, and era detection (stateless 2026-07-28 vs 2025 legacy).
+ * The envelope is loose on purpose: unknown extra fields are ignored, as the spec asks.
+ */
+import { illFormedTextAt, illFormedTextMessage } from "../util/encoding";
+import { ErrorCode, RpcError, truncate } from "./errors";
+import {
+  type ClientCapabilities,
+  type Implementation,
+  isLegacyVersion,
+  type JsonObject,
+  LOG_LEVELS,
+  type LogLevel,
+  META,
+  type RequestId,
+} from "./types";
+
+export type Message =
+  | { kind: "request"; id: RequestId; method: string; params: JsonObject }
+  | { kind: "notification"; method: string; params: JsonObject }
+  | { kind: "response"; id: RequestId; result?: unknown; error?: unknown };
+
+export interface RequestMeta {
+  protocolVersion: string;
+  clientCapabilities: ClientCapabilities;
+  clientInfo?: Implementation;
+  logLevel?: LogLevel;
+  progressToken?: string | number;
+}
+
+export const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A request id we can echo: a string or a safe integer (MCP forbids null, and floats are not integers). */
+export function readableId(value: unknown): RequestId | undefined {
+  if (typeof value === "string" || (typeof value === "number" && Number.isSafeInteger(value))) return value;
+  return undefined;
+}
+
+/**
+ * Classifies one parsed JSON value as a request, a notification or a response, or throws -32600. `checkText`: the
+ * body may hold lone surrogates (it has `\uD800`-`\uDFFF` escapes, see `http/body.ts`), so a request's params are
+ * checked for them first.
+ */
+export function parseMessage(value: unknown, checkText = false): Message {
+  if (Array.isArray(value)) {
+    throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: batches are not supported; send one message per POST");
+  }
+  if (!isObject(value)) throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: expected a JSON-RPC object");
+  const id = readableId(value.id);
+  const invalid = (message: string) => new RpcError(ErrorCode.InvalidRequest, `Invalid Request: ${message}`, undefined, 400);
+  if (value.jsonrpc !== "2.0") throw withId(invalid('"jsonrpc" must be "2.0"'), id);
+  if (!("method" in value)) {
+    if (id !== undefined && ("result" in value || "error" in value)) {
+      return { kind: "response", id, result: value.result, error: value.error };
+    }
+    throw withId(invalid('missing "method"'), id);
+  }
+  if (typeof value.method !== "string" || value.method === "") throw withId(invalid('"method" must be a non-empty string'), id);
+  if ("params" in value && value.params !== undefined && !isObject(value.params)) {
+    throw withId(new RpcError(ErrorCode.InvalidParams, 'Invalid params: "params" must be an object', undefined, 400), id);
+  }
+  const params = (value.params as JsonObject | undefined) ?? {};
+  if (!("id" in value)) return { kind: "notification", method: value.method, params };
+  if (id === undefined) throw invalid('"id" must be a string or an integer, never null');
+  if (checkText) refuseIllFormedText(value.method, params, id);
+  return { kind: "request", id, method: value.method, params };
+}
+
+/**
+ * -32602 for params holding text that is not well-formed Unicode: it would be stored, or signed into state, as
+ * something other than what was sent. A tool's arguments are left to the tool call, which answers with an `isError`
+ * result the model can act on (`parseArguments`).
+ */
+function refuseIllFormedText(method: string, params: JsonObject, id: RequestId): void {
+  for (const key in params) {
+    if (method === "tools/call" && key === "arguments") continue;
+    const at = key.isWellFormed() ? illFormedTextAt(params[key], key) : "(a key)";
+    if (at !== undefined) throw withId(new RpcError(ErrorCode.InvalidParams, `Invalid params: ${illFormedTextMessage(at)}`), id);
+  }
+}
+
+/** Attaches the request id to an error thrown before dispatch, so the client can match the answer. */
+export function withId(error: RpcError, id: RequestId | undefined): RpcError {
+  return Object.assign(error, { requestId: id });
+}
+
+export function idOf(error: unknown): RequestId | undefined {
+  return (error as { requestId?: RequestId } | undefined)?.requestId;
+}
+
+/**
+ * Era detection (spec 2026-07-28 "Backward Compatibility"): a request that claims the 2026-07-28 revision in `_meta`
+ * or in its `MCP-Protocol-Version` header is stateless (2026-07-28); a legacy header with no claim, or no header and no claim
+ * (2025-03-26 clients send none), is legacy. A header naming an unknown revision is not legacy either: the stateless
+ * path answers it (-32022 without a claim in `_meta`).
+ */
+export function isStatelessRequest(params: JsonObject, headerVersion: string | undefined): boolean {
+  if (claimsStateless(params)) return true;
+  if (headerVersion === undefined) return false;
+  return !isLegacyVersion(headerVersion);
+}
+
+/** Whether `params._meta` claims the 2026-07-28 wire: it has the version or the capabilities key, well formed or not. */
+export function claimsStateless(params: JsonObject): boolean {
+  const meta = params._meta;
+  return isObject(meta) && (META.protocolVersion in meta || META.clientCapabilities in meta);
+}
+
+/**
+ * The client's self-reported name and version (2026-07-28 `_meta`, 2025 `initialize`), bounded in length; a
+ * malformed one is ignored rather than refused, since nothing depends on it.
+ */
+export function readClientInfo(value: unknown): Implementation | undefined {
+  if (!isObject(value) || typeof value.name !== "string" || typeof value.version !== "string") return undefined;
+  return { name: truncate(value.name, 200), version: truncate(value.version, 100) };
+}
+
+const metaError = (message: string) => new RpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`, undefined, 400);
+
+/** Reads the required and optional per-request `_meta` keys; a missing required key is -32602 with HTTP 400. */
+export function parseRequestMeta(params: JsonObject): RequestMeta {
+  const meta = params._meta;
+  if (!isObject(meta)) throw metaError("missing params._meta (every 2026-07-28 request carries it)");
+  const protocolVersion = meta[META.protocolVersion];
+  if (typeof protocolVersion !== "string") throw metaError(`missing _meta["${META.protocolVersion}"]`);
+  const clientCapabilities = meta[META.clientCapabilities];
+  if (!isObject(clientCapabilities)) throw metaError(`missing _meta["${META.clientCapabilities}"]`);
+  const result: RequestMeta = { protocolVersion, clientCapabilities };
+
+  const clientInfo = readClientInfo(meta[META.clientInfo]);
+  if (clientInfo) result.clientInfo = clientInfo;
+  const logLevel = meta[META.logLevel];
+  if (logLevel !== undefined) {
+    if (!(LOG_LEVELS as readonly unknown[]).includes(logLevel)) {
+      throw metaError(`_meta["${META.logLevel}"] must be one of ${LOG_LEVELS.join(", ")}`);
+    }
+    result.logLevel = logLevel as LogLevel;
+  }
+  if (meta.progressToken !== undefined) {
+    // A progress token is a string or an integer, the same values a request id may take.
+    const progressToken = readableId(meta.progressToken);
+    if (progressToken === undefined) throw metaError("_meta.progressToken must be a string or an integer");
+    result.progressToken = progressToken;
+  }
+  return result;
+}

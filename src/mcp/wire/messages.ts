@@ -1,0 +1,35 @@
+/**
+ * @module messages
+ * JSON-RPC response bodies, and the one place that maps an error to a JSON-RPC code and an HTTP status.
+ */
+
+import { describeError, type LogScope, log } from "../util/log";
+import { ErrorCode, HttpError, INTERNAL_ERROR_MESSAGE, RpcError } from "./errors";
+import type { RequestId } from "./types";
+
+export function resultMessage(id: RequestId, result: unknown) {
+  return { jsonrpc: "2.0", id, result };
+}
+
+/** An error response; `id` is left out when the request's id could not be read (the schema forbids null). */
+export function errorMessage(id: RequestId | undefined, code: number, message: string, data?: unknown) {
+  return {
+    jsonrpc: "2.0",
+    ...(id !== undefined && { id }),
+    error: { code, message, ...(data !== undefined && { data }) },
+  };
+}
+
+/**
+ * Protocol errors keep their code and status. Anything else is an internal fault: the client gets -32603 and a
+ * generic message, and the detail is logged with the trace id the client sees in `X-Request-Id`.
+ */
+export function failureMessage(error: unknown, id: RequestId | undefined, scope: LogScope | undefined) {
+  if (error instanceof RpcError)
+    return { body: errorMessage(id, error.code, error.message, error.data), status: error.httpStatus, headers: {} };
+  if (error instanceof HttpError) {
+    return { body: errorMessage(id, ErrorCode.InvalidRequest, error.message), status: error.status, headers: error.headers };
+  }
+  log(scope, "error", "internal error", describeError(error));
+  return { body: errorMessage(id, ErrorCode.InternalError, INTERNAL_ERROR_MESSAGE), status: 500, headers: {} };
+}

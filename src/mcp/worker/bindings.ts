@@ -1,0 +1,30 @@
+/**
+ * @module bindings
+ * The Worker bindings the engine understands, together. Each feature declares (and reads) its own, in its own
+ * folder; every one is optional: a Worker without one runs with that feature off (and does not advertise it), so
+ * removing a binding from `wrangler.toml` never breaks the build.
+ *
+ * `createMcpWorker` is generic over the app's env (`Env` from `wrangler types`), which only has to be assignable
+ * to this interface.
+ */
+import type { AssetBindings } from "../define/views";
+import type { RateLimitBindings } from "../http/rate-limit";
+import type { ReplayGuardBindings } from "../input/replay-guard";
+import type { SessionBindings } from "../legacy/session";
+import type { HubBindings } from "../listen/hub";
+import type { OAuthBindings } from "../oauth/bindings";
+import type { TaskBindings } from "../tasks/rpc";
+
+/**
+ * `SUBSCRIPTIONS`: listen and change notifications. `LEGACY_SESSIONS`: sessions for 2025 clients that need one.
+ * `REPLAY_GUARD`: single-use `requestState`. `TASKS`: the Tasks extension. `RATE_LIMITER`: requests per caller per
+ * period on `/mcp`. `ASSETS`: the views' HTML. `OAUTH_KV`, `OAUTH_RATE_LIMITER`: authorization-server mode.
+ */
+export interface EngineBindings
+  extends HubBindings,
+    SessionBindings,
+    ReplayGuardBindings,
+    TaskBindings,
+    RateLimitBindings,
+    AssetBindings,
+    OAuthBindings {}

@@ -1,0 +1,200 @@
+/**
+ * @module http
+ * The Worker's HTTP surface (itty-router): `POST /mcp` for MCP messages; `GET`/`DELETE /mcp` for 2025 sessions
+ * (405 otherwise); CORS preflights; `GET /` (a landing page); `GET /health`; Protected Resource Metadata when
+ * authorization is on.
+ *
+ * Order of checks on /mcp: configuration (503 if invalid), Host and Origin, Content-Type and Accept,
+ * authorization, rate limit, body size and shape, then the era (2026-07-28 or 2025) and the message itself.
+ * The metadata and the landing page check the Host too: both name the server by the request's origin.
+ */
+
+import { type IRequest, IttyRouter } from "itty-router";
+import { advertisedScopes, authenticate, protectedResourceMetadata } from "../auth/authenticate";
+import type { ConfigResult } from "../config/config";
+import { discardUnreadBody, readJsonBody } from "../http/body";
+import { preflight, withCors } from "../http/cors";
+import type { HttpExchange } from "../http/exchange";
+import { checkAccept, checkContentType, checkHost, checkOrigin } from "../http/guards";
+import { readMcpHeader } from "../http/headers";
+import { checkRateLimit } from "../http/rate-limit";
+import { jsonResponse } from "../http/reply";
+import { serveLegacy } from "../legacy/serve";
+import { endSession, methodNotAllowed, openSessionStream } from "../legacy/stream";
+import type { McpServer } from "../server/server";
+import { serveStateless } from "../stateless/serve";
+import { logRequest } from "../util/log";
+import { memoize } from "../util/memo";
+import { idOf, isObject, isStatelessRequest, parseMessage, readableId } from "../wire/envelope";
+import { ErrorCode } from "../wire/errors";
+import { failureMessage } from "../wire/messages";
+import { HEADER, type RequestId } from "../wire/types";
+import type { EngineBindings } from "./bindings";
+import { landingPage, unavailablePage } from "./landing";
+
+type Handler = (request: IRequest, env: EngineBindings, execution: ExecutionContext, loaded: ConfigResult) => Promise<Response> | Response;
+
+/** The Worker's routes; `loaded` is the configuration the Worker loaded for this request, passed down, never looked up again. */
+export function createRouter(server: McpServer) {
+  // The bare router: no per-request stages; CORS is applied once, below, to whatever a route answered.
+  const router = IttyRouter<IRequest, [EngineBindings, ExecutionContext, ConfigResult]>();
+  const metadata = withConfig(
+    onAllowedHost(async ({ request, config }) => {
+      const document = protectedResourceMetadata(request, config, scopesOf(server), server.info.title ?? server.info.name);
+      return document ? Response.json(document) : new Response("Not found", { status: 404 });
+    }),
+  );
+  // POST /mcp first: routes are tried in order, and nearly every request is one.
+  router
+    .post(
+      "/mcp",
+      withConfig((exchange) => postMcp(server, exchange)),
+    )
+    .options(
+      "*",
+      withConfig(async ({ request, config }) => preflight(request, config)),
+    )
+    .get("/", (request, env, execution, loaded) => {
+      if (!loaded.ok) return unavailablePage(loaded.problems);
+      return withConfig(onAllowedHost(async ({ request, config }) => landingPage(request, server, config)))(
+        request,
+        env,
+        execution,
+        loaded,
+      );
+    })
+    .get("/health", health)
+    .get("/.well-known/oauth-protected-resource", metadata)
+    .get("/.well-known/oauth-protected-resource/mcp", metadata)
+    .get(
+      "/mcp",
+      withConfig((exchange) => guarded(server, exchange, "GET", () => openSessionStream(server, exchange))),
+    )
+    .delete(
+      "/mcp",
+      withConfig((exchange) => guarded(server, exchange, "DELETE", () => endSession(exchange))),
+    )
+    .all("/mcp", () => errorResponse(methodNotAllowed(), undefined))
+    .all("*", () => new Response("Not found", { status: 404 }));
+  return {
+    async fetch(request: Request, env: EngineBindings, execution: ExecutionContext, loaded: ConfigResult): Promise<Response> {
+      const response: Response = await router.fetch(request as IRequest, env, execution, loaded);
+      // Browser callers from allowed origins get CORS headers, on every answer.
+      return loaded.ok ? withCors(response, request, loaded.config) : response;
+    },
+  };
+}
+
+/** The scopes a client should ask for, named in the metadata and in 401 challenges; the tools never change. */
+const scopesOf = memoize((server: McpServer) => advertisedScopes(server.tools.values()));
+
+/** Liveness and configuration health. Touches no storage and no secret values (presence and shape only). */
+const health: Handler = (_request, _env, _execution, loaded) => {
+  if (loaded.ok) return Response.json({ status: "ok" });
+  return Response.json({ status: "error", config: "invalid" }, { status: 503 });
+};
+
+/** Why fail closed: running with a published development key or a half-read setting is worse than not running. */
+function withConfig(next: (exchange: HttpExchange) => Promise<Response>): Handler {
+  return (request, env, execution, loaded) => {
+    if (!loaded.ok) {
+      console.error(JSON.stringify({ level: "error", message: "configuration invalid", problems: loaded.problems }));
+      return jsonResponse(
+        { jsonrpc: "2.0", error: { code: ErrorCode.InternalError, message: "Service unavailable: server configuration is invalid" } },
+        503,
+      );
+    }
+    const plain = request as unknown as Request;
+    const traceId = crypto.randomUUID();
+    return next({
+      request: plain,
+      env,
+      execution,
+      config: loaded.config,
+      traceId,
+      record: { traceId, started: Date.now(), policy: loaded.config.accessLog },
+    });
+  };
+}
+
+/**
+ * Why: the metadata and the landing page name this server by the request's origin; a Host the server does not
+ * answer to (DNS rebinding, or a Host chosen to make the server name another service) is refused, never echoed.
+ */
+function onAllowedHost(next: (exchange: HttpExchange) => Promise<Response>): (exchange: HttpExchange) => Promise<Response> {
+  return async (exchange) => {
+    try {
+      checkHost(exchange.request, exchange.config);
+    } catch (error) {
+      return errorResponse(error, undefined, exchange);
+    }
+    return next(exchange);
+  };
+}
+
+async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Response> {
+  const { request, config } = exchange;
+  let id: RequestId | undefined;
+  try {
+    checkHost(request, config);
+    checkOrigin(request, config);
+    checkContentType(request);
+    checkAccept(request);
+    // Why before the body is read: an unauthenticated or throttled caller should cost as little as possible.
+    exchange.principal = await authenticate(request, config, scopesOf(server), exchange.execution);
+    await checkRateLimit(exchange);
+    const { value: body, surrogateEscapes } = await readJsonBody(request, {
+      maxBytes: config.limits.request.maxBodyBytes,
+      maxDepth: config.limits.request.maxJsonDepth,
+      maxMembers: config.limits.request.maxJsonMembers,
+      drainRefused: config.mode === "development",
+    });
+    const headerVersion = readMcpHeader(request, HEADER.protocolVersion, config.limits.request.maxHeaderValueLength);
+    if (isLegacy(body, headerVersion)) {
+      id = isObject(body) ? readableId(body.id) : undefined;
+      return await serveLegacy(server, exchange, body, headerVersion, surrogateEscapes);
+    }
+    const message = parseMessage(body, surrogateEscapes);
+    id = message.kind === "notification" ? undefined : message.id;
+    const served = serveStateless(server, exchange, message, headerVersion);
+    const response = await served.response;
+    // Only a streamed answer outlives its response (its method runs on); a JSON one is sent once its method ended.
+    if (served.streaming()) exchange.execution.waitUntil(served.done);
+    return response;
+  } catch (error) {
+    await discardUnreadBody(request);
+    return errorResponse(error, id ?? idOf(error), exchange);
+  }
+}
+
+/** GET and DELETE pass the same Host, Origin, authorization and rate checks as POST. */
+async function guarded(server: McpServer, exchange: HttpExchange, verb: string, next: () => Promise<Response>): Promise<Response> {
+  exchange.record.method = `${verb} /mcp`;
+  try {
+    checkHost(exchange.request, exchange.config);
+    checkOrigin(exchange.request, exchange.config);
+    exchange.principal = await authenticate(exchange.request, exchange.config, scopesOf(server), exchange.execution);
+    await checkRateLimit(exchange);
+    const response = await next();
+    logRequest(exchange.record, response.status);
+    return response;
+  } catch (error) {
+    return errorResponse(error, undefined, exchange);
+  }
+}
+
+/**
+ * Era detection (spec 2026-07-28, "Backward Compatibility"): a message with a 2026-07-28 claim is served statelessly
+ * as 2026-07-28; `initialize`, a 2025 version header without a claim, or no header and no claim at all (2025-03-26
+ * clients send none) is a 2025-era message. Batches exist only in 2025-03-26.
+ */
+function isLegacy(body: unknown, headerVersion: string | undefined): boolean {
+  if (Array.isArray(body)) return headerVersion === undefined || headerVersion === "2025-03-26";
+  return isObject(body) && !isStatelessRequest(isObject(body.params) ? body.params : {}, headerVersion);
+}
+
+function errorResponse(error: unknown, id: RequestId | undefined, exchange?: HttpExchange): Response {
+  const { body, status, headers } = failureMessage(error, id, exchange);
+  if (exchange) logRequest(exchange.record, status, body.error.code);
+  return jsonResponse(body, status, { ...headers, ...(exchange && { [HEADER.requestId]: exchange.traceId }) });
+}

@@ -1,0 +1,53 @@
+/**
+ * @module startup
+ * What a developer sees first. In development mode the Worker prints one line when its module is evaluated, which
+ * `wrangler dev` shows before "Ready on": the authorization mode in effect, or the configuration's problems. Why:
+ * an auth setting that never reached the Worker (or reached it without the setting it belongs to) must be visible
+ * at once, not discovered when every tool turns out to be open to anyone. Production prints nothing here and parses
+ * nothing at startup: its problems are logged per request, and `/health` reports them.
+ */
+import { env } from "cloudflare:workers";
+import { parseConfig } from "../config/config";
+import { log } from "../util/log";
+
+let announced = false;
+
+/** Prints the startup line once per isolate (a test builds many servers in one). */
+export function announceStartup(): void {
+  if (announced) return;
+  announced = true;
+  const line = startupLine(env);
+  if (line) log(undefined, line.level, line.message);
+}
+
+/**
+ * The startup line for these settings: in development, their problems or the authorization mode in effect; in
+ * production (or with MCP_ENV malformed, which means production) nothing, and nothing is parsed.
+ */
+export function startupLine(vars: object): { level: "info" | "warn" | "error"; message: string } | undefined {
+  if ((vars as Record<string, unknown>).MCP_ENV !== "development") return undefined;
+  const loaded = parseConfig(vars as Record<string, unknown>);
+  if (!loaded.ok) {
+    return {
+      level: "error",
+      message: `development mode: configuration invalid, /mcp answers 503 until fixed: ${loaded.problems.join("; ")}`,
+    };
+  }
+  const { auth, authServer } = loaded.config;
+  if (auth) {
+    const audience = auth.audience ?? "<this origin>/mcp";
+    return { level: "info", message: `development mode: authorization on, bearer tokens from AUTH_ISSUER ${auth.issuer} for ${audience}` };
+  }
+  if (authServer) {
+    const upstream = authServer.login === "github" ? "GitHub" : `OpenID Connect (${authServer.issuer})`;
+    return {
+      level: "info",
+      message: `development mode: authorization on, the built-in authorization server with sign-in through ${upstream}`,
+    };
+  }
+  return {
+    level: "warn",
+    message:
+      "development mode: authorization off, every caller is anonymous and may use every tool (AUTH_ISSUER or AUTH_LOGIN turns it on)",
+  };
+}
