@@ -3,4 +3,4 @@
  * The engine's own version. A fork carries the engine as code; this says which release it is (see
  * `src/mcp/CHANGELOG.md`, and README "Updating the engine").
  */
-export const ENGINE_VERSION = "1.2.0";
+export const ENGINE_VERSION = "1.3.0";
