@@ -102,7 +102,7 @@ export type LimitOptions = { [G in keyof Limits]?: Partial<Limits[G]> };
 
 /** What `createMcpWorker` takes besides the server's identity and declarations. */
 export interface EngineOptions {
-  /** Limits and tuning; every field is optional (defaults: README, "Limits"). */
+  /** Limits and tuning; every field is optional (defaults: docs/configuration.md, "Limits"). */
   limits?: LimitOptions;
   /** Serve 2025-era clients (the `initialize` handshake) besides 2026-07-28 ones. Default `true`. */
   legacyClients?: boolean;
