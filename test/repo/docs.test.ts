@@ -23,7 +23,8 @@ function walk(dir: string): string[] {
 }
 
 /** Fenced code blocks of a page. */
-const blocksOf = (page: string) => [...text[page]!.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map(([, lang, body]) => ({ lang: lang!, body: body! }));
+const blocksOf = (page: string) =>
+  [...text[page]!.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map(([, lang, body]) => ({ lang: lang!, body: body! }));
 /** A page's text outside fenced code blocks (links in code are examples, not links). */
 const prose = (page: string) => text[page]!.replace(/```[\s\S]*?```/g, "");
 /** GitHub's heading anchors: lowercase, punctuation dropped, spaces to hyphens. */
@@ -86,13 +87,14 @@ describe("README and docs/", () => {
       readdirSync(dir)
         .filter((name) => statSync(`${dir}/${name}`).isDirectory() && name !== "node_modules")
         .map((name) => `${dir}/${name}/`);
-    for (const folder of [...folders("src/mcp"), ...folders("test").filter((path) => path !== "test/helpers/")]) expect(paths, folder).toContain(folder);
+    for (const folder of [...folders("src/mcp"), ...folders("test").filter((path) => path !== "test/helpers/")])
+      expect(paths, folder).toContain(folder);
   });
 
   it("documents every setting the server reads, in the configuration reference", () => {
-    const settings = [...readFileSync("src/mcp/config/settings.ts", "utf8").matchAll(/read\.(?:string|integer|oneOf|list)\("([A-Z_]+)"/g)].map(
-      ([, name]) => name!,
-    );
+    const settings = [
+      ...readFileSync("src/mcp/config/settings.ts", "utf8").matchAll(/read\.(?:string|integer|oneOf|list)\("([A-Z_]+)"/g),
+    ].map(([, name]) => name!);
     expect(settings.length).toBeGreaterThan(12);
     for (const name of new Set(settings)) expect(text["docs/configuration.md"], name).toContain(`| \`${name}\``);
   });
