@@ -26,7 +26,7 @@ export class ReplayGuard extends DurableObject<unknown> {
     return this.ctx.storage.sql.exec("SELECT 1 FROM used WHERE nonce = ?", nonce).toArray().length > 0;
   }
 
-  async alarm(): Promise<void> {
+  override async alarm(): Promise<void> {
     const sql = this.ctx.storage.sql;
     sql.exec("DELETE FROM used WHERE expires_at <= ?", Date.now());
     const next = sql.exec<{ at: number | null }>("SELECT min(expires_at) AS at FROM used").one().at;

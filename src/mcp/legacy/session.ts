@@ -310,7 +310,7 @@ export class LegacySession extends DurableObject<HubBindings> {
     }
   }
 
-  async alarm(): Promise<void> {
+  override async alarm(): Promise<void> {
     const session = await this.ctx.storage.get<SessionState>("session");
     if (!session) return;
     if (Date.now() >= endOf(session)) await this.end();

@@ -222,7 +222,7 @@ export class SubscriptionHub extends DurableObject<HubBindings> {
    * could not be stored, 429 when the group is at its cap, and (at a shard) 409 when the shard is full. Nothing is
    * accepted until the attachment is stored.
    */
-  async fetch(request: Request): Promise<Response> {
+  override async fetch(request: Request): Promise<Response> {
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("Expected a WebSocket upgrade", { status: 426 });
     const spec = decodeSpec(request.headers.get("x-mcp-listener"));
     if (!spec) return new Response("Missing or malformed listener spec", { status: 400 });
@@ -543,11 +543,11 @@ export class SubscriptionHub extends DurableObject<HubBindings> {
     return events;
   }
 
-  async webSocketMessage(): Promise<void> {
+  override async webSocketMessage(): Promise<void> {
     // Listeners never send anything; the socket exists only to receive events.
   }
 
-  async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
+  override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
     // A session's stream ended: keep buffering for a while, so that it can resume where it stopped. (On another
     // shard, the root learns it at its next publish.)
     if (this.ctx.getTags(socket).includes(SESSIONS_TAG)) this.keepBuffer();
