@@ -209,6 +209,23 @@ export interface HubBindings {
 /** The hubs, when the Worker has them. */
 export const hubsOf = (env: object) => (env as HubBindings).SUBSCRIPTIONS;
 
+/**
+ * The Durable Object that carries change notifications (`ctx.publish`) to every `subscriptions/listen` stream and
+ * to the GET streams of 2025 sessions, from whichever isolate published them. It holds its listeners with the
+ * WebSocket Hibernation API, so an idle hub costs no memory, and opens shards as its listeners grow.
+ *
+ * Yours to bind, not to call: export it from the Worker's entry module (`export { SubscriptionHub } from "./mcp"`)
+ * and bind it in wrangler.toml as `SUBSCRIPTIONS` (`class_name = "SubscriptionHub"`, a SQLite class in
+ * `migrations`). Without the binding, nothing is published or listened to, and list changes are not advertised.
+ *
+ * @example
+ * ```ts
+ * export interface SubscriptionHubEnv {
+ *   SUBSCRIPTIONS: DurableObjectNamespace<SubscriptionHub>;
+ * }
+ * ```
+ * @see docs/guides/listening.md
+ */
 export class SubscriptionHub extends DurableObject<HubBindings> {
   /** The probe round in progress, shared by every listener that found the group full meanwhile. */
   private probing: Promise<void> | undefined;
