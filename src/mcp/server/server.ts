@@ -32,18 +32,56 @@ import { ANONYMOUS } from "../wire/principal";
 import { TASK_METHODS, TASKS_EXTENSION } from "../wire/tasks";
 import { type ClientCapabilities, type Icon, type Implementation, type JsonObject, META, servedVersions } from "../wire/types";
 
-/** What a server offers. */
+/**
+ * What a server offers: its tools, resources (and resource templates, and views) and prompts, each list in the
+ * order `tools/list`, `resources/list` and `prompts/list` show them. What `ServerDefinition.declarations` returns.
+ *
+ * @example
+ * ```ts
+ * export function declarations(): Declarations {
+ *   return { tools: tools(), resources, prompts: prompts() };
+ * }
+ * ```
+ */
 export interface Declarations {
+  /** The tools (`defineTool`). Names must be unique. */
   tools?: readonly Tool[];
+  /** The resources, resource templates and views (`defineResource`, `defineResourceTemplate`, `defineView`). */
   resources?: readonly Resource[];
+  /** The prompts (`definePrompt`). Names must be unique. */
   prompts?: readonly Prompt[];
 }
 
+/**
+ * The server's identity and what it offers, as `createMcpWorker` (with the `EngineOptions`) and `validateServer`
+ * take it: a name and version, optional instructions for the model, and the declarations, given directly or (better
+ * for cold starts) built on the first request by `declarations`.
+ *
+ * @example
+ * ```ts
+ * export const weatherServer: ServerDefinition = {
+ *   name: "weather",
+ *   version: "1.0.0",
+ *   title: "Weather",
+ *   instructions: "Call echo with a text to hear it back; read docs://usage to run the server.",
+ *   declarations: () => ({ tools: tools(), resources, prompts: prompts() }),
+ * };
+ * ```
+ * @see docs/architecture.md
+ */
 export interface ServerDefinition extends Declarations {
+  /**
+   * The server's name, as clients see it (`serverInfo.name`). A task records it to find its tool again, so renaming
+   * the server loses the tasks in progress.
+   */
   name: string;
+  /** The server's version, as clients see it (`serverInfo.version`). */
   version: string;
+  /** A name for people. */
   title?: string;
+  /** What the server is for. */
   description?: string;
+  /** Icons clients may show for the server. */
   icons?: Icon[];
   /** Guidance for the model on how to use this server as a whole. */
   instructions?: string;
