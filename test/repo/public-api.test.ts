@@ -13,31 +13,6 @@ const root = resolve(import.meta.dirname, "../..");
 const boundary = join(root, "src/mcp/index.ts");
 const EXAMPLES = "test/engine/examples/public-api.ts";
 
-/**
- * Pages that `@see` may name before they exist: the guides being written. A page leaves this list once it exists
- * (the test fails until it does), and from then on its path is checked like any other.
- */
-const PAGES_BEING_WRITTEN = [
-  "docs/guides/asking-the-user.md",
-  "docs/guides/long-running-tools.md",
-  "docs/guides/listening.md",
-  "docs/guides/views.md",
-  "docs/guides/authentication.md",
-  "docs/guides/2025-clients.md",
-  "docs/configuration.md",
-  "docs/security.md",
-  "docs/architecture.md",
-];
-
-/**
- * Exports whose JSDoc waits for the one who may edit their file, each with why. Their block in the examples file is
- * the `@example` to add. An entry whose JSDoc is complete must leave (the test fails until it does).
- */
-const AWAITING_DOC: Record<string, string> = {
-  ENGINE_VERSION:
-    "src/mcp/version.ts changes only with an engine release; its JSDoc (and the @example of its block) comes with the next one",
-};
-
 interface PublicExport {
   name: string;
   /** The module index.ts re-exports it from, where it must be defined. */
@@ -177,10 +152,7 @@ describe("the public API's documentation", () => {
   };
 
   it("gives every export JSDoc at its definition: what it does, and an example", () => {
-    const problems = exported.filter(({ name }) => !(name in AWAITING_DOC)).flatMap(({ name }) => docProblems(name));
-    expect(problems).toEqual([]);
-    const stale = Object.keys(AWAITING_DOC).filter((name) => !definitions.has(name) || docProblems(name).length === 0);
-    expect(stale, "exports whose JSDoc is complete: remove them from AWAITING_DOC").toEqual([]);
+    expect(exported.flatMap(({ name }) => docProblems(name))).toEqual([]);
   });
 
   it("names each parameter of every exported function, and says what it returns", () => {
@@ -204,8 +176,6 @@ describe("the public API's documentation", () => {
     const drifted = exported.flatMap(({ name }) => {
       const inDoc = examplesOf(definitions.get(name)?.doc ?? "");
       const inFile = blocks.get(name) ?? [];
-      // Its block is the example still to be added to its JSDoc.
-      if (name in AWAITING_DOC && inDoc.length === 0) return [];
       return JSON.stringify(inDoc) === JSON.stringify(inFile) ? [] : [{ name, inDoc, inFile }];
     });
     expect(drifted).toEqual([]);
@@ -228,14 +198,12 @@ describe("the public API's documentation", () => {
     expect(specifiers.filter((spec) => !spec.startsWith(".")).every((spec) => spec === "zod/mini")).toBe(true);
   });
 
-  it("points @see only at pages that exist, or at the guides being written", () => {
+  it("points @see only at pages that exist", () => {
     const named = exported.flatMap(({ name }) =>
       [...(definitions.get(name)?.doc ?? "").matchAll(/^@see (\S+\.md)\b/gm)].map(([, path]) => ({ name, path: path! })),
     );
     expect(named.length).toBeGreaterThan(10);
-    expect(named.filter(({ path }) => !existsSync(join(root, path)) && !PAGES_BEING_WRITTEN.includes(path))).toEqual([]);
-    // A page that now exists is checked like any other: it leaves the list.
-    expect(PAGES_BEING_WRITTEN.filter((path) => existsSync(join(root, path)))).toEqual([]);
+    expect(named.filter(({ path }) => !existsSync(join(root, path)))).toEqual([]);
   });
 });
 

@@ -92,7 +92,7 @@ export interface ToolResult<Structured = unknown> {
  *   return defineTool({ ...definition, scopes: ["admin", ...(definition.scopes ?? [])] });
  * }
  * ```
- * @see README.md, "Add a tool"
+ * @see docs/guides/tools.md
  * @see docs/guides/long-running-tools.md
  */
 export interface ToolDefinition<In extends ToolInput, Out extends z.ZodMiniType | undefined> {
@@ -187,7 +187,7 @@ export type Tool = ToolDefinition<ToolInput, z.ZodMiniType | undefined>;
  *   },
  * });
  * ```
- * @see README.md, "Add a tool"
+ * @see docs/guides/tools.md
  */
 export function defineTool<In extends ToolInput, Out extends z.ZodMiniType | undefined = undefined>(
   definition: ToolDefinition<In, Out>,
