@@ -12,6 +12,9 @@
  *
  * @example
  * await expect(client.callTool("no_such_tool")).rejects.toMatchObject({ code: -32602, httpStatus: 200 });
+ * // A refusal before the request was read (Origin, Host, authorization) is one too, without an id:
+ * const refused = await connect(app, { headers: { origin: "https://elsewhere.example" } });
+ * await expect(refused.callTool("echo")).rejects.toMatchObject({ code: -32600, httpStatus: 403 });
  */
 export class McpError extends Error {
   override readonly name = "McpError";
@@ -26,19 +29,21 @@ export class McpError extends Error {
     readonly data: unknown,
     /** The HTTP status the error came with (400 for header and version problems, 200 for most others). */
     readonly httpStatus: number,
+    /** The response's headers (e.g. `WWW-Authenticate` on a 401); empty for an error that was not a whole response. */
+    readonly headers: Headers = new Headers(),
   ) {
     super(message);
   }
 }
 
 /**
- * An HTTP answer that carries no JSON-RPC message: a refusal before the server read the request as MCP (401
- * without a token, 403, 405, 406, 413, 415, 429), or a body that is not what the request needed.
+ * An HTTP answer that carries no JSON-RPC message where one belongs: an empty or plain-text refusal, a GET stream
+ * the server would not open (405, 406), an answer to one of the server's requests that it did not take.
  *
  * @example
- * const refused = await client.callTool("echo").catch((error: unknown) => error);
- * expect(refused).toBeInstanceOf(McpHttpError);
- * expect((refused as McpHttpError).headers.get("www-authenticate")).toContain("Bearer");
+ * const ended = await client.listen().catch((error: unknown) => error);
+ * expect(ended).toBeInstanceOf(McpHttpError);
+ * expect((ended as McpHttpError).status).toBe(405);
  */
 export class McpHttpError extends Error {
   override readonly name = "McpHttpError";

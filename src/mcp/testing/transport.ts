@@ -50,7 +50,7 @@ export async function readAnswer(response: Response, pending: Pending, onMessage
   if (!isObject(message) || !("result" in message || "error" in message)) {
     throw new McpHttpError(`POST ${pending.label}`, response.status, response.headers, body);
   }
-  return resultOf(message, pending, response.status);
+  return resultOf(message, pending, response);
 }
 
 async function readStream(response: Response, pending: Pending, onMessage: (message: RpcMessage) => Promise<void>): Promise<Json> {
@@ -65,7 +65,7 @@ async function readStream(response: Response, pending: Pending, onMessage: (mess
         await onMessage(message);
         continue;
       }
-      return resultOf(message, pending, response.status);
+      return resultOf(message, pending, response);
     }
   } finally {
     // The response has arrived (or the call failed): nothing more on this stream is for us.
@@ -88,8 +88,10 @@ export function parseMessage(data: string, label: string): RpcMessage {
 }
 
 /** The result of a response to `pending`; its error as an `McpError`. */
-function resultOf(message: RpcMessage, pending: Pending, status: number): Json {
-  if (message.id !== pending.id) {
+function resultOf(message: RpcMessage, pending: Pending, response: Response): Json {
+  // An error without an id: the server refused the request before it read its id (Host, Origin, authorization).
+  const refused = isObject(message.error) && !("id" in message);
+  if (!refused && message.id !== pending.id) {
     throw new McpClientError(
       "protocol",
       `${pending.label}: the response has id ${JSON.stringify(message.id)}, not ${JSON.stringify(pending.id)}`,
@@ -97,7 +99,7 @@ function resultOf(message: RpcMessage, pending: Pending, status: number): Json {
   }
   if (isObject(message.error)) {
     const { code, message: text, data } = message.error;
-    throw new McpError(pending.method, Number(code), String(text), data, status);
+    throw new McpError(pending.method, Number(code), String(text), data, response.status, response.headers);
   }
   if (!isObject(message.result)) throw new McpClientError("protocol", `${pending.label}: the response has no result object`);
   return message.result;
