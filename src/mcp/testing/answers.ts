@@ -7,14 +7,24 @@
 import { McpClientError } from "./errors";
 import { isObject, type Json } from "./wire";
 
-/** The answer to `elicitation/create`. */
+/**
+ * The answer to `elicitation/create`: what the user did with the form (or the URL), and the form's values.
+ *
+ * @example
+ * const confirmed: ElicitAnswer = { action: "accept", content: { delete: true } }; // the same as accept({ delete: true })
+ */
 export interface ElicitAnswer {
   action: "accept" | "decline" | "cancel";
   /** The form's values; only with `accept` of a form. */
   content?: Record<string, unknown>;
 }
 
-/** The answer to `sampling/createMessage`. */
+/**
+ * The answer to `sampling/createMessage`: the message the client's model wrote.
+ *
+ * @example
+ * const answer: SampleAnswer = { role: "assistant", content: { type: "text", text: "Done." }, model: "test-model" };
+ */
 export interface SampleAnswer {
   role: "assistant" | "user";
   content: Json;
@@ -22,14 +32,32 @@ export interface SampleAnswer {
   stopReason?: string;
 }
 
-/** The answer to `roots/list`. */
+/**
+ * The answer to `roots/list`: the client's workspace roots.
+ *
+ * @example
+ * const answer: RootsAnswer = { roots: [{ uri: "file:///work/garden", name: "garden" }] }; // roots({ uri: ..., name: ... })
+ */
 export interface RootsAnswer {
   roots: { uri: string; name?: string }[];
 }
 
+/**
+ * Any answer the client gives: to an elicitation, a sampling request or a roots request.
+ *
+ * @example
+ * const script: Answer[] = [accept({ delete: true }), sampled("A summary."), roots("file:///work")];
+ */
 export type Answer = ElicitAnswer | SampleAnswer | RootsAnswer;
 
-/** A question as the client received it, with where it came from. */
+/**
+ * A question as the client received it, with where it came from: what a handler or a scripted function is given.
+ *
+ * @example
+ * const client = await connect(app, {
+ *   onElicit: (params, question) => (question.key === "confirm" && question.round === 1 ? accept({ delete: true }) : decline()),
+ * });
+ */
 export interface Question {
   /** The key the server gave it (2026-07-28 rounds and tasks). A 2025 server-to-client request has none. */
   key?: string;
@@ -45,19 +73,40 @@ export interface Question {
   task?: Json;
 }
 
-/** A handler for one kind of question: gets its params and the question, returns (or resolves to) the answer. */
+/**
+ * A handler for one kind of question: gets its params and the question, returns (or resolves to) the answer.
+ *
+ * @example
+ * const onElicit: Handler<ElicitAnswer> = (params) => (String(params.message).startsWith("Delete") ? accept({ delete: true }) : decline());
+ */
 export type Handler<A extends Answer> = (params: Json, question: Question) => A | Promise<A>;
 
-/** A scripted answer: the answer itself, or a function of the question that returns it. */
+/**
+ * A scripted answer: the answer itself, or a function of the question that returns it.
+ *
+ * @example
+ * const answers: Script = { confirm: accept({ delete: true }), summary: (question) => sampled(`Asked in round ${question.round}`) };
+ */
 export type ScriptedAnswer = Answer | ((question: Question) => Answer | Promise<Answer>);
 
 /**
  * Scripted answers: a map by question key (used every time that key is asked; 2026-07-28 and tasks only, since
  * 2025 requests carry no key), or a queue (an array), answered in the order questions arrive and used up as it goes.
+ *
+ * @example
+ * const byKey = await connect(app, { answers: { details: accept({ audience: "team", length: "short" }), save: accept({ save: true }) } });
+ * const inOrder = await connect(app, { era: "2025", answers: [accept({ delete: true }), decline()] });
  */
 export type Script = Record<string, ScriptedAnswer> | ScriptedAnswer[];
 
-/** What answers questions: scripts first, then the handler of the question's kind. */
+/**
+ * What answers questions: scripts first, then the handler of the question's kind. The client's answerers
+ * (`connect` options) come after a call's own (its `CallOptions`).
+ *
+ * @example
+ * const client = await connect(app, { onSample: () => sampled("A summary."), answers: { confirm: accept({ delete: true }) } });
+ * await client.callTool("delete_note", args, { answers: { confirm: decline() } }); // this call declines
+ */
 export interface Answerers {
   answers?: Script;
   onElicit?: Handler<ElicitAnswer>;

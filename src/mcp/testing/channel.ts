@@ -8,7 +8,13 @@ import type { Fetcher, RpcMessage } from "./transport";
 import type { LogLevel } from "./types";
 import { isObject, type Json } from "./wire";
 
-/** Options of one call (`callTool`, `readResource`, `getPrompt`, `request`...). Answerers given here come before the client's. */
+/**
+ * Options of one call (`callTool`, `readResource`, `getPrompt`, `request`...). Answerers given here come before the client's.
+ *
+ * @example
+ * const reports: string[] = [];
+ * await client.callTool("summarize_notes", { notebook_id }, { onProgress: (report) => reports.push(report.message ?? ""), onSample: () => sampled("Short.") });
+ */
 export interface CallOptions extends Answerers {
   /** Asks for progress (a `progressToken` in `_meta`) and gets each `notifications/progress` params, in order. */
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;

@@ -29,7 +29,13 @@ import {
   TASKS_EXTENSION,
 } from "./wire";
 
-/** How the client connects. Answerers given here (`answers`, `onElicit`, `onSample`, `onRoots`) answer every call's questions. */
+/**
+ * How the client connects. Answerers given here (`answers`, `onElicit`, `onSample`, `onRoots`) answer every call's questions.
+ *
+ * @example
+ * const signedIn = await connect(app, { headers: { authorization: `Bearer ${token}` }, capabilities: { elicitation: {} } });
+ * const june = await connect(app, { era: "2025", version: "2025-06-18", tasks: { pollIntervalMs: 10 } });
+ */
 export interface ConnectOptions extends Answerers {
   /** `2026-07-28` (the default: stateless, `_meta` on every request) or `2025` (the initialize handshake and a session). */
   era?: "2026-07-28" | "2025";
@@ -135,17 +141,32 @@ export class McpTestClient {
     private readonly session: LegacySession | undefined,
   ) {}
 
-  /** The capabilities this client declares (per request on 2026-07-28, at initialize on 2025). */
+  /**
+   * The capabilities this client declares (per request on 2026-07-28, at initialize on 2025).
+   *
+   * @example
+   * expect((await connect(app)).capabilities).toHaveProperty("sampling");
+   */
   get capabilities(): Json {
     return this.setup.capabilities;
   }
 
-  /** 2025: the `Mcp-Session-Id` the server assigned at initialize (undefined without one, and on 2026-07-28). */
+  /**
+   * 2025: the `Mcp-Session-Id` the server assigned at initialize (undefined without one, and on 2026-07-28).
+   *
+   * @example
+   * expect((await connect(app, { era: "2025" })).sessionId).toBeDefined();
+   */
   get sessionId(): string | undefined {
     return this.session?.sessionId;
   }
 
-  /** 2025: the InitializeResult (server info, capabilities, instructions); undefined on 2026-07-28. */
+  /**
+   * 2025: the InitializeResult (server info, capabilities, instructions); undefined on 2026-07-28.
+   *
+   * @example
+   * expect((await connect(app, { era: "2025" })).initializeResult).toMatchObject({ protocolVersion: "2025-11-25" });
+   */
   get initializeResult(): Json | undefined {
     return this.session?.initializeResult;
   }

@@ -37,13 +37,14 @@ export class McpError extends Error {
 }
 
 /**
- * An HTTP answer that carries no JSON-RPC message where one belongs: an empty or plain-text refusal, a GET stream
- * the server would not open (405, 406), an answer to one of the server's requests that it did not take.
+ * An HTTP answer that is not the one the request needed: a GET stream the server would not open (405, 406), an
+ * answer to one of the server's requests that it did not take, a body that holds no JSON-RPC message.
  *
  * @example
- * const ended = await client.listen().catch((error: unknown) => error);
- * expect(ended).toBeInstanceOf(McpHttpError);
- * expect((ended as McpHttpError).status).toBe(405);
+ * // A 2025 session of a Worker without the SUBSCRIPTIONS binding has no GET stream:
+ * const refused = await legacyClient.listen().catch((error: unknown) => error);
+ * expect(refused).toBeInstanceOf(McpHttpError);
+ * expect((refused as McpHttpError).status).toBe(405);
  */
 export class McpHttpError extends Error {
   override readonly name = "McpHttpError";
@@ -60,7 +61,12 @@ export class McpHttpError extends Error {
   }
 }
 
-/** Why the client stopped. */
+/**
+ * Why the client stopped (`McpClientError.kind`).
+ *
+ * @example
+ * await expect(client.callTool("steps", { count: 20 })).rejects.toMatchObject({ kind: "rounds" satisfies ClientFailure });
+ */
 export type ClientFailure =
   /** A question arrived that no handler or scripted answer answers. */
   | "unanswered"
@@ -75,7 +81,13 @@ export type ClientFailure =
   /** The client was used in a way its era or options do not allow. */
   | "usage";
 
-/** A question the client had to answer, as it arrived (see `Question` in answers.ts). */
+/**
+ * The question an "unanswered" failure names (`McpClientError.question`), as it arrived.
+ *
+ * @example
+ * const failure = (await client.callTool("delete_note", args).catch((error: unknown) => error)) as McpClientError;
+ * expect(failure.question).toMatchObject({ key: "confirm", method: "elicitation/create" });
+ */
 export interface AskedQuestion {
   key?: string;
   method: string;

@@ -12,7 +12,12 @@ import { type SseReader, sseReader } from "./sse";
 import { parseMessage, type RpcMessage, readAnswer } from "./transport";
 import { isObject, META_KEYS } from "./wire";
 
-/** What to listen for (the 2026-07-28 `SubscriptionFilter`; the Tasks extension adds `taskIds`). */
+/**
+ * What to listen for (the 2026-07-28 `SubscriptionFilter`; the Tasks extension adds `taskIds`).
+ *
+ * @example
+ * const listener = await client.listen({ resourcesListChanged: true, resourceSubscriptions: [`note://${notebook_id}`] });
+ */
 export interface ListenFilter {
   toolsListChanged?: boolean;
   promptsListChanged?: boolean;
@@ -36,6 +41,7 @@ export const DEFAULT_WAIT_MS = 2_000;
 export class Listener {
   private ended = false;
 
+  /** @internal `client.listen()` opens one. */
   constructor(
     private readonly reader: SseReader,
     /** The subscription's id (the listen request's JSON-RPC id); undefined for a 2025 GET stream. */

@@ -14,7 +14,12 @@ import { isObject, type Json } from "./wire";
 
 const TERMINAL: readonly Task["status"][] = ["completed", "failed", "cancelled"];
 
-/** How long and how often to poll: at most `maxPolls` `tasks/get`, `pollIntervalMs` apart (default: the task's own). */
+/**
+ * How long and how often to poll: at most `maxPolls` `tasks/get`, `pollIntervalMs` apart (default: the task's own).
+ *
+ * @example
+ * await task.finish({ pollIntervalMs: 10, maxPolls: 500 });
+ */
 export interface PollOptions {
   maxPolls?: number;
   pollIntervalMs?: number;
@@ -36,6 +41,7 @@ export class TaskRun {
   readonly history: Task[] = [];
   private rounds = 0;
 
+  /** @internal `client.startTask()` (or `callTool`, which runs it to its end) makes one. */
   constructor(
     private readonly setup: ClientSetup,
     /** The tool call that created the task: whose answerers answer its questions, and its name in errors. */

@@ -9,12 +9,21 @@ import { sseReader } from "./sse";
 import { isObject, type Json } from "./wire";
 
 /**
- * How the client reaches the Worker: a function from a `Request` to its `Response`, e.g.
- * `(request) => worker.fetch(request, env, createExecutionContext())`.
+ * How the client reaches the Worker: a function from a `Request` to its `Response`.
+ *
+ * @example
+ * const app: Fetcher = (request) => worker.fetch(request, env, createExecutionContext());
+ * const client = await connect(app);
  */
 export type Fetcher = (request: Request) => Response | Promise<Response>;
 
-/** A JSON-RPC message as it arrives: a response (`result` or `error`), a request (`method` and `id`), or a notification. */
+/**
+ * A JSON-RPC message as it arrives: a response (`result` or `error`), a request (`method` and `id`), or a notification.
+ *
+ * @example
+ * const heard: RpcMessage = await listener.next();
+ * expect(heard).toMatchObject({ method: "notifications/resources/updated", params: { uri } });
+ */
 export type RpcMessage = Json & { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
 
 /** Sends one message as a POST to `url`, with `headers` (null values are left out). */

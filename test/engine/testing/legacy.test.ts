@@ -4,8 +4,9 @@
  * answers (the call is cancelled), the older revisions, the GET stream after resources/subscribe, and DELETE.
  */
 import { describe, expect, it } from "vitest";
-import { accept, connect, McpClientError, type Question, roots, sampled } from "../../../src/mcp/testing";
-import { valueUri } from "../../helpers/fixture";
+import { accept, connect, McpClientError, McpHttpError, type Question, roots, sampled } from "../../../src/mcp/testing";
+import { FIXTURE, valueUri } from "../../helpers/fixture";
+import { testServer } from "../../helpers/rpc";
 import { withLogs } from "../../helpers/wire";
 import { clientFixture, recording } from "./recording";
 
@@ -160,6 +161,15 @@ describe("the test client on 2025: the GET stream and the end of a session", () 
     });
     await client.callTool("publish", { what: "updated", uri });
     expect(await listener.next()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri } });
+    await client.close();
+  });
+
+  it("throws a GET stream the server will not open as McpHttpError with its status and body", async () => {
+    const withoutHubs = testServer(FIXTURE, { SUBSCRIPTIONS: undefined } as unknown as Record<string, string>);
+    const client = await connect(withoutHubs.fetch, { era: "2025" });
+    const refused = await client.listen().catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(McpHttpError);
+    expect(refused).toMatchObject({ request: "GET stream", status: 405, body: expect.stringContaining("Method Not Allowed") });
     await client.close();
   });
 
