@@ -165,7 +165,7 @@ export async function answerQuestion(question: Question, layers: AnswerLayer[]):
 
 function unanswered(question: Question, keyed: boolean): McpClientError {
   const handler = HANDLER_OF[question.method];
-  const about = describe(question.params);
+  const about = whatItAsks(question.params);
   const asked = `${question.method} from ${question.asker}${about ? `: ${JSON.stringify(about)}` : ""}`;
   const how = !handler
     ? "the test client knows no such question"
@@ -181,7 +181,7 @@ function unanswered(question: Question, keyed: boolean): McpClientError {
 }
 
 /** A short text that says what a question asks: a form's message, or the first text of a sampling request. */
-function describe(params: Json): string | undefined {
+function whatItAsks(params: Json): string | undefined {
   if (typeof params.message === "string") return params.message.slice(0, 120);
   const first = Array.isArray(params.messages) ? params.messages[0] : undefined;
   const content = isObject(first) && isObject(first.content) ? first.content : undefined;
