@@ -29,6 +29,8 @@ import { EXAMPLE_PATHS, EXAMPLE_WORDS, pendingChanges, withoutMigrations } from 
 const root = resolve(import.meta.dirname, "../..");
 /** Each step runs one of the copy's own commands (a type check, a test run, a bundle): generous, for a busy machine. */
 const STEP_TIMEOUT_MS = 5 * 60_000;
+/** Why: the copy shares this repository's node_modules, where vitest keeps its results cache; the copy's runs keep out of it. */
+const NO_CACHE = ["--no-cache"];
 
 const pending = pendingChanges(root);
 /** This repository still has the example (the template, or a fork that kept it). */
@@ -142,22 +144,15 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
     git(copy, "commit", "-qm", "npm run blank");
   });
 
-  it("leaves no name of the example in src/ (outside the engine), wrangler.toml (outside its migrations), test/app/ or the README", () => {
-    const app = [
+  it("leaves no name of the example in src/ (outside the engine), test/app/, test/e2e/, wrangler.toml (outside its migrations) or the README", () => {
+    const files = [
       ...filesUnder(join(copy, "src")).filter((file) => !file.startsWith(join(copy, "src/mcp/"))),
       ...filesUnder(join(copy, "test/app")),
+      ...filesUnder(join(copy, "test/e2e")),
     ];
-    expect(app.map((file) => relative(copy, file)).sort()).toEqual([
-      "src/index.ts",
-      "src/prompts.ts",
-      "src/resources.ts",
-      "src/tools.ts",
-      "test/app/app.ts",
-      "test/app/count-words.test.ts",
-      "test/app/declarations.test.ts",
-    ]);
+    expect(files.length).toBeGreaterThan(10);
     const texts = [
-      ...app.map((file) => ({ name: relative(copy, file), text: readFileSync(file, "utf8") })),
+      ...files.map((file) => ({ name: relative(copy, file), text: readFileSync(file, "utf8") })),
       { name: "wrangler.toml", text: withoutMigrations(readFileSync(join(copy, "wrangler.toml"), "utf8")) },
       { name: "README.md", text: readFileSync(join(copy, "README.md"), "utf8") },
     ];
@@ -189,13 +184,13 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
   });
 
   it("leaves app tests that pass: the README's example test and the declarations check", () => {
-    const tests = run(copy, "npx", ["vitest", "run", "--project", "workerd", "test/app"]);
+    const tests = run(copy, "npx", ["vitest", "run", ...NO_CACHE, "--project", "workerd", "test/app"]);
     expect(tests.status, outputOf(tests)).toBe(0);
     expect(tests.stdout).toContain("test/app/count-words.test.ts");
   });
 
   it("leaves repository tests that pass (this one included: in the copy it finds nothing left to remove)", () => {
-    const tests = run(copy, "npx", ["vitest", "run", "--project", "repo"]);
+    const tests = run(copy, "npx", ["vitest", "run", ...NO_CACHE, "--project", "repo"]);
     expect(tests.status, outputOf(tests)).toBe(0);
   });
 
@@ -210,21 +205,9 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
     }
   });
 
-  it("leaves end-to-end tests that hold for any app, whose imports all exist, and one where a real client calls the tool", () => {
-    const e2e = filesUnder(join(copy, "test/e2e"));
-    expect(
-      e2e
-        .filter((file) => file.endsWith(".test.ts"))
-        .map((file) => relative(copy, file))
-        .sort(),
-    ).toEqual([
-      "test/e2e/count-words.test.ts",
-      "test/e2e/dev-server.test.ts",
-      "test/e2e/landing.browser.test.ts",
-      "test/e2e/local-settings.test.ts",
-      "test/e2e/quick-start.test.ts",
-    ]);
-    const missing = e2e
+  it("leaves end-to-end tests whose imports all exist, one of them a real client calling the tool", () => {
+    expect(existsSync(join(copy, "test/e2e/count-words.test.ts"))).toBe(true);
+    const missing = filesUnder(join(copy, "test/e2e"))
       .filter((file) => /\.(ts|mjs)$/.test(file))
       .flatMap((file) =>
         importsOf(file)
