@@ -17,7 +17,7 @@
  * scripts, so they stay true after a fork removed them.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -486,4 +486,5 @@ function main() {
   console.log(`Done. Next: ${next}. Review the change with git status and git diff, then commit it.`);
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
+// Run as a command, not when imported. realpath: Node names the module by its real path (a tmpdir may be a symlink).
+if (process.argv[1] && realpathSync(resolve(process.argv[1])) === fileURLToPath(import.meta.url)) main();
