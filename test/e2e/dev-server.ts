@@ -17,7 +17,7 @@ export function copyTemplateConfig(dir: string, overrides: Record<string, unknow
   const copy = {
     ...rawConfig,
     main: join(root, rawConfig.main!),
-    build: { ...rawConfig.build, cwd: root, watch_dir: join(root, "views") },
+    build: { ...rawConfig.build, cwd: root, watch_dir: [join(root, "views"), join(root, "skills")] },
     assets: { ...rawConfig.assets, directory: join(root, rawConfig.assets!.directory!) },
     ...overrides,
   };

@@ -48,7 +48,7 @@ describe("deploying from a button or create-cloudflare", () => {
     expect(scripts.deploy).toBe("wrangler deploy");
     expect(scripts.build).toMatch(/^wrangler deploy --dry-run /);
     // wrangler runs [build] before bundling, on deploy too: it must not prompt.
-    expect(/\[build\]\s*\ncommand = "([^"]+)"/.exec(wranglerToml)?.[1]).toBe("npm run build:views");
+    expect(/\[build\]\s*\ncommand = "([^"]+)"/.exec(wranglerToml)?.[1]).toBe("npm run build:assets");
   });
 
   it("shows both deploy paths in the README", () => {
