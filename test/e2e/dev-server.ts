@@ -18,8 +18,8 @@ export function copyTemplateConfig(dir: string, overrides: Record<string, unknow
   const copy = {
     ...rawConfig,
     main: join(root, rawConfig.main!),
-    // An app without views has neither (`npm run blank` removes them with the example's view).
-    ...(build && { build: { ...build, cwd: root, watch_dir: join(root, "views") } }),
+    // An app without views or skills has neither (`npm run blank` removes them with the example's).
+    ...(build && { build: { ...build, cwd: root, watch_dir: [build.watch_dir ?? []].flat().map((dir) => join(root, dir)) } }),
     ...(assets && { assets: { ...assets, directory: join(root, assets.directory!) } }),
     ...overrides,
   };

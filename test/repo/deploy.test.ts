@@ -48,7 +48,7 @@ describe("deploying from a button or create-cloudflare", () => {
     expect(scripts.deploy).toBe("wrangler deploy");
     expect(scripts.build).toMatch(/^wrangler deploy --dry-run /);
     // wrangler runs [build] before bundling, on deploy too: it must not prompt, so it is one of the npm scripts (the
-    // views' build; an app without views, such as `npm run blank` leaves, has no [build] at all).
+    // views' and skills' build; an app without either, such as `npm run blank` leaves, has no [build] at all).
     const build = /\[build\]\s*\ncommand = "([^"]+)"/.exec(wranglerToml)?.[1];
     if (wranglerToml.includes("\n[build]\n")) expect(build).toMatch(/^npm run [\w:-]+$/);
     if (build !== undefined) expect(Object.keys(scripts)).toContain(build.slice("npm run ".length));

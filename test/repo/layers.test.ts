@@ -22,6 +22,7 @@ const LAYERS = [
   "define", // defineTool, defineResource, definePrompt, defineView, and their methods
   "input", // multi round-trip rounds (2026-07-28)
   "listen", // subscriptions/listen, publishing, the hub
+  "skills", // the Skills extension: defineSkill, the build's manifest, skills/list, skills/get, directory reads
   "tasks", // the Tasks extension
   "server", // the method table and capabilities
   "stateless", // the 2026-07-28 transport

@@ -80,6 +80,10 @@ const LIMITS = {
     /** How long a task's question waits for its answer; then the task fails and frees its caller's slot. */
     inputTimeoutMs: [300_000, 1_000, 3_600_000],
   },
+  skills: {
+    /** Most entries in one page of `skills/list` (skills) or `resources/directory/read` (a directory's children). */
+    pageSize: [100, 1, 1_000],
+  },
   rateLimit: {
     /** The RATE_LIMITER binding's `simple.period` in wrangler.toml, sent as Retry-After: 10 or 60 s only. */
     periodMs: [60_000, 10_000, 60_000],
@@ -110,7 +114,7 @@ export type Limits = { [G in keyof typeof LIMITS]: { [K in keyof (typeof LIMITS)
 
 /**
  * The limits a Worker sets (`createMcpWorker({ limits })`); any it leaves out keep their defaults. Groups:
- * `request`, `lists`, `state`, `listen`, `sessions`, `tasks`, `rateLimit`, `oauth`. Durations are in
+ * `request`, `lists`, `state`, `listen`, `sessions`, `tasks`, `skills`, `rateLimit`, `oauth`. Durations are in
  * milliseconds, sizes in bytes; a value outside its range (or a name that is not a limit) stops the Worker at
  * startup with an error naming it.
  *

@@ -175,7 +175,7 @@ export function defineView(definition: ViewDefinition): View {
       // Listing and reading check the same thing (server.ts); this also covers a direct read by a client that
       // did not declare the extension: it finds nothing, as before views existed.
       if (!viewsOffered(ctx.env, ctx.client.capabilities)) return [];
-      const html = await readAsset(assetsOf(ctx.env)!, definition.asset);
+      const html = await (await fetchAsset(assetsOf(ctx.env)!, definition.asset)).text();
       return [{ uri, mimeType: VIEW_MIME_TYPE, text: html, _meta: meta }];
     },
   } as View;
@@ -191,11 +191,11 @@ function uiMeta({ csp, permissions, prefersBorder }: ViewDefinition): JsonObject
 }
 
 /**
- * The asset's text. Why the fixed origin: the assets binding serves by path only; any host works. A missing asset
- * is a deployment bug (the view was not built), reported loudly rather than served as an empty view.
+ * A static asset (a view's HTML, a skill's file). Why the fixed origin: the assets binding serves by path only; any
+ * host works. A missing asset is a deployment bug (it was not built), reported loudly rather than served as empty.
  */
-async function readAsset(assets: Fetcher, path: string): Promise<string> {
+export async function fetchAsset(assets: Fetcher, path: string): Promise<Response> {
   const response = await assets.fetch(new Request(`https://assets.invalid${path}`));
-  if (!response.ok) throw new Error(`View asset ${path} answered HTTP ${response.status}: run npm run build`);
-  return response.text();
+  if (!response.ok) throw new Error(`Asset ${path} answered HTTP ${response.status}: run npm run build`);
+  return response;
 }

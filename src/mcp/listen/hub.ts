@@ -396,6 +396,20 @@ export class SubscriptionHub extends DurableObject<HubBindings> {
     return delivered;
   }
 
+  /**
+   * Root: publishes `event` only when `value` is not the one last seen under `key`, and remembers it (in storage, so
+   * it survives eviction). Why here: isolates are many and short-lived, each root is one. A change any isolate sees
+   * (a deployment's new skills, each isolate telling its version once) is announced once to the whole group, and
+   * every later isolate of that version finds it already seen. Returns whether it published.
+   */
+  async publishOnChange(key: string, value: string, event: HubEvent): Promise<boolean> {
+    const name = `seen:${key}`;
+    if (this.ctx.storage.kv.get<string>(name) === value) return false;
+    this.ctx.storage.kv.put(name, value);
+    await this.publish(event);
+    return true;
+  }
+
   /** Sends an event (numbered by the root already) to every matching listener here. A shard's part of a publish. */
   async deliver(event: HubEvent): Promise<Delivery> {
     const message = JSON.stringify(event);

@@ -26,6 +26,7 @@ import {
   definePrompt,
   defineResource,
   defineResourceTemplate,
+  defineSkill,
   defineTool,
   defineView,
   ENGINE_VERSION,
@@ -78,6 +79,8 @@ import {
   type SamplingParams,
   type SamplingRequest,
   type ServerDefinition,
+  type Skill,
+  type SkillDefinition,
   type SubscriptionHub,
   sample,
   samplingText,
@@ -351,6 +354,17 @@ export const tileCsp: ViewCsp = { connectDomains: ["https://api.weather.example"
 
 // @example ViewPermissions
 export const clipboardOnly: ViewPermissions = { clipboardWrite: {} };
+
+// @example defineSkill
+export const skills: Skill[] = [defineSkill({ name: "code-review" })];
+
+// @example Skill
+export function skillUris(skills: readonly Skill[]): string[] {
+  return skills.map((skill) => skill.uri);
+}
+
+// @example SkillDefinition
+export const reviewDefinition: SkillDefinition = { name: "code-review" };
 
 // @example HandlerContext
 export function auditLine(ctx: HandlerContext, action: string): string {
