@@ -3,7 +3,7 @@
  * `npm run blank [-- --force]`
  *
  * Starts a fork from blank: removes the example app (the private notebook: its storage, tools, resources, prompt,
- * view, tests and configuration) and leaves a server with one tool, `count_words` (the README's "Add a tool"
+ * skill, view, tests and configuration) and leaves a server with one tool, `count_words` (the README's "Add a tool"
  * example), its test (the README's "Test it" example) and an end-to-end test of a real client calling it through
  * `npm run dev`. The engine (src/mcp/) and its tests are not touched, and every engine feature whose binding stays in
  * wrangler.toml stays on. Prints each change; a second run finds nothing left to remove and changes nothing.
@@ -25,11 +25,14 @@ import { fileURLToPath } from "node:url";
 export const EXAMPLE_PATHS = [
   "src/notes.ts",
   "src/views.ts",
-  // The notebook view, and the views' build: a server without views needs neither (nor [build], [assets], Vite).
+  // The notebook view, and the views' build: a server without views needs neither (nor Vite); [build] and [assets] stay for skills.
   "views/",
+  // The example's skill: skills/ itself stays (with src/skills.ts's empty list) for the fork's own.
+  "skills/notebook-keeping/",
   "test/app/isolation.test.ts",
   "test/app/notes.test.ts",
   "test/app/retag.test.ts",
+  "test/app/skills.test.ts",
   "test/app/views.test.ts",
   // End-to-end flows through the example's tools; dev-server, landing, local-settings and quick-start hold for any app.
   "test/e2e/dev-server-example.test.ts",
@@ -38,6 +41,7 @@ export const EXAMPLE_PATHS = [
   "test/e2e/modern-client.test.ts",
   "test/e2e/oauth-flow.test.ts",
   "test/e2e/oauth/",
+  "test/e2e/skills-client.test.ts",
   "test/e2e/tasks-client.test.ts",
   "test/e2e/tracing.test.ts",
   "test/e2e/views.browser.test.ts",
@@ -99,6 +103,17 @@ const RESOURCES_TS = `/**
 import type { Resource } from "./mcp";
 
 export const resources: Resource[] = [];
+`;
+
+const SKILLS_TS = `/**
+ * Every skill this server offers (the Skills extension): none yet. A skill is a folder, skills/<name>/, with its
+ * SKILL.md (YAML frontmatter with \`name\` and \`description\`, then the instructions) and the files it refers to;
+ * declare it here by that name: \`defineSkill({ name: "<name>" })\`. The build (\`npm run dev\`, the tests, every
+ * deploy) copies its files into the static assets with their digests.
+ */
+import type { Skill } from "./mcp";
+
+export const skills: Skill[] = [];
 `;
 
 const PROMPTS_TS = `/**
@@ -232,15 +247,9 @@ const EDITS = [
   },
   {
     file: "wrangler.toml",
-    what: "no [build] step (it built the example's view)",
-    find: /^(?:#[^\n]*\n)*\[build\]\ncommand = "npm run build:views"\n(?:[a-z_]+ = [^\n]*\n)*\n/m,
-    replace: "",
-  },
-  {
-    file: "wrangler.toml",
-    what: "no [assets] (the ASSETS binding served the example's view)",
-    find: /^(?:#[^\n]*\n)*\[assets\]\n(?:[a-z_]+ = [^\n]*\n)*\n/m,
-    replace: "",
+    what: "the build watches skills/ only (views/ is gone)",
+    find: 'watch_dir = ["views", "skills"]\n',
+    replace: 'watch_dir = ["skills"]\n',
   },
   {
     file: "wrangler.toml",
@@ -256,9 +265,9 @@ const EDITS = [
   },
   {
     file: "vitest.config.ts",
-    what: "no views build before the workerd tests",
-    find: /^ *\/\/ The views' HTML \(build\/assets\)[^\n]*\n *globalSetup: \["views\/build\.mjs"\],\n/m,
-    replace: "",
+    what: "no views build before the workerd tests (the skills' stays)",
+    find: 'globalSetup: ["views/build.mjs", "src/mcp/skills/build.mjs"],',
+    replace: 'globalSetup: ["src/mcp/skills/build.mjs"],',
   },
   {
     file: "test/tsconfig.json",
@@ -288,7 +297,16 @@ const EDITS = [
 ];
 
 /** Where a fork's own files may still name the example (checked at the end; reported, never edited blindly). */
-const APP_FILES = ["src/index.ts", "src/tools.ts", "src/resources.ts", "src/prompts.ts", "wrangler.toml", "package.json", "README.md"];
+const APP_FILES = [
+  "src/index.ts",
+  "src/tools.ts",
+  "src/resources.ts",
+  "src/prompts.ts",
+  "src/skills.ts",
+  "wrangler.toml",
+  "package.json",
+  "README.md",
+];
 /** How the example's names read: Notebook, notebook_id, notes, note://... */
 export const EXAMPLE_WORDS = /notebook|\bnotes?\b/i;
 
@@ -343,14 +361,19 @@ function freeTag(toml) {
   return `v${n}`;
 }
 
-/** The example's module in the app's declarations: a tools, resources or prompts file that still imports it. */
-const usesExample = (root, file) => existsSync(join(root, file)) && /from "\.\/(notes|views)"/.test(read(root, file));
+/** The example in the app's declarations: a tools, resources or prompts file that imports it, a skills file naming its skill. */
+const EXAMPLE_DECLARATIONS = /from "\.\/(notes|views)"|defineSkill\(\{ name: "notebook-keeping" \}\)/;
+const usesExample = (root, file) => existsSync(join(root, file)) && EXAMPLE_DECLARATIONS.test(read(root, file));
+
+/** The views' part of `build:assets`: the skills' build stays, for the fork's own skills. */
+const VIEWS_BUILD_STEP = "npm run build:views && ";
 
 function packageChanges(pkg) {
   const scripts = EXAMPLE_SCRIPTS.filter((name) => pkg.scripts?.[name] !== undefined);
   const check = pkg.scripts?.check?.includes(" && tsc --noEmit -p views") ?? false;
+  const assets = pkg.scripts?.["build:assets"]?.includes(VIEWS_BUILD_STEP) ?? false;
   const dependencies = EXAMPLE_DEV_DEPENDENCIES.filter((name) => pkg.devDependencies?.[name] !== undefined);
-  return { scripts, check, dependencies, any: scripts.length > 0 || check || dependencies.length > 0 };
+  return { scripts, check, assets, dependencies, any: scripts.length > 0 || check || assets || dependencies.length > 0 };
 }
 
 /** What is left to do in the fork at `root`: every part of the example still there. */
@@ -359,7 +382,7 @@ export function pendingChanges(root) {
   const pkg = existsSync(join(root, "package.json")) ? JSON.parse(read(root, "package.json")) : {};
   return {
     paths: EXAMPLE_PATHS.filter((path) => existsSync(join(root, path))),
-    declarations: ["src/tools.ts", "src/resources.ts", "src/prompts.ts"].filter((file) => usesExample(root, file)),
+    declarations: ["src/tools.ts", "src/resources.ts", "src/prompts.ts", "src/skills.ts"].filter((file) => usesExample(root, file)),
     edits: EDITS.filter(({ file, find }) => existsSync(join(root, file)) && found(read(root, file), find)),
     migration: needsDeletionMigration(toml),
     package: packageChanges(pkg),
@@ -380,6 +403,7 @@ const TOUCHED = [
   "src/tools.ts",
   "src/resources.ts",
   "src/prompts.ts",
+  "src/skills.ts",
   "test/app/count-words.test.ts",
   "test/e2e/count-words.test.ts",
   "package.json",
@@ -400,7 +424,12 @@ export function startFromBlank(root, log = console.log) {
     log(`  removed ${path}`);
   }
 
-  const declarations = { "src/tools.ts": TOOLS_TS, "src/resources.ts": RESOURCES_TS, "src/prompts.ts": PROMPTS_TS };
+  const declarations = {
+    "src/tools.ts": TOOLS_TS,
+    "src/resources.ts": RESOURCES_TS,
+    "src/prompts.ts": PROMPTS_TS,
+    "src/skills.ts": SKILLS_TS,
+  };
   for (const file of pending.declarations) {
     writeFileSync(join(root, file), declarations[file]);
     log(`  ${file}: ${file === "src/tools.ts" ? 'one tool, count_words (the README\'s "Add a tool" example)' : "an empty list"}`);
@@ -430,14 +459,19 @@ export function startFromBlank(root, log = console.log) {
     log(`  wrangler.toml: migration ${tag} deletes the ${EXAMPLE_CLASS} class where the example was deployed (and its stored data)`);
   }
 
-  const { scripts, check, dependencies } = pending.package;
+  const { scripts, check, assets, dependencies } = pending.package;
   if (pending.package.any) {
     const pkg = JSON.parse(read(root, "package.json"));
     for (const name of scripts) delete pkg.scripts[name];
     if (check) pkg.scripts.check = pkg.scripts.check.replace(" && tsc --noEmit -p views", "");
+    if (assets) pkg.scripts["build:assets"] = pkg.scripts["build:assets"].replace(VIEWS_BUILD_STEP, "");
     for (const name of dependencies) delete pkg.devDependencies[name];
     writeFileSync(join(root, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
-    const parts = [...scripts.map((name) => `script ${name}`), ...(check ? ["check no longer type-checks views/"] : [])];
+    const parts = [
+      ...scripts.map((name) => `script ${name}`),
+      ...(check ? ["check no longer type-checks views/"] : []),
+      ...(assets ? ["build:assets builds the skills only"] : []),
+    ];
     if (dependencies.length) parts.push(`devDependencies ${dependencies.join(", ")}`);
     log(`  package.json: removed ${parts.join("; ")}`);
   }

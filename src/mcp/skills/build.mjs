@@ -53,10 +53,16 @@ export async function readSkills(source) {
   return skills;
 }
 
-/** Builds `source` into `out` (replacing what was there) and returns the manifest; without `source`, removes `out`. */
+/**
+ * Builds `source` into `out` (replacing what was there) and returns the manifest. Without `source`, `out` is left
+ * empty: an app without skills still has the assets directory wrangler and the test pool need.
+ */
 export async function buildSkills(source = SKILLS_SOURCE, out = SKILLS_OUT) {
   await rm(out, { recursive: true, force: true });
-  if (!existsSync(source)) return undefined;
+  if (!existsSync(source)) {
+    await mkdir(out, { recursive: true });
+    return undefined;
+  }
   const skills = await readSkills(source);
   const manifest = await skillManifest(skills, parseFrontmatter);
   for (const { name, files } of skills) {
