@@ -65,7 +65,10 @@ export function taskFields(record: TaskRecord): JsonObject {
 /** The DetailedTask of `tasks/get`: the Task plus what its status carries (result, error or inputRequests). */
 export function detailedTask(record: TaskRecord): JsonObject {
   const task = taskFields(record);
-  if (record.status === "completed") task.result = record.result;
+  // Why resultType: the result is the CallToolResult the call would have answered (the extension's CompletedTask),
+  // and every 2026-07-28 Result carries it; requesters decode it as one (ext-tasks refuses it without). Added here,
+  // not when stored, so tasks kept by an older engine read the same.
+  if (record.status === "completed") task.result = { ...record.result, resultType: "complete" };
   if (record.status === "failed") task.error = record.error;
   if (record.status === "input_required") {
     task.inputRequests = Object.fromEntries(Object.entries(record.pending).map(([key, { request }]) => [key, request]));
