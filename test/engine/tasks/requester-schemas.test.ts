@@ -88,12 +88,16 @@ describe("the server's task messages, read with ext-tasks' schemas", () => {
     );
     readers.push(reader);
     expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
-    await server.call("tasks/update", { taskId, inputResponses: { color: { action: "accept", content: { color: "red" } } } }, options(taskId));
+    await server.call(
+      "tasks/update",
+      { taskId, inputResponses: { color: { action: "accept", content: { color: "red" } } } },
+      options(taskId),
+    );
     for (const status of ["working", "completed"]) {
       const notification = await reader.message();
       expect(notification).toMatchObject({ method: "notifications/tasks", params: { status } });
       expect(issues(TaskStatusNotificationV2Schema, notification)).toEqual([]);
-      if (status === "completed") expect(issues(CallToolResultV2Schema, notification.params.result)).toEqual([]);
+      if (status === "completed") expect(issues(CallToolResultV2Schema, (notification as { params: Json }).params.result)).toEqual([]);
     }
   });
 

@@ -123,7 +123,13 @@ describe("the test client when the server breaks the protocol", () => {
   });
 
   it("fails a completed task whose result carries no resultType (it is the call's 2026-07-28 CallToolResult)", async () => {
-    const task = { taskId: "t1", createdAt: "2026-07-28T00:00:00Z", lastUpdatedAt: "2026-07-28T00:00:00Z", ttlMs: 60_000, pollIntervalMs: 10 };
+    const task = {
+      taskId: "t1",
+      createdAt: "2026-07-28T00:00:00Z",
+      lastUpdatedAt: "2026-07-28T00:00:00Z",
+      ttlMs: 60_000,
+      pollIntervalMs: 10,
+    };
     const server = scripted((body) =>
       body.method === "tools/call"
         ? result(body, { resultType: "task", ...task, status: "working" })
