@@ -5,8 +5,8 @@
  * package) against the template Worker on 127.0.0.1 (as `npm run dev` serves it), with retag_notebook as the task.
  * A recording proxy in front of the Worker shows what went on the wire. Exits non-zero when a check fails.
  *
- * The Inspector needs Node 22: the one of test/conformance/tools (../conformance/node22.mjs). It is installed into
- * test/inspector on first use, and keeps its state in a temporary HOME, never the user's ~/.mcp-inspector.
+ * The Inspector needs Node 22: the one of test/conformance/tools (./node22.mjs). It is installed into
+ * test/conformance/inspector on first use, and keeps its state in a temporary HOME, never the user's ~/.mcp-inspector.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -15,15 +15,16 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { unstable_startWorker } from "wrangler";
-import { installTools, node22 } from "../conformance/node22.mjs";
+import { installTools, node22 } from "./node22.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "../..");
+const tools = join(here, "inspector");
 const MODERN = "2026-07-28";
 
-installTools(here, "node_modules/@modelcontextprotocol/inspector/package.json", "the MCP Inspector");
+installTools(tools, "node_modules/@modelcontextprotocol/inspector/package.json", "the MCP Inspector");
 const node = node22();
-const inspectorDir = join(here, "node_modules/@modelcontextprotocol/inspector");
+const inspectorDir = join(tools, "node_modules/@modelcontextprotocol/inspector");
 const CLI = join(inspectorDir, "clients/launcher/build/index.js");
 const MCPDO = join(inspectorDir, "clients/mcpdo/build/mcp-bin.js");
 const home = mkdtempSync(join(tmpdir(), "inspector-home-"));
