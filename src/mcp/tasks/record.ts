@@ -39,8 +39,13 @@ export interface TaskRecord extends TaskInit {
   lastUpdatedAt: number;
   ttlMs: number;
   pollIntervalMs: number;
-  /** Questions asked and not answered yet: their kind (to check answers) and wire form (for `inputRequests`). */
-  pending: Record<string, { kind: InputKind; request: JsonObject }>;
+  /**
+   * Questions asked and not answered yet, by their `inputRequests` key: their kind (to check answers), wire form, and
+   * the handler's own key when the question carries another (it was asked again: keys.ts).
+   */
+  pending: Record<string, { kind: InputKind; request: JsonObject; key?: string }>;
+  /** Every `inputRequests` key the task has used, never to be used again (keys.ts). */
+  usedKeys?: string[];
   /** While `input_required`: when the questions go unanswered (ms since the epoch), and the task fails. */
   inputDeadline?: number;
   /** Set when the task failed because its questions went unanswered: an answer that comes later is told so. */
