@@ -101,6 +101,28 @@ describe("the server's task messages, read with ext-tasks' schemas", () => {
     }
   });
 
+  it("(a known difference) a completed task's notification over limits.tasks.maxNotificationBytes goes without its result: ext-tasks refuses it and reads tasks/get", async () => {
+    const small = tasksServer("tasks-requester-small-notifications", { maxNotificationBytes: 1_024 });
+    const created = await small.call("tools/call", { name: "hashtag_in_task", arguments: {} }, { capabilities: TASK_CLIENT });
+    const taskId = created.taskId as string;
+    await settle(small, taskId, (task) => task.status === "input_required");
+    const reader = sseReader(
+      await small.send("subscriptions/listen", { notifications: { taskIds: [taskId] } }, { id: "L", capabilities: TASK_CLIENT }),
+    );
+    readers.push(reader);
+    await reader.message(); // acknowledgement
+    const tag = `#${"x".repeat(2_000)}`;
+    await small.call("tasks/update", { taskId, inputResponses: { tag: { action: "accept", content: { tag } } } }, options(taskId));
+    expect(await reader.message()).toMatchObject({ method: "notifications/tasks", params: { status: "working" } });
+    const completed = (await reader.message()) as { params: Json };
+    expect(completed.params).toMatchObject({ taskId, status: "completed" });
+    expect(completed.params).not.toHaveProperty("result");
+    // The extension wants every notification to be the DetailedTask tasks/get would answer; ext-tasks' schema says so
+    // (it reports the notification to its onError and keeps polling), and tasks/get has the result.
+    expect(issues(TaskStatusNotificationV2Schema, completed)).not.toEqual([]);
+    expect(issues(GetTaskResultV2Schema, await settle(small, taskId))).toEqual([]);
+  });
+
   it("a task-capable request for an unknown task is -32602, as ext-tasks expects for tasks/get", async () => {
     const message = await readMessage(
       await server.send("tasks/get", { taskId: "AAAAAAAAAAAAAAAAAAAAAA" }, options("AAAAAAAAAAAAAAAAAAAAAA")),
