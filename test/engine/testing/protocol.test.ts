@@ -122,6 +122,26 @@ describe("the test client when the server breaks the protocol", () => {
     });
   });
 
+  it("fails a completed task whose result carries no resultType (it is the call's 2026-07-28 CallToolResult)", async () => {
+    const task = {
+      taskId: "t1",
+      createdAt: "2026-07-28T00:00:00Z",
+      lastUpdatedAt: "2026-07-28T00:00:00Z",
+      ttlMs: 60_000,
+      pollIntervalMs: 10,
+    };
+    const server = scripted((body) =>
+      body.method === "tools/call"
+        ? result(body, { resultType: "task", ...task, status: "working" })
+        : result(body, { resultType: "complete", ...task, status: "completed", result: { content: [] } }),
+    );
+    const client = await connect(server.fetch);
+    await expect(client.callTool("slow")).rejects.toMatchObject({
+      kind: "protocol",
+      message: 'task t1: its result has resultType undefined, not "complete" (a 2026-07-28 CallToolResult must carry it)',
+    });
+  });
+
   it("fails a 2025 initialize that the server answers with another revision", async () => {
     const server = scripted((body) =>
       result(body, { protocolVersion: "2025-03-26", capabilities: {}, serverInfo: { name: "old", version: "1" } }),
