@@ -36,6 +36,10 @@ export const EXAMPLE_PATHS = [
   "test/app/views.test.ts",
   // End-to-end flows through the example's tools; dev-server, landing, local-settings and quick-start hold for any app.
   "test/e2e/dev-server-example.test.ts",
+  "test/e2e/ext-tasks.test.ts",
+  // The MCP Inspector's run of the example's task (npm run inspector), and its install.
+  "test/e2e/inspector.mjs",
+  "test/e2e/inspector/",
   "test/e2e/legacy-clients.test.ts",
   "test/e2e/listen.test.ts",
   "test/e2e/modern-client.test.ts",
@@ -48,8 +52,8 @@ export const EXAMPLE_PATHS = [
   "test/e2e/views/",
 ];
 
-/** npm scripts that served only the example (its view's build). */
-export const EXAMPLE_SCRIPTS = ["build:views"];
+/** npm scripts that served only the example (its view's build, the Inspector's run of its task). */
+export const EXAMPLE_SCRIPTS = ["build:views", "inspector"];
 
 /** Dev dependencies only the example used: Vite built its view, ext-apps ran it (and the view's test host). */
 const EXAMPLE_DEV_DEPENDENCIES = ["@modelcontextprotocol/ext-apps", "vite"];
@@ -279,6 +283,12 @@ const EDITS = [
     file: "test/e2e/tsconfig.json",
     what: "no longer names the example's OAuth test Worker",
     find: '"./oauth/worker.ts", ',
+    replace: "",
+  },
+  {
+    file: ".ci/run",
+    what: "no Inspector step (it ran the example's task)",
+    find: /\nstep "MCP Inspector[^\n]*\nnpm run inspector\n/,
     replace: "",
   },
   {

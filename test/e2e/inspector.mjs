@@ -5,8 +5,8 @@
  * package) against the template Worker on 127.0.0.1 (as `npm run dev` serves it), with retag_notebook as the task.
  * A recording proxy in front of the Worker shows what went on the wire. Exits non-zero when a check fails.
  *
- * The Inspector needs Node 22: the one of test/conformance/tools (./node22.mjs). It is installed into
- * test/conformance/inspector on first use, and keeps its state in a temporary HOME, never the user's ~/.mcp-inspector.
+ * The Inspector needs Node 22: the one of test/conformance/tools (test/conformance/node22.mjs). It is installed into
+ * test/e2e/inspector on first use, and keeps its state in a temporary HOME, never the user's ~/.mcp-inspector.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { unstable_startWorker } from "wrangler";
-import { installTools, node22 } from "./node22.mjs";
+import { installTools, node22 } from "../conformance/node22.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "../..");
