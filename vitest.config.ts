@@ -26,6 +26,15 @@ function localSettingsBlanked(): Record<string, string> {
   return Object.fromEntries(names.map((name) => [name, ""]));
 }
 
+/**
+ * How many cases the property-based tests run (test/helpers/seed.ts reads it): FC_RUNS when set, every case in CI
+ * (CI=true, as .ci/run and most CI services set), otherwise "" (a local run's smaller default).
+ */
+function fuzzCases(): string {
+  const ci = process.env.CI !== undefined && !["", "0", "false"].includes(process.env.CI);
+  return process.env.FC_RUNS ?? (ci ? "full" : "");
+}
+
 export default defineConfig({
   test: {
     // One access log line per request is right in production and noise in a run of thousands of requests; so is the
@@ -38,7 +47,7 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
-              bindings: { ...localSettingsBlanked(), ...TEST_BINDINGS, FC_SEED: process.env.FC_SEED ?? "" },
+              bindings: { ...localSettingsBlanked(), ...TEST_BINDINGS, FC_SEED: process.env.FC_SEED ?? "", FC_RUNS: fuzzCases() },
               // Every binding the engine understands, even if the app's wrangler.toml no longer binds it: the
               // engine's tests cover every feature (test/helpers/engine-bindings.d.ts types them).
               durableObjects: {
@@ -59,6 +68,10 @@ export default defineConfig({
         ],
         test: {
           name: "workerd",
+          // One runtime and one module graph for all the files (a fresh one per file cost about 2.5 s a file);
+          // each file still starts with no Durable Object and an empty fixture (test/helpers/fresh-state.ts).
+          isolate: false,
+          setupFiles: ["test/helpers/fresh-state.ts"],
           include: ["test/engine/**/*.test.ts", "test/app/**/*.test.ts"],
           // The views' HTML (build/assets): the pool binds it as ASSETS, and does not start without it.
           globalSetup: ["views/build.mjs"],
