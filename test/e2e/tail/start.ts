@@ -2,9 +2,11 @@
  * Starts the template with tracing observable: `wrangler dev` with two configs, the template's own wrangler.toml
  * (copied to a temporary directory by ../dev-server.ts with `streaming_tail_consumers` added, so users' config never names a test
  * Worker) and the test's tail consumer (./wrangler.toml), which POSTs each invocation's tail events to an HTTP
- * server this module runs on 127.0.0.1. Why a child process: a streaming tail consumer reaches the template only
- * when both run in one wrangler dev (two `unstable_startWorker`s sharing a dev registry deliver no tail events).
- * What wrangler prints is kept too: tests of the dev server's own behaviour read it.
+ * server this module runs on 127.0.0.1; a GET to that server answers every event received so far, so tests in other
+ * processes (the end-to-end global setup starts one for all of them) read them too. Why a child process: a streaming
+ * tail consumer reaches the template only when both run in one wrangler dev (two `unstable_startWorker`s sharing a
+ * dev registry deliver no tail events). What wrangler prints is kept too: tests of the dev server's own behaviour
+ * read it, in a process of their own.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -29,6 +31,8 @@ export interface TracedTemplate {
   url: string;
   /** Every tail event received so far, in arrival order. */
   events: TailEvent[];
+  /** Where a GET answers `events` as JSON, for tests in another process (`receivedEvents`). */
+  eventsUrl: string;
   /** Everything wrangler has printed so far (stdout and stderr, colours removed): the dev server's own messages. */
   output(): string;
   stop(): Promise<void>;
@@ -55,6 +59,10 @@ export async function startTracedTemplate(): Promise<TracedTemplate> {
   const events: TailEvent[] = [];
   const collector = await listen(
     createServer((request, response) => {
+      if (request.method === "GET") {
+        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(events));
+        return;
+      }
       let body = "";
       request.setEncoding("utf8");
       request.on("data", (chunk) => (body += chunk));
@@ -71,11 +79,12 @@ export async function startTracedTemplate(): Promise<TracedTemplate> {
     secrets: undefined,
     streaming_tail_consumers: [{ service: COLLECTOR }],
   });
+  const collectorUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}/`;
   const consumer = {
     name: COLLECTOR,
     main: join(import.meta.dirname, "worker.ts"),
     compatibility_date: rawConfig.compatibility_date,
-    vars: { COLLECTOR_URL: `http://127.0.0.1:${(collector.address() as AddressInfo).port}/` },
+    vars: { COLLECTOR_URL: collectorUrl },
   };
   writeFileSync(join(dir, "consumer.json"), JSON.stringify(consumer));
   const wrangler = spawnWranglerDev([
@@ -90,11 +99,18 @@ export async function startTracedTemplate(): Promise<TracedTemplate> {
   };
   try {
     const origin = await wrangler.ready;
-    return { url: new URL("/mcp", origin).href, events, output: wrangler.output, stop };
+    return { url: new URL("/mcp", origin).href, events, eventsUrl: collectorUrl, output: wrangler.output, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** Every tail event a traced template's collector has received so far, read from its `eventsUrl`. */
+export async function receivedEvents(eventsUrl: string): Promise<TailEvent[]> {
+  const response = await fetch(eventsUrl);
+  if (!response.ok) throw new Error(`the trace collector answered ${response.status}`);
+  return (await response.json()) as TailEvent[];
 }
 
 function listen(server: Server): Promise<Server> {
