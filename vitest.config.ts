@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
@@ -37,6 +38,9 @@ function fuzzCases(): string {
 
 export default defineConfig({
   test: {
+    // Two test files at a time even on two cores (vitest's default is one fewer than the cores): much of the suite
+    // waits rather than computes (wrangler dev starting, a hub left idle until it hibernates, streams held open).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // One access log line per request is right in production and noise in a run of thousands of requests; so is the
     // development startup line (src/mcp/worker/startup.ts) once per test file.
     onConsoleLog: (log) => !log.includes('"message":"mcp request"') && !log.includes('"message":"development mode: '),
