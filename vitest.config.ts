@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /** A fixed test key (not secret): tests exercise real signing, never the built-in development key. */
 export const TEST_BINDINGS = {
@@ -36,11 +37,30 @@ function fuzzCases(): string {
   return process.env.FC_RUNS ?? (ci ? "full" : "");
 }
 
+/**
+ * The projects' files run in this order (each project's own files as vitest orders them: failed, then slowest, first).
+ * Why the runtime's first: its runtime starts while the end-to-end Worker does (test/e2e/global-setup.ts does not wait
+ * for it), and its slowest file (a hub left idle until it hibernates) starts early. Why each project's files together:
+ * a runtime shared by several files is reused only while the next file queued is one of its own.
+ */
+const PROJECT_ORDER = ["workerd", "repo", "e2e"];
+
+class ProjectOrder extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) => {
+      const index = PROJECT_ORDER.indexOf(spec.project.name);
+      return index === -1 ? PROJECT_ORDER.length : index;
+    };
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
+
 export default defineConfig({
   test: {
     // Two test files at a time even on two cores (vitest's default is one fewer than the cores): much of the suite
     // waits rather than computes (wrangler dev starting, a hub left idle until it hibernates, streams held open).
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    sequence: { sequencer: ProjectOrder },
     // One access log line per request is right in production and noise in a run of thousands of requests; so is the
     // development startup line (src/mcp/worker/startup.ts) once per test file.
     onConsoleLog: (log) => !log.includes('"message":"mcp request"') && !log.includes('"message":"development mode: '),
@@ -92,6 +112,8 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",
           globalSetup: ["test/e2e/global-setup.ts"],
+          // The global setup does not wait for its Worker: each file does, before its first test.
+          setupFiles: ["test/e2e/worker-ready.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { experimental_readRawConfig } from "wrangler";
 
@@ -69,5 +70,20 @@ export function exited(child: ChildProcess): Promise<void> {
   return new Promise((done) => {
     child.once("exit", () => done());
     child.kill("SIGTERM");
+  });
+}
+
+/**
+ * A TCP port on 127.0.0.1 that was free a moment ago, for a server whose URL must be known before it is ready. Another
+ * process could take it in between; wrangler then fails to start, saying so (see `spawnWranglerDev`).
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, fail) => {
+    const probe = createServer();
+    probe.once("error", fail);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
   });
 }
