@@ -97,8 +97,8 @@ export default defineConfig({
           isolate: false,
           setupFiles: ["test/helpers/fresh-state.ts"],
           include: ["test/engine/**/*.test.ts", "test/app/**/*.test.ts"],
-          // The views' HTML (build/assets): the pool binds it as ASSETS, and does not start without it.
-          globalSetup: ["views/build.mjs"],
+          // The views' HTML and the skills (build/assets): the pool binds it as ASSETS, and does not start without it.
+          globalSetup: ["views/build.mjs", "src/mcp/skills/build.mjs"],
         },
       },
       {

@@ -1,10 +1,11 @@
 /**
- * The Worker entry: builds the MCP server from the declarations in tools.ts, resources.ts and prompts.ts, and
- * exports the Durable Object classes that wrangler.toml binds.
+ * The Worker entry: builds the MCP server from the declarations in tools.ts, resources.ts, prompts.ts and
+ * skills.ts, and exports the Durable Object classes that wrangler.toml binds.
  */
 import { createMcpWorker } from "./mcp";
 import { prompts } from "./prompts";
 import { resources } from "./resources";
+import { skills } from "./skills";
 import { tools } from "./tools";
 
 export default createMcpWorker<Env>({
@@ -14,7 +15,7 @@ export default createMcpWorker<Env>({
   instructions:
     "A personal notebook. Call create_notebook once and pass its notebook_id to the other tools. Notes are private to the caller.",
   // Built on the first request, not at startup: constructing the zod schemas would add milliseconds to every cold start.
-  declarations: () => ({ tools: tools(), resources, prompts: prompts() }),
+  declarations: () => ({ tools: tools(), resources, prompts: prompts(), skills }),
 });
 
 export { LegacySession, ReplayGuard, SubscriptionHub, TaskRunner } from "./mcp";

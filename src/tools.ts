@@ -5,7 +5,7 @@
  *
  * Handlers get `(args, ctx)`: `args` already validated against `input`; `ctx` carries `env`, the caller
  * (`ctx.principal`), a cancellation `ctx.signal`, `ctx.progress()`/`ctx.log()` and `ctx.ask()` to ask the
- * client for input (see README, "Asking the user"). Return `toolError("...")` for failures the model should read.
+ * client for input (see docs/guides/asking-the-user.md). Return `toolError("...")` for failures the model should read.
  */
 import * as z from "zod/mini";
 import type { Tool, ToolContext } from "./mcp";

@@ -100,6 +100,7 @@ const FEATURES = [
   ["views, MCP Apps (define/views.ts, src/views.ts)", /^src\/(mcp\/define\/)?views\.ts/],
   ["2025 clients (legacy/)", /^src\/mcp\/legacy\//],
   ["subscriptions/listen (listen/)", /^src\/mcp\/listen\//],
+  ["skills (skills/, src/skills.ts)", /^src\/(mcp\/skills\/|skills\.ts)/],
   ["engine core (rest of src/mcp/, itty-router)", /^(src\/mcp\/|itty-router\/)/],
   ["example app (src/*.ts)", /^src\/[^/]+$/],
 ];

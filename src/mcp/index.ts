@@ -1,36 +1,80 @@
 /**
  * @module mcp
  * The engine's public boundary: the only module that code outside `src/mcp/` imports (the app, its tests, the
- * conformance fixture and the bench Workers). Everything a tool, resource or prompt module needs, the Worker
- * factory, and the Durable Object classes (ReplayGuard, LegacySession, SubscriptionHub, TaskRunner) that the app's
- * entry module re-exports under the names wrangler.toml binds. (Biome keeps these exports sorted by path.)
+ * conformance fixture and the bench Workers). Everything a tool, resource or prompt module needs (including the name
+ * of every type a handler meets), the Worker factory, and the Durable Object classes (ReplayGuard, LegacySession,
+ * SubscriptionHub, TaskRunner) that the app's entry module re-exports under the names wrangler.toml binds. Each
+ * export is documented, with an example, where it is defined (test/repo/public-api.test.ts checks that, and that
+ * every example compiles: test/engine/examples/public-api.ts). (Biome keeps these exports sorted by path.)
  */
 
 export type { EngineOptions, LimitOptions, Limits } from "./config/options";
 export { audio, embeddedResource, image, resourceLink, text, toBase64 } from "./define/content";
 export { type JsonSchemaInput, jsonSchema } from "./define/json-schema";
-export { definePrompt, type Prompt, type PromptContext } from "./define/prompts";
+export { definePrompt, type Prompt, type PromptContext, type PromptDefinition, type PromptResult } from "./define/prompts";
 export {
   type Completer,
+  type CompletionContext,
   defineResource,
   defineResourceTemplate,
   type ListedResource,
   type Resource,
   type ResourceContext,
+  type ResourceDefinition,
   type ResourceListPage,
+  type ResourceTemplateDefinition,
 } from "./define/resources";
-export { defineTool, type Tool, type ToolContext, type ToolResult, toolError } from "./define/tools";
+export { defineTool, type Tool, type ToolContext, type ToolDefinition, type ToolInput, type ToolResult, toolError } from "./define/tools";
 export { defineView, type View, type ViewCsp, type ViewDefinition, type ViewPermissions } from "./define/views";
-export type { HandlerContext } from "./handler/context";
-export { elicitForm, elicitUrl, type InputApi, listRoots, sample, samplingText } from "./handler/questions";
-export { titledEnum } from "./handler/schema";
+export type { Audience, ClientView, HandlerContext, Publisher } from "./handler/context";
+export {
+  type AnswerOf,
+  type Answers,
+  type AskOptions,
+  elicitForm,
+  elicitUrl,
+  type FormAnswer,
+  type FormRequest,
+  type InputApi,
+  type InputKind,
+  type InputRequest,
+  listRoots,
+  type RootsAnswer,
+  type RootsRequest,
+  type SamplingAnswer,
+  type SamplingContent,
+  type SamplingNeeds,
+  type SamplingParams,
+  type SamplingRequest,
+  sample,
+  samplingText,
+  type UrlAnswer,
+  type UrlRequest,
+} from "./handler/questions";
+export { type ObjectSchema, titledEnum } from "./handler/schema";
 export { ReplayGuard } from "./input/replay-guard";
 export { LegacySession } from "./legacy/session";
 export { SubscriptionHub } from "./listen/hub";
-export type { ServerDefinition } from "./server/server";
+export type { Declarations, ServerDefinition } from "./server/server";
+export { defineSkill, type Skill, type SkillDefinition } from "./skills/define";
 export { TaskRunner } from "./tasks/runner";
 export { ENGINE_VERSION } from "./version";
 export type { Principal } from "./wire/principal";
 export type { TaskSupport } from "./wire/tasks";
+export type {
+  Annotations,
+  CacheHint,
+  ClientCapabilities,
+  ContentBlock,
+  Icon,
+  Implementation,
+  JsonObject,
+  LogLevel,
+  PromptMessage,
+  RequestId,
+  ResourceContents,
+  ResourceLink,
+  ToolAnnotations,
+} from "./wire/types";
 export type { EngineBindings } from "./worker/bindings";
 export { createMcpWorker, validateServer } from "./worker/create";

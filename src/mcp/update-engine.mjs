@@ -5,7 +5,7 @@
  * Brings a newer engine into a fork: replaces the engine's own files (ENGINE_PATHS: `src/mcp/` and the engine's
  * tests) with those of a git ref of this repository (for example `upstream/main` after `git fetch upstream`) or of
  * a directory holding a checkout of the template, then runs `npm run check` and `npm test`. The fork's own files
- * (src/*.ts, test/app/, test/e2e/, wrangler.toml, package.json, README.md) are never touched.
+ * (src/*.ts, test/app/, test/e2e/, wrangler.toml, package.json, README.md, docs/) are never touched.
  *
  * Why it refuses to run over uncommitted changes in the engine's files: the replacement would erase them. Commit
  * them first (or pass --force), and review the update with `git diff` before committing it.

@@ -6,10 +6,11 @@ import { describe, expect, it } from "vitest";
 import { validateServer } from "../../src/mcp";
 import { prompts } from "../../src/prompts";
 import { resources } from "../../src/resources";
+import { skills } from "../../src/skills";
 import { tools } from "../../src/tools";
 
 describe("the app's declarations", () => {
-  it("accepts every declaration in src/: tool names, JSON Schemas, header bindings, prompts", () => {
-    expect(() => validateServer({ name: "template", version: "1", tools: tools(), resources, prompts: prompts() })).not.toThrow();
+  it("accepts every declaration in src/: tool names, JSON Schemas, header bindings, prompts, skills", () => {
+    expect(() => validateServer({ name: "template", version: "1", tools: tools(), resources, prompts: prompts(), skills })).not.toThrow();
   });
 });

@@ -5,21 +5,22 @@
  * listener that names the notebook and does hear the change, so a silent stream means "refused", not "slow".
  */
 import { describe, expect, it } from "vitest";
+import { connect, type Listener } from "../../src/mcp/testing";
 import { readMessage } from "../helpers/rpc";
 import { sseReader } from "../helpers/sse";
-import { app } from "./app";
+import { app, fetchApp } from "./app";
 
 type Reader = ReturnType<typeof sseReader>;
 
 const PREFIXES = ["note://", "note:", "note", "note://nb_"];
 
-const tool = (name: string, args: Record<string, unknown>) =>
-  app.call<{ structuredContent: Record<string, string> }>("tools/call", { name, arguments: args });
+const client = await connect(fetchApp);
+const tool = (name: string, args: Record<string, unknown>) => client.callTool(name, args);
 
 /** Someone else's notebook with one note, which they then edit. */
 async function victimNotebook() {
-  const notebook = (await tool("create_notebook", { title: "Private" })).structuredContent.notebook_id!;
-  const note = (await tool("add_note", { notebook_id: notebook, title: "Salary", body: "confidential" })).structuredContent.id!;
+  const notebook = (await tool("create_notebook", { title: "Private" })).structuredContent.notebook_id as string;
+  const note = (await tool("add_note", { notebook_id: notebook, title: "Salary", body: "confidential" })).structuredContent.id as string;
   return {
     notebook,
     note,
@@ -28,12 +29,16 @@ async function victimNotebook() {
   };
 }
 
-async function listen(resourceSubscriptions: string[], id: string): Promise<Reader> {
-  const reader = sseReader(await app.send("subscriptions/listen", { notifications: { resourceSubscriptions } }, { id }));
-  expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
-  return reader;
+/** A 2026-07-28 listener subscribed to `resourceSubscriptions`, once acknowledged. */
+const listen = (resourceSubscriptions: string[]): Promise<Listener> => client.listen({ resourceSubscriptions });
+
+/** A 2025 session subscribed to `uri`, listening on its GET stream. */
+async function subscribedListener(uri: string): Promise<Listener> {
+  const session = await connect(fetchApp, { era: "2025" });
+  return session.listen({ resourceSubscriptions: [uri] });
 }
 
+// Raw from here: resuming with an invented Last-Event-ID is an attack, not something a client's API does.
 const VERSION = "2025-11-25";
 const legacyHeaders = (session?: string): Record<string, string> => ({
   "content-type": "application/json",
@@ -69,27 +74,27 @@ async function getStream(session: string, lastEventId?: string): Promise<Reader>
 describe("anonymous callers never reach each other's notes through subscriptions", () => {
   it("2026-07-28: a listen prefix that names no notebook hears nothing of another caller's edits", async () => {
     const victim = await victimNotebook();
-    const attackers = await Promise.all(PREFIXES.map((prefix, index) => listen([prefix], `attacker-${index}`)));
-    const control = await listen([`note://${victim.notebook}`], "control");
+    const attackers = await Promise.all(PREFIXES.map((prefix) => listen([prefix])));
+    const control = await listen([`note://${victim.notebook}`]);
     try {
       await victim.edit();
-      expect(await control.message()).toMatchObject({ method: "notifications/resources/updated", params: { uri: victim.uri } });
-      for (const attacker of attackers) expect(await attacker.message(300)).toBe("timeout");
+      expect(await control.next()).toMatchObject({ method: "notifications/resources/updated", params: { uri: victim.uri } });
+      for (const attacker of attackers) expect(await attacker.tryNext(300)).toBeUndefined();
     } finally {
-      await Promise.all([...attackers, control].map((reader) => reader.cancel()));
+      await Promise.all([...attackers, control].map((listener) => listener.close()));
     }
   });
 
   it("2025: a session subscribed to note:// hears nothing live of another caller's edits", async () => {
     const victim = await victimNotebook();
-    const attacker = await getStream(await subscribedSession("note://"));
-    const control = await getStream(await subscribedSession(`note://${victim.notebook}`));
+    const attacker = await subscribedListener("note://");
+    const control = await subscribedListener(`note://${victim.notebook}`);
     try {
       await victim.edit();
-      expect(await control.message()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: victim.uri } });
-      expect(await attacker.message(300)).toBe("timeout");
+      expect(await control.next()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: victim.uri } });
+      expect(await attacker.tryNext(300)).toBeUndefined();
     } finally {
-      await Promise.all([attacker.cancel(), control.cancel()]);
+      await Promise.all([attacker.close(), control.close()]);
     }
   });
 

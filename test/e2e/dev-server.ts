@@ -1,11 +1,11 @@
 /**
  * `wrangler dev` as a child process, for tests that need what only the real command does (the files it reads beside
  * its config, what it prints, several Workers in one dev session). The template's wrangler.toml is copied to a
- * temporary directory, with main, build and assets pointing back at the repository, so a test can put a `.dev.vars`
- * beside the copy and never touches the repository's own.
+ * temporary directory, with main, build and assets (when it has them) pointing back at the repository, so a test can
+ * put a `.dev.vars` beside the copy and never touches the repository's own.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { experimental_readRawConfig } from "wrangler";
@@ -15,16 +15,25 @@ export const root = resolve(import.meta.dirname, "../..");
 /** The template's wrangler.toml as JSON in `dir` (wrangler.json), paths made absolute, `overrides` applied; its path. */
 export function copyTemplateConfig(dir: string, overrides: Record<string, unknown> = {}): string {
   const { rawConfig } = experimental_readRawConfig({ config: join(root, "wrangler.toml") });
+  const { build, assets } = rawConfig;
   const copy = {
     ...rawConfig,
     main: join(root, rawConfig.main!),
-    build: { ...rawConfig.build, cwd: root, watch_dir: join(root, "views") },
-    assets: { ...rawConfig.assets, directory: join(root, rawConfig.assets!.directory!) },
+    // An app without views or skills has neither (`npm run blank` removes them with the example's).
+    ...(build && { build: { ...build, cwd: root, watch_dir: [build.watch_dir ?? []].flat().map((dir) => join(root, dir)) } }),
+    ...(assets && { assets: { ...assets, directory: join(root, assets.directory!) } }),
     ...overrides,
   };
   const path = join(dir, "wrangler.json");
   writeFileSync(path, JSON.stringify(copy));
   return path;
+}
+
+/** `npm run dev`'s arguments after `wrangler dev`, as package.json has them. */
+export function devScriptArguments(): string[] {
+  const [command, subcommand, ...args] = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts.dev as string).split(" ");
+  if (`${command} ${subcommand}` !== "wrangler dev") throw new Error(`package.json's dev script is not wrangler dev: ${command}`);
+  return args;
 }
 
 export interface DevProcess {

@@ -88,6 +88,7 @@ describe.runIf(appBinds("SUBSCRIPTIONS"))("listen with several clients", () => {
     expect(updates).toEqual([`note://${notebook}/${added.structuredContent.id}`]);
     expect(listChanges).toBe(0);
     const listed = await listener.listResources();
-    expect(listed.resources.map((resource) => resource.uri)).toEqual(["notes://guide"]);
+    // The guide and the skill's SKILL.md: public, and no note.
+    expect(listed.resources.map((resource) => resource.uri)).toEqual(["notes://guide", "skill://notebook-keeping/SKILL.md"]);
   });
 });

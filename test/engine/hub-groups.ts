@@ -11,22 +11,27 @@ import { sessionName } from "../helpers/rpc";
 /** The group anonymous test requests are counted in: one per client address, and they carry no `cf-connecting-ip`. */
 export const ANONYMOUS_CALLERS = callerGroup(ANONYMOUS, "ip:unknown");
 
-/** The sockets a 2025 session's GET streams hold in the global hub now (the hub runs in the test's isolate). */
-export function sessionSockets(session: string): Promise<WebSocket[]> {
-  return runInDurableObject(env.SUBSCRIPTIONS.getByName(GLOBAL_GROUP), (_instance, state) =>
-    state.getWebSockets(`s:${sessionName(session)}`),
-  );
-}
+/** The session sockets earlier waits saw: a stream that replaces another must be a socket not among them. */
+const seen = new WeakSet<WebSocket>();
 
 /**
  * Waits (bounded) until a 2025 session's GET stream has joined the hubs. Its client cannot tell (the stream sends
  * nothing until an event), so a test that publishes right after opening it waits here first. The global group is
- * joined last. A stream that replaces an open one passes the sockets held before it opened (`sessionSockets`): the
- * old stream's socket stays in the hub until the new one has joined, so "a socket is there" says nothing about the
- * new stream, and a publish sent then could miss it.
+ * joined last. Why "a socket not seen before": a stream that replaces the session's previous one must not be taken
+ * for joined while the previous one's socket is still there. Fails loudly at the deadline rather than letting the
+ * test publish to nobody and time out somewhere else.
  */
-export async function sessionStreamAttached(session: string, before: WebSocket[] = []): Promise<void> {
-  const attached = async () => (await sessionSockets(session)).some((socket) => !before.includes(socket));
-  const deadline = Date.now() + 2_000;
-  while (!(await attached()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+export async function sessionStreamAttached(session: string): Promise<void> {
+  const hub = env.SUBSCRIPTIONS.getByName(GLOBAL_GROUP);
+  const joined = () =>
+    runInDurableObject(hub, (_instance, state) => {
+      const fresh = state.getWebSockets(`s:${sessionName(session)}`).filter((socket) => !seen.has(socket));
+      for (const socket of fresh) seen.add(socket);
+      return fresh.length > 0;
+    });
+  const deadline = Date.now() + 10_000;
+  while (!(await joined())) {
+    if (Date.now() > deadline) throw new Error(`the GET stream of session ${session} did not join the hubs within 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

@@ -2,7 +2,7 @@
  * The engine's folders are layers: each may import only from the folders below it, never from one above, so no two
  * folders import each other. The order, from the bottom: what every layer uses, the wire, the configuration, the
  * building blocks of HTTP and signing, the one way a handler runs, the declarations, the features, the method table,
- * the two transports, and the Worker on top. A new folder must be placed here (the test fails until it is).
+ * the two transports, the Worker, and on top the test client, which only tests import. A new folder must be placed here (the test fails until it is).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -22,12 +22,14 @@ const LAYERS = [
   "define", // defineTool, defineResource, definePrompt, defineView, and their methods
   "input", // multi round-trip rounds (2026-07-28)
   "listen", // subscriptions/listen, publishing, the hub
+  "skills", // the Skills extension: defineSkill, the build's manifest, skills/list, skills/get, directory reads
   "tasks", // the Tasks extension
   "server", // the method table and capabilities
   "stateless", // the 2026-07-28 transport
   "legacy", // the 2025 transport (sessions)
   "oauth", // the built-in authorization server, in front of the router
   "worker", // createMcpWorker, the routes, the landing page
+  "testing", // the test client for a fork's tests (never imported by the Worker: see boundary.test.ts)
 ] as const;
 
 function sourceFiles(dir: string): string[] {
@@ -40,7 +42,8 @@ function sourceFiles(dir: string): string[] {
 
 /** Every relative module a file imports (static, dynamic, type-only, re-export), resolved to a path. */
 function importsOf(file: string): string[] {
-  const source = readFileSync(file, "utf8");
+  // Comment lines are not imports: a JSDoc example (`import worker from "../../src"`) names what its reader imports.
+  const source = readFileSync(file, "utf8").replace(/^\s*(?:\*|\/\/|\/\*).*$/gm, "");
   return [...source.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)["'](\.{1,2}\/[^"']+)["']/g)].map(([, spec]) => {
     const base = resolve(dirname(file), spec!);
     return [base, `${base}.ts`, join(base, "index.ts")].find((path) => existsSync(path) && statSync(path).isFile()) ?? base;

@@ -80,6 +80,10 @@ const LIMITS = {
     /** How long a task's question waits for its answer; then the task fails and frees its caller's slot. */
     inputTimeoutMs: [300_000, 1_000, 3_600_000],
   },
+  skills: {
+    /** Most entries in one page of `skills/list` (skills) or `resources/directory/read` (a directory's children). */
+    pageSize: [100, 1, 1_000],
+  },
   rateLimit: {
     /** The RATE_LIMITER binding's `simple.period` in wrangler.toml, sent as Retry-After: 10 or 60 s only. */
     periodMs: [60_000, 10_000, 60_000],
@@ -94,15 +98,51 @@ const LIMITS = {
   },
 } as const satisfies Record<string, Record<string, Range>>;
 
-/** Every limit, resolved. */
+/**
+ * Every limit, resolved: `limits.<group>.<name>` as the engine applies it, each a number in its stated unit
+ * (milliseconds, bytes, or a count). `LimitOptions` is the same shape with every field optional.
+ *
+ * @example
+ * ```ts
+ * export function taskLimits(overrides: Partial<Limits["tasks"]>): LimitOptions {
+ *   return { tasks: { ttlMs: 7_200_000, ...overrides } };
+ * }
+ * ```
+ * @see docs/configuration.md
+ */
 export type Limits = { [G in keyof typeof LIMITS]: { [K in keyof (typeof LIMITS)[G]]: number } };
 
-/** The limits a Worker sets; any it leaves out keep their defaults. */
+/**
+ * The limits a Worker sets (`createMcpWorker({ limits })`); any it leaves out keep their defaults. Groups:
+ * `request`, `lists`, `state`, `listen`, `sessions`, `tasks`, `skills`, `rateLimit`, `oauth`. Durations are in
+ * milliseconds, sizes in bytes; a value outside its range (or a name that is not a limit) stops the Worker at
+ * startup with an error naming it.
+ *
+ * @example
+ * ```ts
+ * export const limits: LimitOptions = { state: { ttlMs: 300_000 }, listen: { maxPerCaller: 10 } };
+ * ```
+ * @see docs/configuration.md
+ */
 export type LimitOptions = { [G in keyof Limits]?: Partial<Limits[G]> };
 
-/** What `createMcpWorker` takes besides the server's identity and declarations. */
+/**
+ * What `createMcpWorker` takes besides the server's identity and declarations: limits, whether to serve 2025
+ * clients, how scopes imply each other, and whether to keep the upstream token. Every field is optional; each is
+ * checked at startup. (Secrets and what differs per deployment stay in the environment.)
+ *
+ * @example
+ * ```ts
+ * export const options: EngineOptions = {
+ *   legacyClients: true,
+ *   scopeHierarchy: ["prefix", "admin>reports"],
+ *   limits: { tasks: { maxActivePerCaller: 3 } },
+ * };
+ * ```
+ * @see docs/configuration.md
+ */
 export interface EngineOptions {
-  /** Limits and tuning; every field is optional (defaults: README, "Limits"). */
+  /** Limits and tuning; every field is optional (defaults: docs/configuration.md, "Limits"). */
   limits?: LimitOptions;
   /** Serve 2025-era clients (the `initialize` handshake) besides 2026-07-28 ones. Default `true`. */
   legacyClients?: boolean;

@@ -10,11 +10,12 @@ import type { Config } from "../config/config";
 import { keyRing } from "../signing/ring";
 import { open, seal } from "../signing/token";
 import { invalidParams } from "../wire/errors";
+import type { CacheHint } from "../wire/types";
 
 export const PAGE_SIZE = 50;
 const CURSOR = /^o([0-9]{1,7})$/;
 
-export function paginate<T>(items: readonly T[], cursor: unknown): { page: T[]; nextCursor?: string } {
+export function paginate<T>(items: readonly T[], cursor: unknown, pageSize = PAGE_SIZE): { page: T[]; nextCursor?: string } {
   let offset = 0;
   if (cursor !== undefined) {
     const decoded = typeof cursor === "string" ? decodeCursor(cursor) : undefined;
@@ -22,9 +23,18 @@ export function paginate<T>(items: readonly T[], cursor: unknown): { page: T[]; 
     offset = match ? Number(match[1]) : -1;
     if (offset <= 0 || offset >= items.length) throw invalidParams("Invalid cursor");
   }
-  const page = items.slice(offset, offset + PAGE_SIZE);
-  const next = offset + PAGE_SIZE;
+  const page = items.slice(offset, offset + pageSize);
+  const next = offset + pageSize;
   return next < items.length ? { page, nextCursor: btoa(`o${next}`).replace(/=+$/, "") } : { page };
+}
+
+/**
+ * The cache hint of a list that is the same for every caller (tools, prompts, fixed resources, skills): `lists.ttlMs`,
+ * and public, except with authorization on, where what is listed may depend on the caller's scopes (and only
+ * callers with a token may see it), so shared caches must not reuse it.
+ */
+export function listCacheHint(config: Config): CacheHint {
+  return { ttlMs: config.limits.lists.ttlMs, cacheScope: config.auth || config.authServer ? "private" : "public" };
 }
 
 function decodeCursor(cursor: string): string | undefined {

@@ -31,11 +31,15 @@ export async function listResources(
   scope: RequestScope,
   /** Hides fixed resources from this caller (views it is not offered). */
   visible?: (resource: ResourceDefinition) => boolean,
+  /** Listed after the fixed resources, as if they were some (each skill's SKILL.md). */
+  extra: readonly JsonObject[] = [],
 ): Promise<JsonObject> {
-  const fixed = visible ? index.fixed.descriptions(visible) : index.fixed.descriptions();
+  const fixed = [...index.fixed.descriptions(visible), ...extra];
   const templates = index.listing;
   const start =
-    params.cursor === undefined ? { f: 0 } : positionIn(index, await openCursor(scope.config, scope.principal.id, params.cursor));
+    params.cursor === undefined
+      ? { f: 0 }
+      : positionIn(index, fixed.length, await openCursor(scope.config, scope.principal.id, params.cursor));
   const resources: JsonObject[] = [];
   const finish = async (next?: Position) => ({
     resources,
@@ -67,9 +71,9 @@ export async function listResources(
  * The position in a verified cursor, checked against this deployment: the cursor is ours, but a deployment since
  * may have fewer fixed resources or no longer list that template. Such a cursor is -32602; the client starts over.
  */
-function positionIn(index: ResourceIndex, body: unknown): Position {
+function positionIn(index: ResourceIndex, fixedCount: number, body: unknown): Position {
   const { f, t, c } = (typeof body === "object" && body !== null ? body : {}) as { f?: unknown; t?: unknown; c?: unknown };
-  if (typeof f === "number" && Number.isInteger(f) && f > 0 && f < index.fixed.size) return { f };
+  if (typeof f === "number" && Number.isInteger(f) && f > 0 && f < fixedCount) return { f };
   const listed = typeof t === "string" && index.listing.some((template) => template.uriTemplate === t);
   if (listed && (c === undefined || typeof c === "string")) return { t, ...(c !== undefined && { c }) };
   throw invalidParams("Invalid cursor");

@@ -20,23 +20,85 @@ import type { JsonSchemaInput } from "./json-schema";
 import type { Registry } from "./registry";
 import type { View } from "./views";
 
+/**
+ * The `ctx` a tool's handler gets: the request's context (`env`, `principal`, `signal`, `progress`, `log`,
+ * `publish`, `checkpoint`...) and the input API (`ask`, `state`, `supports`). Name it in helpers that handlers call.
+ * The same `ctx` serves every path a call can take (a 2026-07-28 request, a 2025 session, a task), so a handler
+ * never needs to know which one it is on.
+ *
+ * @example
+ * ```ts
+ * export async function fetchJson(ctx: ToolContext, url: string): Promise<unknown> {
+ *   ctx.progress(0, 1, `Fetching ${url}`);
+ *   const response = await fetch(url, { signal: ctx.signal });
+ *   ctx.progress(1, 1);
+ *   return response.json();
+ * }
+ * ```
+ * @see docs/guides/asking-the-user.md
+ */
 export type ToolContext = HandlerContext & InputApi;
 
-/** A tool's input: a zod object, or `jsonSchema({...})` (its arguments are then plain JSON). */
+/**
+ * What a tool's `input` may be: a zod object (`z.strictObject({...})`, whose output types the handler's arguments),
+ * or `jsonSchema({...})` (a JSON Schema 2020-12 object; the arguments are then plain JSON).
+ *
+ * @example
+ * ```ts
+ * export const orderInput: ToolInput = jsonSchema({
+ *   type: "object",
+ *   properties: { order: { type: "string", pattern: "^[0-9]{6}$" } },
+ *   required: ["order"],
+ * });
+ * ```
+ */
 export type ToolInput = ObjectSchema | JsonSchemaInput;
 type ArgsOf<In extends ToolInput> = In extends ObjectSchema ? z.output<In> : JsonObject;
 
+/**
+ * What a tool's handler returns. `content` is what the model reads; `structuredContent` is the data, typed by the
+ * tool's `output` schema, checked against it before it is sent, and also sent as a JSON text block for clients that
+ * ignore it. A failure the model should read and act on is a result with `isError: true` (see `toolError`), not an
+ * exception: an exception reaches the client as a generic error with a reference, and its detail goes to the log.
+ *
+ * @example
+ * ```ts
+ * export function itemsResult(items: string[]): ToolResult<{ items: string[] }> {
+ *   return { content: [text(`${items.length} item(s)`)], structuredContent: { items } };
+ * }
+ * ```
+ */
 export interface ToolResult<Structured = unknown> {
+  /** Text, images, audio, resource links and embedded resources, in order. Default: none. */
   content?: ContentBlock[];
   /** Required when the tool declares `output`; checked against it before it is sent. */
   structuredContent?: Structured;
+  /** The call failed; `content` says why, for the model to correct its call or tell the user. */
   isError?: boolean;
+  /** Metadata for the client, sent as the result's `_meta`. */
   _meta?: JsonObject;
 }
 
+/**
+ * Everything `defineTool` takes: the tool's name and description, its input (and output) schema, hints, and the
+ * handler. `In` and `Out` are the schemas, so the handler's arguments and `structuredContent` are typed by them.
+ * Name it to write a function that builds or wraps tool declarations.
+ *
+ * @example
+ * ```ts
+ * export function adminTool<In extends ToolInput, Out extends z.ZodMiniType | undefined = undefined>(
+ *   definition: ToolDefinition<In, Out>,
+ * ): Tool {
+ *   return defineTool({ ...definition, scopes: ["admin", ...(definition.scopes ?? [])] });
+ * }
+ * ```
+ * @see docs/guides/tools.md
+ * @see docs/guides/long-running-tools.md
+ */
 export interface ToolDefinition<In extends ToolInput, Out extends z.ZodMiniType | undefined> {
   /** 1-128 characters of A-Z a-z 0-9 _ - . ; unique within the server. */
   name: string;
+  /** A name for people (clients show it instead of `name`). */
   title?: string;
   /** What the tool does, written for the model that decides whether to call it. */
   description: string;
@@ -47,7 +109,9 @@ export interface ToolDefinition<In extends ToolInput, Out extends z.ZodMiniType 
   input: In;
   /** Shape of `structuredContent`, when the tool returns structured data. */
   output?: Out;
+  /** Hints for the client (read-only, destructive, idempotent, open world). Hints only: nothing enforces them. */
   annotations?: ToolAnnotations;
+  /** Icons clients may show for the tool. */
   icons?: Icon[];
   /** OAuth scopes a caller needs (when authorization is on); tools the caller may not use are not listed to it. */
   scopes?: string[];
@@ -63,16 +127,68 @@ export interface ToolDefinition<In extends ToolInput, Out extends z.ZodMiniType 
    * `_meta.ui.resourceUri` to clients that declare the extension only; keep the result useful as text for the others.
    */
   view?: View;
+  /**
+   * Runs the tool: `args` are the arguments, already validated against `input` (a refusal reaches the model as an
+   * `isError` result); `ctx` is the call's context. On a multi round-trip request the handler runs again from the
+   * top in each round, so keep side effects after the last `ctx.ask`.
+   */
   handler: (
     args: ArgsOf<In>,
     ctx: ToolContext,
   ) => Promise<ToolResult<Out extends z.ZodMiniType ? z.input<Out> : never>> | ToolResult<Out extends z.ZodMiniType ? z.input<Out> : never>;
 }
 
-/** A tool with its types erased, as the engine holds it. */
+/**
+ * A declared tool, its types erased, as `defineTool` returns it and `ServerDefinition.tools` takes it. Name it for
+ * the list of a server's tools.
+ *
+ * @example
+ * ```ts
+ * export function tools(): Tool[] {
+ *   // Called on the first request (`declarations`), so no cold start pays for building these zod schemas.
+ *   return [
+ *     defineTool({
+ *       name: "echo",
+ *       description: "Repeat a text back.",
+ *       input: z.strictObject({ text: z.string().check(z.maxLength(1_000)) }),
+ *       handler: (args) => ({ content: [text(args.text)] }),
+ *     }),
+ *   ];
+ * }
+ * ```
+ */
 export type Tool = ToolDefinition<ToolInput, z.ZodMiniType | undefined>;
 
-/** Declares a tool. The types of `args` and `structuredContent` follow from the zod schemas. */
+/**
+ * Declares a tool: what the model sees in `tools/list` (name, description, the JSON Schema of its input, derived
+ * from the zod schema once per isolate) and the handler that `tools/call` runs. The handler's `args` are typed by
+ * `input` and its `structuredContent` by `output`. The declaration is checked when the server is built: a bad name
+ * or schema stops the Worker (or fails `validateServer` in the tests), never a request.
+ *
+ * @param definition - The tool: `name`, `description`, `input`, `handler`, and optionally `title`, `output`,
+ *   `annotations`, `icons`, `scopes`, `taskSupport`, `view`.
+ * @returns The tool, for `ServerDefinition.tools` (or the `tools` of `declarations`).
+ *
+ * @example
+ * ```ts
+ * export const getForecast = defineTool({
+ *   name: "get_forecast",
+ *   title: "Weather forecast",
+ *   description: "The weather forecast for a city, one entry per day.",
+ *   input: z.strictObject({ city: z.string().check(z.minLength(1)), days: z.optional(z.int().check(z.minimum(1), z.maximum(7))) }),
+ *   output: z.object({ city: z.string(), days: z.array(z.object({ date: z.string(), summary: z.string() })) }),
+ *   annotations: { readOnlyHint: true, openWorldHint: true },
+ *   async handler({ city, days = 3 }, ctx) {
+ *     const url = `https://weather.example/forecast?city=${encodeURIComponent(city)}&days=${days}`;
+ *     const response = await fetch(url, { signal: ctx.signal });
+ *     if (!response.ok) return toolError(`No forecast for ${city} (HTTP ${response.status}). Check the city's spelling.`);
+ *     const forecast = (await response.json()) as { date: string; summary: string }[];
+ *     return { structuredContent: { city, days: forecast } };
+ *   },
+ * });
+ * ```
+ * @see docs/guides/tools.md
+ */
 export function defineTool<In extends ToolInput, Out extends z.ZodMiniType | undefined = undefined>(
   definition: ToolDefinition<In, Out>,
 ): Tool {
@@ -105,7 +221,24 @@ export const describeTool = memoize((tool: Tool): JsonObject => {
   return listing;
 });
 
-/** A failed tool run, told to the model as a result it can read and act on. */
+/**
+ * A failed tool run, told to the model as a result it can read and act on: an unknown id, a bad date, an upstream
+ * service that is down. Say what went wrong and what to do instead. (A protocol error would tell the client, not
+ * the model; an exception tells the model nothing but a reference.)
+ *
+ * @param message - What went wrong, written for the model.
+ * @returns The result `{ content: [text(message)], isError: true }`.
+ *
+ * @example
+ * ```ts
+ * export const divide = defineTool({
+ *   name: "divide",
+ *   description: "Divide a by b.",
+ *   input: z.strictObject({ a: z.number(), b: z.number() }),
+ *   handler: ({ a, b }) => (b === 0 ? toolError("b must not be 0: pick another divisor.") : { content: [text(String(a / b))] }),
+ * });
+ * ```
+ */
 export function toolError(message: string): ToolResult<never> {
   return { content: [text(message)], isError: true };
 }

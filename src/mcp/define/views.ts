@@ -22,7 +22,17 @@ export interface AssetBindings {
 export const assetsOf = (env: object) => (env as AssetBindings).ASSETS;
 export const VIEW_MIME_TYPE = "text/html;profile=mcp-app";
 
-/** Origins the view may reach, as CSP source lists (the host builds the iframe's CSP from them; default: none). */
+/**
+ * Origins the view may reach, as CSP source lists: the host builds the iframe's Content Security Policy from them.
+ * Default: none at all, which is right for a view that reaches the server only through the host (`callServerTool`).
+ * Sent as the view's `_meta.ui.csp` only when declared.
+ *
+ * @example
+ * ```ts
+ * export const tileCsp: ViewCsp = { connectDomains: ["https://api.weather.example"], resourceDomains: ["https://tiles.example"] };
+ * ```
+ * @see docs/guides/views.md
+ */
 export interface ViewCsp {
   /** fetch/XHR/WebSocket (`connect-src`). */
   connectDomains?: string[];
@@ -34,29 +44,73 @@ export interface ViewCsp {
   baseUriDomains?: string[];
 }
 
-/** Browser features the view asks the host to allow in its iframe (default: none). */
+/**
+ * Browser features the view asks the host to allow in its iframe, each as `{}`. Default: none. Sent as the
+ * view's `_meta.ui.permissions` only when declared; the host decides whether to grant them.
+ *
+ * @example
+ * ```ts
+ * export const clipboardOnly: ViewPermissions = { clipboardWrite: {} };
+ * ```
+ */
 export interface ViewPermissions {
+  /** The camera. */
   camera?: Record<string, never>;
+  /** The microphone. */
   microphone?: Record<string, never>;
+  /** The user's location. */
   geolocation?: Record<string, never>;
+  /** Writing to the clipboard. */
   clipboardWrite?: Record<string, never>;
 }
 
+/**
+ * Everything `defineView` takes: the view's `ui://` URI, its name, the path of its built HTML among the Worker's
+ * static assets, and what the host should allow it (CSP origins, browser permissions, a border).
+ *
+ * @example
+ * ```ts
+ * export const mapDefinition: ViewDefinition = { uri: "ui://weather/map", name: "map", asset: "/views/map.html" };
+ * export const mapView: View = defineView(mapDefinition);
+ * ```
+ */
 export interface ViewDefinition {
   /** The view's `ui://` URI, named by the tools that show it. */
   uri: `ui://${string}`;
+  /** A short name, listed with the resource. */
   name: string;
+  /** A name for people. */
   title?: string;
+  /** What the view shows. */
   description?: string;
   /** Path of the built HTML in the static assets, e.g. `/views/notebook.html` (one self-contained file). */
   asset: string;
+  /** Origins the view may reach. Default: none. */
   csp?: ViewCsp;
+  /** Browser features the view asks for. Default: none. */
   permissions?: ViewPermissions;
   /** Whether the host should draw a border around the view. */
   prefersBorder?: boolean;
 }
 
-/** A view as the engine holds it: a resource, marked so listing and reading can offer it only where it works. */
+/**
+ * A declared view, as `defineView` returns it and `ToolDefinition.view` takes it: a `ui://` resource, marked so
+ * that listing and reading offer it only where it works (a client that declared the extension, a Worker with the
+ * ASSETS binding).
+ *
+ * @example
+ * ```ts
+ * export function showDashboard(view: View): Tool {
+ *   return defineTool({
+ *     name: "show_dashboard",
+ *     description: "Show the weather dashboard.",
+ *     input: z.strictObject({}),
+ *     view,
+ *     handler: () => ({ content: [text("Clear skies in all three cities.")] }),
+ *   });
+ * }
+ * ```
+ */
 export type View = ResourceDefinition & { readonly view: ViewDefinition };
 
 /** Whether these capabilities declare the extension with HTML views (`mimeTypes`, when given, must include ours). */
@@ -79,7 +133,30 @@ export function toolViewMeta(view: View): JsonObject {
   return { ui: { resourceUri: view.uri }, "ui/resourceUri": view.uri };
 }
 
-/** Declares a view. Add it to the server's `resources`, and name it as `view` on the tools that show it. */
+/**
+ * Declares an interactive view (MCP Apps, `io.modelcontextprotocol/ui`): HTML a host renders in a sandboxed iframe
+ * next to a tool's result. Name it as `view` on the tools that show it (the server then serves it as a resource);
+ * its HTML is a Workers static asset, read through the ASSETS binding only when a host reads the view. Clients that
+ * did not declare the extension see nothing of it, so keep the tool's result useful as text.
+ *
+ * @param definition - The view: `uri` (`ui://...`), `name`, `asset` (a path starting with `/`), and optionally
+ *   `title`, `description`, `csp`, `permissions`, `prefersBorder`.
+ * @returns The view, for `ToolDefinition.view` (and, if you like, `ServerDefinition.resources`).
+ * @throws When `uri` does not start with `ui://` or `asset` does not start with `/`.
+ *
+ * @example
+ * ```ts
+ * export const dashboard = defineView({
+ *   uri: "ui://weather/dashboard",
+ *   name: "dashboard",
+ *   title: "Weather dashboard",
+ *   asset: "/views/dashboard.html",
+ *   csp: { connectDomains: ["https://api.weather.example"] },
+ *   prefersBorder: true,
+ * });
+ * ```
+ * @see docs/guides/views.md
+ */
 export function defineView(definition: ViewDefinition): View {
   if (!definition.uri.startsWith("ui://")) throw new Error(`View "${definition.name}": uri must start with ui://`);
   if (!definition.asset.startsWith("/")) throw new Error(`View "${definition.name}": asset must be a path starting with /`);
@@ -98,7 +175,7 @@ export function defineView(definition: ViewDefinition): View {
       // Listing and reading check the same thing (server.ts); this also covers a direct read by a client that
       // did not declare the extension: it finds nothing, as before views existed.
       if (!viewsOffered(ctx.env, ctx.client.capabilities)) return [];
-      const html = await readAsset(assetsOf(ctx.env)!, definition.asset);
+      const html = await (await fetchAsset(assetsOf(ctx.env)!, definition.asset)).text();
       return [{ uri, mimeType: VIEW_MIME_TYPE, text: html, _meta: meta }];
     },
   } as View;
@@ -114,11 +191,11 @@ function uiMeta({ csp, permissions, prefersBorder }: ViewDefinition): JsonObject
 }
 
 /**
- * The asset's text. Why the fixed origin: the assets binding serves by path only; any host works. A missing asset
- * is a deployment bug (the view was not built), reported loudly rather than served as an empty view.
+ * A static asset (a view's HTML, a skill's file). Why the fixed origin: the assets binding serves by path only; any
+ * host works. A missing asset is a deployment bug (it was not built), reported loudly rather than served as empty.
  */
-async function readAsset(assets: Fetcher, path: string): Promise<string> {
+export async function fetchAsset(assets: Fetcher, path: string): Promise<Response> {
   const response = await assets.fetch(new Request(`https://assets.invalid${path}`));
-  if (!response.ok) throw new Error(`View asset ${path} answered HTTP ${response.status}: run npm run build`);
-  return response.text();
+  if (!response.ok) throw new Error(`Asset ${path} answered HTTP ${response.status}: run npm run build`);
+  return response;
 }

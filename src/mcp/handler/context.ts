@@ -8,24 +8,84 @@ import type { Principal } from "../wire/principal";
 import type { ClientCapabilities, Implementation, LogLevel, RequestId } from "../wire/types";
 import type { InputApi } from "./questions";
 
-/** Who may hear about a resource: the principal whose data it is (the default), or everyone. */
+/**
+ * Who hears about a change to a resource (`ctx.publish`): `"caller"`, the listeners of the principal whose data it
+ * is (the default), or `"everyone"`, every listener (for public resources). With authorization off every caller is
+ * the same anonymous principal, so `"caller"` then reaches every anonymous listener too.
+ *
+ * @example
+ * ```ts
+ * export async function announceStatus(ctx: HandlerContext): Promise<void> {
+ *   const audience: Audience = "everyone"; // status://service is the same for every caller
+ *   await ctx.publish.resourceUpdated("status://service", audience);
+ * }
+ * ```
+ * @see docs/guides/listening.md
+ */
 export type Audience = "caller" | "everyone";
 
-/** Tells `subscriptions/listen` streams, in every isolate, that something changed (see `listen/publish.ts`). */
+/**
+ * `ctx.publish`: tells `subscriptions/listen` streams (and the GET streams of 2025 sessions that subscribed), in
+ * every isolate, that something changed. Publish after your write has committed: publishing is best effort, and a
+ * failure is logged, never turned into a failed call (no method rejects). Without the SUBSCRIPTIONS binding, each
+ * method does nothing.
+ *
+ * @example
+ * ```ts
+ * export async function announceRename(publish: Publisher, uri: string): Promise<void> {
+ *   await Promise.all([publish.resourceUpdated(uri), publish.resourcesListChanged()]);
+ * }
+ * ```
+ * @see docs/guides/listening.md
+ */
 export interface Publisher {
+  /** The list of tools changed (for everyone): listeners read `tools/list` again. */
   toolsListChanged(): Promise<void>;
+  /** The list of prompts changed (for everyone). */
   promptsListChanged(): Promise<void>;
+  /** The list of resources changed; by default only for the caller's listeners (`audience`). */
   resourcesListChanged(audience?: Audience): Promise<void>;
+  /**
+   * The resource at `uri` changed; heard by subscriptions to that URI, or to a URI above it that names every handle
+   * of the template `uri` matches. By default only the caller's listeners (`audience`).
+   */
   resourceUpdated(uri: string, audience?: Audience): Promise<void>;
 }
 
-/** What the handler's client declared, as the request (or, in a task, the request that created it) said. */
+/**
+ * `ctx.client`: what the handler's client declared, as the request (or, in a task, the request that created it)
+ * said: on 2026-07-28 in the request's `_meta`, on 2025 revisions at `initialize`.
+ *
+ * @example
+ * ```ts
+ * export function clientLabel(client: ClientView): string {
+ *   return `${client.info?.name ?? "an unnamed client"} speaking ${client.protocolVersion}`;
+ * }
+ * ```
+ */
 export interface ClientView {
+  /** The protocol revision the request speaks: `2026-07-28`, or a 2025 revision such as `2025-11-25`. */
   protocolVersion: string;
+  /** What the client can do (elicitation, sampling, roots, extensions). Branch on `ctx.supports()` rather than on these. */
   capabilities: ClientCapabilities;
+  /** The client's name and version, as it introduced itself (when it did). */
   info?: Implementation;
 }
 
+/**
+ * The context every handler gets (a tool's `handler`, a resource's `read` and `list`, a prompt's `get`, a
+ * completer), whichever path runs it: a 2026-07-28 request, a 2025 session, or a task's run in its Durable Object.
+ * Tools, prompts and resource reads get it with the input API as well (`ToolContext`, `PromptContext`,
+ * `ResourceContext`); name `HandlerContext` in a helper that needs only the request's side of it.
+ *
+ * @example
+ * ```ts
+ * export function auditLine(ctx: HandlerContext, action: string): string {
+ *   return `${ctx.principal.id} ${action} (request ${ctx.traceId})`;
+ * }
+ * ```
+ * @see docs/architecture.md
+ */
 export interface HandlerContext {
   /** The app's bindings: the `Env` that `wrangler types` generates from wrangler.toml. */
   env: Env;
@@ -35,7 +95,9 @@ export interface HandlerContext {
    * in a task by `tasks/cancel`. Check it (or call `ctx.checkpoint()`) before each write.
    */
   signal: AbortSignal;
+  /** Who is calling: anonymous unless authorization is on. Key every stored thing by `principal.id`. */
   principal: Principal;
+  /** What the client declared: its protocol revision, capabilities and name. */
   client: ClientView;
   /** The JSON-RPC id of this request (client-chosen, so not unique across requests). */
   requestId: RequestId;
@@ -47,7 +109,8 @@ export interface HandlerContext {
    */
   progress(progress: number, total?: number, message?: string): void;
   /**
-   * Sends a log message to a 2025 client that asked for logs at this level or below; otherwise does nothing.
+   * Sends a log message to a 2025 client that asked for logs (`logging/setLevel`) at this level or a less severe
+   * one; otherwise does nothing.
    * 2026-07-28 clients get none: logging is deprecated there and this server does not declare it.
    */
   log(level: LogLevel, data: unknown, logger?: string): void;

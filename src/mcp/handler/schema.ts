@@ -12,6 +12,17 @@ import type { JsonObject } from "../wire/types";
 // English messages ("expected string, received number") instead of zod/mini's bare "Invalid input".
 z.config(en());
 
+/**
+ * A zod object schema (`z.object`, `z.strictObject`, `z.looseObject` of `zod/mini`): what a tool's `input`, a
+ * prompt's `arguments` and a form's fields are declared with. Name it for a generic helper over such schemas.
+ *
+ * @example
+ * ```ts
+ * export function reviewForm<S extends ObjectSchema>(schema: S): FormRequest<S> {
+ *   return elicitForm("Please review these values before I save them.", schema);
+ * }
+ * ```
+ */
 export type ObjectSchema = z.ZodMiniObject;
 
 /** Converts a zod schema to JSON Schema 2020-12. Call it once per schema and keep the result. */
@@ -35,7 +46,26 @@ export function describeIssues(error: z.core.$ZodError, prefix = ""): string {
 
 /**
  * Options with display titles, for elicitation forms: `titledEnum({ red: "Red", blue: "Blue" })` is shown as a
- * titled single-select (`oneOf` of `const` + `title`); wrap it in `z.array()` for a titled multi-select.
+ * titled single-select (`oneOf` of `const` + `title`); wrap it in `z.array()` for a titled multi-select. The
+ * answer holds the value (`"red"`), never the title.
+ *
+ * @param options - Each value, with the title the user sees for it.
+ * @returns A zod union of the values, typed as their string literals.
+ *
+ * @example
+ * ```ts
+ * export const pickColor = defineTool({
+ *   name: "pick_color",
+ *   description: "Ask the user for a color.",
+ *   input: z.strictObject({}),
+ *   async handler(_args, ctx) {
+ *     const form = z.object({ color: titledEnum({ red: "Red", green: "Green", blue: "Blue" }) });
+ *     const { choice } = await ctx.ask({ choice: elicitForm("Which color?", form) });
+ *     return { content: [text(choice.action === "accept" ? `You chose ${choice.content.color}.` : "No color chosen.")] };
+ *   },
+ * });
+ * ```
+ * @see docs/guides/asking-the-user.md
  */
 export function titledEnum<const T extends string>(options: Record<T, string>) {
   const literals = Object.entries<string>(options).map(([value, title]) => z.literal(value as T).check(z.meta({ title })));

@@ -7,6 +7,18 @@ import { DurableObject } from "cloudflare:workers";
 /**
  * Remembers single-use `requestState` nonces until they expire, so a state that authorized a one-time action
  * (such as a deletion) cannot authorize it again. Sharded by nonce prefix; expired nonces are purged by alarm.
+ *
+ * Yours to bind, not to call: export it from the Worker's entry module (`export { ReplayGuard } from "./mcp"`),
+ * bind it in wrangler.toml as `REPLAY_GUARD` (`class_name = "ReplayGuard"`, a SQLite class in `migrations`), and
+ * `ctx.ask(..., { singleUse: true })` works. Without the binding, a single-use `ask` is refused.
+ *
+ * @example
+ * ```ts
+ * export interface ReplayGuardEnv {
+ *   REPLAY_GUARD: DurableObjectNamespace<ReplayGuard>;
+ * }
+ * ```
+ * @see docs/security.md
  */
 export class ReplayGuard extends DurableObject<unknown> {
   constructor(ctx: DurableObjectState, env: unknown) {
@@ -26,7 +38,7 @@ export class ReplayGuard extends DurableObject<unknown> {
     return this.ctx.storage.sql.exec("SELECT 1 FROM used WHERE nonce = ?", nonce).toArray().length > 0;
   }
 
-  async alarm(): Promise<void> {
+  override async alarm(): Promise<void> {
     const sql = this.ctx.storage.sql;
     sql.exec("DELETE FROM used WHERE expires_at <= ?", Date.now());
     const next = sql.exec<{ at: number | null }>("SELECT min(expires_at) AS at FROM used").one().at;

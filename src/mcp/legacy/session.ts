@@ -95,6 +95,24 @@ export interface SessionBindings {
 /** The session objects, when the Worker has them. */
 export const sessionsOf = (env: object) => (env as SessionBindings).LEGACY_SESSIONS;
 
+/**
+ * The Durable Object of 2025 sessions that need stored state: one per session, created only for a client that
+ * declared elicitation, sampling or roots (the server sends it requests and waits here for the answers), or that
+ * uses `resources/subscribe` or `logging/setLevel`. Every other session is a signed token and stores nothing; the
+ * 2026-07-28 path never reads this object.
+ *
+ * Yours to bind, not to call: export it from the Worker's entry module (`export { LegacySession } from "./mcp"`)
+ * and bind it in wrangler.toml as `LEGACY_SESSIONS` (`class_name = "LegacySession"`, a SQLite class in
+ * `migrations`). Without the binding, 2025 clients are served statelessly only.
+ *
+ * @example
+ * ```ts
+ * export interface LegacySessionEnv {
+ *   LEGACY_SESSIONS: DurableObjectNamespace<LegacySession>;
+ * }
+ * ```
+ * @see docs/guides/2025-clients.md
+ */
 export class LegacySession extends DurableObject<HubBindings> {
   private readonly waiters = new Map<string, Waiter>();
   /** Ids of requests the client cancelled (oldest first), for handlers that ask after the fact. */
@@ -310,7 +328,7 @@ export class LegacySession extends DurableObject<HubBindings> {
     }
   }
 
-  async alarm(): Promise<void> {
+  override async alarm(): Promise<void> {
     const session = await this.ctx.storage.get<SessionState>("session");
     if (!session) return;
     if (Date.now() >= endOf(session)) await this.end();

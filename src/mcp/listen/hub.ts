@@ -209,6 +209,23 @@ export interface HubBindings {
 /** The hubs, when the Worker has them. */
 export const hubsOf = (env: object) => (env as HubBindings).SUBSCRIPTIONS;
 
+/**
+ * The Durable Object that carries change notifications (`ctx.publish`) to every `subscriptions/listen` stream and
+ * to the GET streams of 2025 sessions, from whichever isolate published them. It holds its listeners with the
+ * WebSocket Hibernation API, so an idle hub costs no memory, and opens shards as its listeners grow.
+ *
+ * Yours to bind, not to call: export it from the Worker's entry module (`export { SubscriptionHub } from "./mcp"`)
+ * and bind it in wrangler.toml as `SUBSCRIPTIONS` (`class_name = "SubscriptionHub"`, a SQLite class in
+ * `migrations`). Without the binding, nothing is published or listened to, and list changes are not advertised.
+ *
+ * @example
+ * ```ts
+ * export interface SubscriptionHubEnv {
+ *   SUBSCRIPTIONS: DurableObjectNamespace<SubscriptionHub>;
+ * }
+ * ```
+ * @see docs/guides/listening.md
+ */
 export class SubscriptionHub extends DurableObject<HubBindings> {
   /** The probe round in progress, shared by every listener that found the group full meanwhile. */
   private probing: Promise<void> | undefined;
@@ -222,7 +239,7 @@ export class SubscriptionHub extends DurableObject<HubBindings> {
    * could not be stored, 429 when the group is at its cap, and (at a shard) 409 when the shard is full. Nothing is
    * accepted until the attachment is stored.
    */
-  async fetch(request: Request): Promise<Response> {
+  override async fetch(request: Request): Promise<Response> {
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") return new Response("Expected a WebSocket upgrade", { status: 426 });
     const spec = decodeSpec(request.headers.get("x-mcp-listener"));
     if (!spec) return new Response("Missing or malformed listener spec", { status: 400 });
@@ -377,6 +394,20 @@ export class SubscriptionHub extends DurableObject<HubBindings> {
     }
     if (outcomes.length > 0 && outcomes.every((outcome) => outcome.status === "fulfilled")) this.noteShardSessions(sessions > 0);
     return delivered;
+  }
+
+  /**
+   * Root: publishes `event` only when `value` is not the one last seen under `key`, and remembers it (in storage, so
+   * it survives eviction). Why here: isolates are many and short-lived, each root is one. A change any isolate sees
+   * (a deployment's new skills, each isolate telling its version once) is announced once to the whole group, and
+   * every later isolate of that version finds it already seen. Returns whether it published.
+   */
+  async publishOnChange(key: string, value: string, event: HubEvent): Promise<boolean> {
+    const name = `seen:${key}`;
+    if (this.ctx.storage.kv.get<string>(name) === value) return false;
+    this.ctx.storage.kv.put(name, value);
+    await this.publish(event);
+    return true;
   }
 
   /** Sends an event (numbered by the root already) to every matching listener here. A shard's part of a publish. */
@@ -543,11 +574,11 @@ export class SubscriptionHub extends DurableObject<HubBindings> {
     return events;
   }
 
-  async webSocketMessage(): Promise<void> {
+  override async webSocketMessage(): Promise<void> {
     // Listeners never send anything; the socket exists only to receive events.
   }
 
-  async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
+  override async webSocketClose(socket: WebSocket, code: number, reason: string): Promise<void> {
     // A session's stream ended: keep buffering for a while, so that it can resume where it stopped. (On another
     // shard, the root learns it at its next publish.)
     if (this.ctx.getTags(socket).includes(SESSIONS_TAG)) this.keepBuffer();

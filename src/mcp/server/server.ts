@@ -6,10 +6,11 @@
 
 import { permits, requireToolScopes } from "../auth/authenticate";
 import { complete } from "../define/completion";
+import { listCacheHint, paginate } from "../define/pagination";
 import { describePrompt, getPrompt, type Prompt } from "../define/prompts";
 import { Registry } from "../define/registry";
 import { listResources } from "../define/resource-list";
-import { type Resource, type ResourceDefinition, ResourceIndex } from "../define/resources";
+import { isTemplate, type Resource, type ResourceDefinition, ResourceIndex } from "../define/resources";
 import { callTool, checkToolNames, describeTool, type Tool, toolCall } from "../define/tools";
 import { isView, toolViewMeta, UI_EXTENSION, type View, viewsOffered } from "../define/views";
 import type { Publisher } from "../handler/context";
@@ -19,6 +20,9 @@ import { type HeaderBinding, headerBindings } from "../http/param-headers";
 import { hubsOf } from "../listen/hub";
 import type { ListenSupport } from "../listen/listen";
 import { createPublisher } from "../listen/publish";
+import { SKILLS_EXTENSION, type Skill } from "../skills/define";
+import { Skills } from "../skills/methods";
+import { SKILL_SCHEME } from "../skills/uri";
 // Why static imports of the task code: the Worker ships as one bundle, so a dynamic import saves no bytes, and
 // esbuild turns every module a dynamically imported one reaches into a lazy wrapper, which measured +2.8 ms of
 // startup (median import cost, 11 interleaved runs); these modules define functions only, so importing them costs
@@ -32,18 +36,58 @@ import { ANONYMOUS } from "../wire/principal";
 import { TASK_METHODS, TASKS_EXTENSION } from "../wire/tasks";
 import { type ClientCapabilities, type Icon, type Implementation, type JsonObject, META, servedVersions } from "../wire/types";
 
-/** What a server offers. */
+/**
+ * What a server offers: its tools, resources (and resource templates, and views) and prompts, each list in the
+ * order `tools/list`, `resources/list` and `prompts/list` show them. What `ServerDefinition.declarations` returns.
+ *
+ * @example
+ * ```ts
+ * export function declarations(): Declarations {
+ *   return { tools: tools(), resources, prompts: prompts() };
+ * }
+ * ```
+ */
 export interface Declarations {
+  /** The tools (`defineTool`). Names must be unique. */
   tools?: readonly Tool[];
+  /** The resources, resource templates and views (`defineResource`, `defineResourceTemplate`, `defineView`). */
   resources?: readonly Resource[];
+  /** The prompts (`definePrompt`). Names must be unique. */
   prompts?: readonly Prompt[];
+  /** The skills (`defineSkill`), each a folder under `skills/`. Names must be unique. */
+  skills?: readonly Skill[];
 }
 
+/**
+ * The server's identity and what it offers, as `createMcpWorker` (with the `EngineOptions`) and `validateServer`
+ * take it: a name and version, optional instructions for the model, and the declarations, given directly or (better
+ * for cold starts) built on the first request by `declarations`.
+ *
+ * @example
+ * ```ts
+ * export const weatherServer: ServerDefinition = {
+ *   name: "weather",
+ *   version: "1.0.0",
+ *   title: "Weather",
+ *   instructions: "Call echo with a text to hear it back; read docs://usage to run the server.",
+ *   declarations: () => ({ tools: tools(), resources, prompts: prompts() }),
+ * };
+ * ```
+ * @see docs/architecture.md
+ */
 export interface ServerDefinition extends Declarations {
+  /**
+   * The server's name, as clients see it (`serverInfo.name`). A task records it to find its tool again, so renaming
+   * the server loses the tasks in progress.
+   */
   name: string;
+  /** The server's version, as clients see it (`serverInfo.version`). */
   version: string;
+  /** A name for people. */
   title?: string;
+  /** What the server is for. */
   description?: string;
+  /** Icons clients may show for the server. */
   icons?: Icon[];
   /** Guidance for the model on how to use this server as a whole. */
   instructions?: string;
@@ -65,6 +109,8 @@ export class McpServer {
   readonly resources: ResourceIndex;
   /** The interactive views the tools name (MCP Apps), registered as resources offered only where they work. */
   readonly views: readonly View[];
+  /** The skills, when any are declared (served only by a Worker with the ASSETS binding). */
+  readonly skills: Skills | undefined;
   /** The `Mcp-Param-*` header bindings of each tool, derived with its JSON Schema on first use. */
   private readonly bindingsOf = memoize((tool: Tool) => headerBindings(tool.name, describeTool(tool).inputSchema as JsonObject));
   private readonly methods: ReadonlyMap<string, MethodHandler>;
@@ -84,6 +130,11 @@ export class McpServer {
     this.views = [...new Set((definition.tools ?? []).flatMap((tool) => (tool.view ? [tool.view] : [])))];
     const declared = definition.resources ?? [];
     this.resources = new ResourceIndex([...declared, ...this.views.filter((view) => !declared.includes(view))]);
+    this.skills = definition.skills?.length ? new Skills(definition.skills) : undefined;
+    // Why: every skill:// URI is looked up among the skills' files; a resource there would never be read.
+    const inSkills =
+      this.skills && declared.find((resource) => (isTemplate(resource) ? resource.uriTemplate : resource.uri).startsWith(SKILL_SCHEME));
+    if (inSkills) throw new Error(`Resource "${inSkills.name}": skill:// URIs belong to the skills`);
     this.hasTaskTools = [...this.tools.values()].some((tool) => (tool.taskSupport ?? "forbidden") !== "forbidden");
     this.hasCompletions = [...this.prompts.values()].some((prompt) => prompt.complete) || this.resources.hasCompletions();
     this.methods = this.methodTable();
@@ -115,7 +166,7 @@ export class McpServer {
     const live = this.listenSupport(env);
     const capabilities: JsonObject = era === "legacy" ? { logging: {} } : {};
     if (this.tools.size > 0) capabilities.tools = live.tools ? { listChanged: true } : {};
-    if (this.resources.size > this.hiddenViews(env, client))
+    if (this.resources.size > this.hiddenViews(env, client) || this.offersSkills(env))
       capabilities.resources = live.resources ? { subscribe: true, listChanged: true } : {};
     if (this.prompts.size > 0) capabilities.prompts = live.prompts ? { listChanged: true } : {};
     if (this.hasCompletions) capabilities.completions = {};
@@ -124,6 +175,8 @@ export class McpServer {
     if (era === "stateless" && tasksOf(env) && this.hasTaskTools) extensions[TASKS_EXTENSION] = {};
     // MCP Apps: told only to a client that declared it renders views (others get the answer they always got).
     if (this.offersViews(env, client)) extensions[UI_EXTENSION] = {};
+    // Skills (SEP-2640), in both eras: every directory of every skill can be read.
+    if (this.offersSkills(env)) extensions[SKILLS_EXTENSION] = { directoryRead: true };
     if (Object.keys(extensions).length > 0) capabilities.extensions = extensions;
     return capabilities;
   }
@@ -142,7 +195,7 @@ export class McpServer {
     return {
       tools: hub && this.tools.size > 0,
       prompts: hub && this.prompts.size > 0,
-      resources: hub && this.resources.size > 0,
+      resources: hub && (this.resources.size > 0 || this.offersSkills(env)),
       tasks: hub && tasksOf(env) !== undefined && this.hasTaskTools,
     };
   }
@@ -162,6 +215,11 @@ export class McpServer {
   /** Whether this request is offered the views: the server has some, the Worker reads them, the client renders them. */
   offersViews(env: object, client: ClientCapabilities): boolean {
     return this.views.length > 0 && viewsOffered(env, client);
+  }
+
+  /** Whether skills are declared and this Worker can serve them. */
+  offersSkills(env: object): boolean {
+    return this.skills?.offered(env) ?? false;
   }
 
   /** How many registered resources this request does not see (views it is not offered). */
@@ -225,21 +283,27 @@ export class McpServer {
     if (this.hasTaskTools) {
       for (const name of TASK_METHODS) methods.set(name, (params, scope) => serveTaskMethod(name, params, scope));
     }
-    if (this.resources.size > 0) {
+    if (this.resources.size > 0 || this.skills) {
       // Templates that list resources for the caller make the list per caller; otherwise it is one shared list.
-      // Views are listed only to requests they are offered to (zero cost, and no filter, without views).
+      // Views are listed only to requests they are offered to (zero cost, and no filter, without views). Each
+      // skill's SKILL.md follows the declared resources.
       const shown = this.views.length > 0 ? (scope: RequestScope) => this.visibleResources(scope) : undefined;
+      const skills = this.skills;
       methods.set(
         "resources/list",
-        this.differsForViews(
-          this.resources.listing.length > 0
-            ? (params, scope) => listResources(this.resources, params, scope, shown?.(scope))
-            : list("resources", this.resources.fixed, shown),
-        ),
+        this.differsForViews(async (params, scope) => {
+          const extra = skills ? await skills.listed(scope.env) : [];
+          if (this.resources.listing.length > 0) return listResources(this.resources, params, scope, shown?.(scope), extra);
+          const { page, nextCursor } = paginate([...this.resources.fixed.descriptions(shown?.(scope)), ...extra], params.cursor);
+          return { resources: page, ...(nextCursor && { nextCursor }), ...listCacheHint(scope.config) };
+        }),
       );
       methods.set("resources/templates/list", list("resourceTemplates", this.resources.templates));
-      methods.set("resources/read", (params, scope) => this.resources.read(params, scope));
+      methods.set("resources/read", (params, scope) =>
+        skills?.owns(params.uri) ? skills.read(params, scope) : this.resources.read(params, scope),
+      );
     }
+    for (const [name, handler] of this.skills?.methods() ?? []) methods.set(name, handler);
     if (this.prompts.size > 0) {
       methods.set("prompts/list", list("prompts", this.prompts));
       methods.set("prompts/get", (params, scope) => getPrompt(this.prompts, params, scope));
@@ -262,12 +326,6 @@ function list<T>(
 ): MethodHandler {
   return async (params, scope) => {
     const { page, nextCursor } = registry.page(params.cursor, visibleTo?.(scope));
-    return {
-      [field]: page,
-      ...(nextCursor && { nextCursor }),
-      ttlMs: scope.config.limits.lists.ttlMs,
-      // With authorization on (either mode), what is listed depends on the caller's scopes.
-      cacheScope: scope.config.auth || scope.config.authServer ? "private" : "public",
-    };
+    return { [field]: page, ...(nextCursor && { nextCursor }), ...listCacheHint(scope.config) };
   };
 }

@@ -18,6 +18,7 @@ import { isObject } from "../wire/envelope";
 import { ErrorCode, RpcError } from "../wire/errors";
 import { TERMINAL } from "../wire/tasks";
 import type { JsonObject } from "../wire/types";
+import { usedKeys } from "./keys";
 import { detailedTask, type TaskInit, type TaskRecord, taskFields } from "./record";
 import type { UpdateOutcome } from "./rpc";
 import { tasksOf } from "./rpc";
@@ -69,21 +70,28 @@ export class TaskHost {
     // question it was shown, and must learn that its answer came too late and was not used.
     if (record.inputExpired) return { kind: "invalid", message: `Too late for answers. ${String(record.error?.message)}` };
     if (record.status !== "input_required") return { kind: "ok" };
+    // By the handler's key (what its ctx.ask() reads), from the key each question carried (keys.ts).
     const answers: JsonObject = {};
+    const answered: string[] = [];
     for (const [key, answer] of Object.entries(responses)) {
       const question = record.pending[key];
       if (!question) continue;
       // The one answer check (handler/answers.ts), against the form the client was shown. A malformed answer is
       // refused whole (-32602) before anything is kept: the task keeps waiting with its question.
       try {
-        answers[key] = acceptAnswer(key, { kind: question.kind, requestedSchema: requestedSchemaOf(question.request) }, answer);
+        answers[question.key ?? key] = acceptAnswer(
+          key,
+          { kind: question.kind, requestedSchema: requestedSchemaOf(question.request) },
+          answer,
+        );
+        answered.push(key);
       } catch (error) {
         if (error instanceof RpcError) return { kind: "invalid", message: error.message };
         throw error;
       }
     }
-    if (Object.keys(answers).length === 0) return { kind: "ok" };
-    for (const key of Object.keys(answers)) delete record.pending[key];
+    if (answered.length === 0) return { kind: "ok" };
+    for (const key of answered) delete record.pending[key];
     record.answers = { ...record.answers, ...answers };
     record.lastUpdatedAt = Date.now();
     if (Object.keys(record.pending).length === 0) {
@@ -163,6 +171,8 @@ export class TaskHost {
         this.finish(current, { status: "failed", error: outcome.error, statusMessage: `Failed: ${outcome.error.message}` });
         break;
       case "input_required": {
+        // Before any answer is dropped: a task stored by an older engine lists its used keys only through them.
+        const used = usedKeys(current);
         // Kept answers the handler's own schema refused are dropped, and their questions asked again.
         const refused = Object.entries(outcome.refused);
         for (const [key] of refused) delete current.answers[key];
@@ -170,6 +180,8 @@ export class TaskHost {
         this.finish(current, {
           status: "input_required",
           pending: outcome.pending,
+          // Why kept: a key once asked is never asked again (keys.ts), even after its question was answered.
+          usedKeys: [...new Set([...used, ...Object.keys(outcome.pending)])],
           state: outcome.state,
           ...(why && { statusMessage: `${why}: answer again` }),
         });

@@ -39,8 +39,13 @@ export interface TaskRecord extends TaskInit {
   lastUpdatedAt: number;
   ttlMs: number;
   pollIntervalMs: number;
-  /** Questions asked and not answered yet: their kind (to check answers) and wire form (for `inputRequests`). */
-  pending: Record<string, { kind: InputKind; request: JsonObject }>;
+  /**
+   * Questions asked and not answered yet, by their `inputRequests` key: their kind (to check answers), wire form, and
+   * the handler's own key when the question carries another (it was asked again: keys.ts).
+   */
+  pending: Record<string, { kind: InputKind; request: JsonObject; key?: string }>;
+  /** Every `inputRequests` key the task has used, never to be used again (keys.ts). */
+  usedKeys?: string[];
   /** While `input_required`: when the questions go unanswered (ms since the epoch), and the task fails. */
   inputDeadline?: number;
   /** Set when the task failed because its questions went unanswered: an answer that comes later is told so. */
@@ -65,7 +70,10 @@ export function taskFields(record: TaskRecord): JsonObject {
 /** The DetailedTask of `tasks/get`: the Task plus what its status carries (result, error or inputRequests). */
 export function detailedTask(record: TaskRecord): JsonObject {
   const task = taskFields(record);
-  if (record.status === "completed") task.result = record.result;
+  // Why resultType: the result is the CallToolResult the call would have answered (the extension's CompletedTask),
+  // and every 2026-07-28 Result carries it; requesters decode it as one (ext-tasks refuses it without). Added here,
+  // not when stored, so tasks kept by an older engine read the same.
+  if (record.status === "completed") task.result = { ...record.result, resultType: "complete" };
   if (record.status === "failed") task.error = record.error;
   if (record.status === "input_required") {
     task.inputRequests = Object.fromEntries(Object.entries(record.pending).map(([key, { request }]) => [key, request]));

@@ -19,6 +19,7 @@ import { jsonBytes } from "../util/encoding";
 import type { LogScope } from "../util/log";
 import { RpcError } from "../wire/errors";
 import type { JsonObject } from "../wire/types";
+import { freshKey, usedKeys } from "./keys";
 import type { TaskRecord } from "./record";
 import { serverNamed } from "./servers";
 
@@ -65,9 +66,13 @@ export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOut
       }
     },
     async obtain(missing) {
-      pending = Object.fromEntries(
-        Object.entries(missing).map(([key, request]: [string, InputRequest]) => [key, { kind: request.kind, request: toWire(request) }]),
-      );
+      const used = new Set(usedKeys(record));
+      pending = {};
+      for (const [key, request] of Object.entries(missing) as [string, InputRequest][]) {
+        const asked = freshKey(key, used);
+        used.add(asked);
+        pending[asked] = { kind: request.kind, request: toWire(request), ...(asked !== key && { key }) };
+      }
       ended = "input_required";
       throw new EndRun();
     },

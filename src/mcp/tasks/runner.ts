@@ -11,6 +11,25 @@ import { QuotaLedger } from "./quota";
 import type { TaskInit } from "./record";
 import type { TaskBindings, TaskObject, UpdateOutcome } from "./rpc";
 
+/**
+ * The Durable Object of long-running tools (the Tasks extension): one per task, which stores the task before the
+ * client hears of it, runs the tool's handler in alarm-driven slices (`ctx.checkpoint()`), resumes it from its last
+ * checkpoint if its isolate dies, and answers `tasks/get`, `tasks/update` and `tasks/cancel`; plus one quota ledger
+ * per caller.
+ *
+ * Yours to bind, not to call: export it from the Worker's entry module (`export { TaskRunner } from "./mcp"`) and
+ * bind it in wrangler.toml as `TASKS` (`class_name = "TaskRunner"`, a SQLite class in `migrations`). Without the
+ * binding, every tool runs synchronously, the extension is not advertised, and `taskSupport: "required"` tools
+ * answer with an error.
+ *
+ * @example
+ * ```ts
+ * export interface TaskRunnerEnv {
+ *   TASKS: DurableObjectNamespace<TaskRunner>;
+ * }
+ * ```
+ * @see docs/guides/long-running-tools.md
+ */
 export class TaskRunner extends DurableObject<HubBindings & TaskBindings> implements TaskObject {
   private readonly host: TaskHost;
 

@@ -4,10 +4,29 @@
  * or kept "per caller" unless callers are told apart.
  */
 
-/** The caller. Anonymous unless authorization is turned on. */
+/**
+ * The caller (`ctx.principal`): anonymous unless authorization is turned on, and then the verified subject of the
+ * bearer token with its scopes. With authorization off every caller is the same anonymous principal, so list or keep
+ * nothing "per caller" then; `authenticated` tells the two apart.
+ *
+ * @example
+ * ```ts
+ * export function ownerKey(principal: Principal, id: string): string {
+ *   // With authorization off every caller is the same anonymous principal: the key then tells no one apart.
+ *   return `${principal.id}:${id}`;
+ * }
+ * ```
+ * @see docs/guides/authentication.md
+ */
 export interface Principal {
+  /**
+   * Who it is: the token's subject (`sub`); with the built-in authorization server, the upstream login's user
+   * (`github-<id>`, `oidc-<sub>`); `"anonymous"` when authorization is off. Key what a caller stores by it.
+   */
   readonly id: string;
+  /** The OAuth scopes the caller's token grants (none when anonymous). */
   readonly scopes: readonly string[];
+  /** Whether a verified token named the caller; false for the anonymous principal. */
   readonly authenticated: boolean;
   /** A name to show (the upstream login's display name), when the built-in authorization server signed them in. */
   readonly name?: string;

@@ -16,9 +16,23 @@ import type { OAuthBindings } from "../oauth/bindings";
 import type { TaskBindings } from "../tasks/rpc";
 
 /**
+ * The Worker bindings the engine understands, together: the type `createMcpWorker`'s env must be assignable to.
+ *
  * `SUBSCRIPTIONS`: listen and change notifications. `LEGACY_SESSIONS`: sessions for 2025 clients that need one.
  * `REPLAY_GUARD`: single-use `requestState`. `TASKS`: the Tasks extension. `RATE_LIMITER`: requests per caller per
  * period on `/mcp`. `ASSETS`: the views' HTML. `OAUTH_KV`, `OAUTH_RATE_LIMITER`: authorization-server mode.
+ *
+ * Every one is optional: removing a binding from wrangler.toml turns its feature off (and the server stops
+ * advertising it), never the build. The app's `Env` (from `wrangler types`) needs only to be assignable to this.
+ *
+ * @example
+ * ```ts
+ * export interface WeatherEnv extends EngineBindings {
+ *   WEATHER_API_KEY: string;
+ * }
+ * export const weatherWorker = createMcpWorker<WeatherEnv>({ name: "weather", version: "1.0.0", tools: [getForecast] });
+ * ```
+ * @see docs/configuration.md
  */
 export interface EngineBindings
   extends HubBindings,

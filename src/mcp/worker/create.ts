@@ -31,7 +31,26 @@ function buildEngine(definition: ServerDefinition): EngineRouter {
  * Builds the Worker's `fetch` handler (and a `scheduled` one that purges expired OAuth grants in authorization-server
  * mode). `E` is the app's env (`Env` from `wrangler types`): it may hold any bindings, and the engine uses those of
  * `EngineBindings` that it has. Declarations given directly are checked now (invalid ones throw at startup); those
- * of `definition.declarations` are built and checked on the first request.
+ * of `definition.declarations` are built and checked on the first request. The entry module exports its result
+ * as the Worker (`export default createMcpWorker<Env>({...})`), next to the Durable Object classes it binds.
+ *
+ * @param definition - The server (`ServerDefinition`: name, version, instructions, declarations) and the engine's
+ *   options (`EngineOptions`: limits, legacyClients, scopeHierarchy, upstreamToken).
+ * @returns The Worker's handlers, `{ fetch, scheduled }`, for `export default`.
+ * @throws When a limit is out of its range, or a declaration given directly is invalid.
+ *
+ * @example
+ * ```ts
+ * export const worker = createMcpWorker<Env>({
+ *   name: "weather",
+ *   version: "1.0.0",
+ *   instructions: "Call echo with a text to hear it back.",
+ *   declarations: () => ({ tools: tools(), prompts: prompts() }),
+ *   limits: { request: { maxBodyBytes: 262_144 } },
+ * });
+ * ```
+ * @see docs/configuration.md
+ * @see docs/architecture.md
  */
 export function createMcpWorker<E extends EngineBindings = EngineBindings>(definition: ServerDefinition & EngineOptions) {
   const { declarations, limits, legacyClients, scopeHierarchy, upstreamToken, ...info } = definition;
@@ -72,6 +91,17 @@ export function createMcpWorker<E extends EngineBindings = EngineBindings>(defin
  * Checks every declaration now, as its first use would (tool names, JSON Schemas, header bindings, prompt
  * arguments), and throws on the first problem. The Worker defers most of this to keep cold starts cheap; the app's
  * tests call it, so a broken declaration fails `npm test` rather than a request after deploying.
+ *
+ * @param definition - The same definition the Worker is built from (its options are checked too).
+ * @throws An Error naming the first problem.
+ *
+ * @example
+ * ```ts
+ * export function checkDeclarations(): void {
+ *   // In a test of the app: fails `npm test`, not the first request after a deploy.
+ *   validateServer({ name: "weather", version: "1.0.0", declarations: () => ({ tools: tools(), prompts: prompts() }) });
+ * }
+ * ```
  */
 export function validateServer(definition: ServerDefinition): void {
   const { declarations, limits, legacyClients, scopeHierarchy, upstreamToken, ...info } = definition as ServerDefinition & EngineOptions;

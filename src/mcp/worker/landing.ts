@@ -125,7 +125,7 @@ export function unavailablePage(problems: string[]): Response {
 <ul>${problems.map((problem) => `<li>${escapeHtml(problem)}</li>`).join("")}</ul>
 <p>Locally, run <code>npm run dev</code> (development mode signs with a built-in key), or put
 <code>STATE_KEYS</code> in <code>.dev.vars</code>. Deployed, set it with <code>wrangler secret put STATE_KEYS</code>.
-The README's "Configuration" section lists every setting.</p>
+docs/configuration.md lists every setting.</p>
 </body>
 </html>`;
   return new Response(html, {

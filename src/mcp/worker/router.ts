@@ -143,6 +143,8 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
     // Why before the body is read: an unauthenticated or throttled caller should cost as little as possible.
     exchange.principal = await authenticate(request, config, scopesOf(server), exchange.execution);
     await checkRateLimit(exchange);
+    // Once per isolate, after the response: tells listeners when this deployment's skills are new to them.
+    server.skills?.announce(exchange);
     const { value: body, surrogateEscapes } = await readJsonBody(request, {
       maxBytes: config.limits.request.maxBodyBytes,
       maxDepth: config.limits.request.maxJsonDepth,

@@ -11,7 +11,7 @@ import { createPublisher } from "../../../src/mcp/listen/publish";
 import { ANONYMOUS } from "../../../src/mcp/wire/principal";
 import { fixture, post, readMessage, sessionName } from "../../helpers/rpc";
 import { sseReader } from "../../helpers/sse";
-import { sessionSockets, sessionStreamAttached } from "../hub-groups";
+import { sessionStreamAttached } from "../hub-groups";
 
 type Json = Record<string, any>;
 const VERSION = "2025-11-25";
@@ -35,14 +35,13 @@ async function openSession(capabilities: Json = { sampling: {} }): Promise<strin
 }
 
 async function openStream(session: string) {
-  const before = await sessionSockets(session);
   const stream = sseReader(
     await fixture.fetch("http://localhost:8787/mcp", {
       headers: { accept: "text/event-stream", "mcp-session-id": session, "mcp-protocol-version": VERSION },
     }),
   );
   expect(await stream.frame()).toEqual({ comment: "listening" });
-  await sessionStreamAttached(session, before);
+  await sessionStreamAttached(session);
   return stream;
 }
 

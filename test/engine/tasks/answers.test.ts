@@ -5,7 +5,7 @@
  * next `ctx.checkpoint()`, and the task keeps what the handler said about how far it got.
  */
 import { describe, expect, it } from "vitest";
-import { readMessage } from "../../helpers/rpc";
+import { type Json, readMessage } from "../../helpers/rpc";
 import { settle, TASK_CLIENT, taskRequest, tasksServer, writes } from "./fixtures";
 
 const server = tasksServer("tasks-answers");
@@ -43,13 +43,25 @@ describe("answers to a task's questions", () => {
     expect(await settle(server, taskId)).toMatchObject({ status: "completed", result: { content: [{ text: "apply=true mode=replace" }] } });
   });
 
-  it("asks again, saying why, when the handler's own schema refuses an answer the form's schema allowed", async () => {
-    const { taskId } = await taskAsking("hashtag_in_task");
+  it("asks again under a key the task never used, saying why, when the handler's own schema refuses an answer the form's schema allowed", async () => {
+    const { taskId, waiting } = await taskAsking("hashtag_in_task");
+    expect(Object.keys(waiting.inputRequests as Json)).toEqual(["tag"]);
     expect((await update(taskId, { tag: { action: "accept", content: { tag: "plain" } } })).result).toBeDefined();
     const again = await settle(server, taskId, (task) => task.status === "input_required" && typeof task.statusMessage === "string");
-    expect(again).toMatchObject({ status: "input_required", inputRequests: { tag: { method: "elicitation/create" } } });
+    // SEP-2663: a key is unique over the task's life; the same question comes under a fresh one.
+    expect(again.inputRequests).toEqual({ "tag#2": (waiting.inputRequests as Json).tag });
     expect(again.statusMessage).toMatch(/tag\.content\.tag: must start with #: answer again/);
-    expect((await update(taskId, { tag: { action: "accept", content: { tag: "#ok" } } })).result).toBeDefined();
+    // An answer under the key already answered is ignored: the question still waits under its new key.
+    expect((await update(taskId, { tag: { action: "accept", content: { tag: "#late" } } })).result).toBeDefined();
+    expect(await settle(server, taskId, () => true)).toMatchObject({
+      status: "input_required",
+      inputRequests: { "tag#2": expect.any(Object) },
+    });
+    // Refused again: a third key, never one used before.
+    expect((await update(taskId, { "tag#2": { action: "accept", content: { tag: "still plain" } } })).result).toBeDefined();
+    const third = await settle(server, taskId, (task) => (task.inputRequests as Json | undefined)?.["tag#3"] !== undefined);
+    expect(Object.keys(third.inputRequests as Json)).toEqual(["tag#3"]);
+    expect((await update(taskId, { "tag#3": { action: "accept", content: { tag: "#ok" } } })).result).toBeDefined();
     expect(await settle(server, taskId)).toMatchObject({ status: "completed", result: { content: [{ text: "tag #ok" }] } });
   });
 });

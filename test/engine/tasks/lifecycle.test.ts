@@ -58,16 +58,18 @@ describe("task creation", () => {
 });
 
 describe("task outcomes", () => {
-  it("a finished task is completed with the tool result inlined", async () => {
+  it("a finished task is completed with the tool result inlined, as the 2026-07-28 call would have answered it (resultType complete)", async () => {
     const { taskId } = await createTask("echo_task", { text: "done" });
     const task = await settle(server, taskId);
-    expect(task).toMatchObject({ status: "completed", result: { content: [{ type: "text", text: "echo: done" }] } });
+    expect(task).toMatchObject({ status: "completed" });
+    // The CallToolResult of a 2026-07-28 request: every Result of that revision carries resultType.
+    expect(task.result).toEqual({ resultType: "complete", content: [{ type: "text", text: "echo: done" }] });
     expect(task).not.toHaveProperty("error");
   });
 
   it("a tool error is completed with isError, not failed", async () => {
     const { taskId } = await createTask("tool_error_task");
-    expect(await settle(server, taskId)).toMatchObject({ status: "completed", result: { isError: true } });
+    expect(await settle(server, taskId)).toMatchObject({ status: "completed", result: { resultType: "complete", isError: true } });
   });
 
   it("a result over the size limit fails the task with a clear -32603", async () => {

@@ -41,7 +41,7 @@ describe("task status notifications", () => {
     });
     expect(await reader.message()).toMatchObject({
       method: "notifications/tasks",
-      params: { taskId, status: "completed", result: { content: [{ text: "color: red" }] } },
+      params: { taskId, status: "completed", result: { resultType: "complete", content: [{ text: "color: red" }] } },
     });
   });
 

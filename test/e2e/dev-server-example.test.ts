@@ -1,0 +1,173 @@
+/**
+ * What `npm run dev` (wrangler's dev server: its dev proxy in front of the local runtime) does with the template's
+ * answers, shown with the example's tools: no "Broken pipe" for a 2025 client's elicitation and sampling answers
+ * when it does not accept gzip, and when a client going away reaches the Worker. The template runs under
+ * `wrangler dev` with its output and its invocations observable (./tail/start.ts): a request's span arrives once its
+ * invocation is over, so a test knows when a tool has ended without waiting for a time. (The example's file:
+ * `npm run blank` removes it; dev-server.test.ts keeps what holds for any app.)
+ */
+import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { appBinds } from "./app-bindings";
+import { mcpSpans, type RecordedSpan, startTracedTemplate, type TracedTemplate } from "./tail/start";
+
+const MODERN = "2026-07-28";
+const sessions = appBinds("LEGACY_SESSIONS");
+
+let dev: TracedTemplate;
+beforeAll(async () => {
+  dev = await startTracedTemplate();
+}, 60_000);
+afterAll(async () => {
+  await dev?.stop();
+});
+
+/** Why a pause: wrangler prints what workerd reports a moment after the answer that caused it has arrived. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
+
+/** The span of the request with this JSON-RPC id: it arrives once the request's invocation (and its tool) has ended. */
+async function spanOf(id: string): Promise<RecordedSpan> {
+  await expect
+    .poll(() => mcpSpans(dev.events).some((span) => span.attributes["jsonrpc.request.id"] === id), { timeout: 20_000 })
+    .toBe(true);
+  return mcpSpans(dev.events).find((span) => span.attributes["jsonrpc.request.id"] === id)!;
+}
+
+const FORM = { elicitation: { form: {} } };
+
+/** A 2026-07-28 request as a conforming client sends it, declaring forms; `signal` lets the test hang up. */
+function modern(id: string, params: Record<string, unknown>, metaExtra: Record<string, unknown> = {}, signal?: AbortSignal) {
+  const meta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": FORM, ...metaExtra };
+  return fetch(dev.url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": MODERN,
+      "mcp-method": "tools/call",
+      "mcp-name": String(params.name),
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { ...params, _meta: meta } }),
+    signal,
+  });
+}
+
+async function tool(name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  const response = await modern(crypto.randomUUID(), { name, arguments: args, ...extra });
+  return ((await response.json()) as { result: any }).result;
+}
+
+/** A notebook of `count` notes tagged "home", a word no title or body holds: searching it finds the untouched ones. */
+async function notebookOf(count: number): Promise<string> {
+  const notebook = (await tool("create_notebook", {})).structuredContent.notebook_id as string;
+  for (let index = 0; index < count; index++) {
+    const note = { notebook_id: notebook, title: `Garden plan ${index}`, body: "Plant tomatoes and basil; water the tomatoes daily." };
+    await tool("add_note", { ...note, tags: ["home"] });
+  }
+  return notebook;
+}
+
+const untouched = async (notebook: string): Promise<number> =>
+  (await tool("search_notes", { notebook_id: notebook, query: "home", limit: 50 })).structuredContent.notes.length;
+
+/** retag_notebook's second round, with the user's answer ("replace") to the question its first round asked. */
+async function retagRound(notebook: string, batchDelayMs: number) {
+  const args = { notebook_id: notebook, batch_delay_ms: batchDelayMs };
+  const first = await tool("retag_notebook", args);
+  expect(first.resultType).toBe("input_required");
+  const answer = { apply: { action: "accept", content: { apply: true, mode: "replace" } } };
+  return { name: "retag_notebook", arguments: args, inputResponses: answer, requestState: first.requestState };
+}
+
+describe("what npm run dev prints that is not an error: Broken pipe", () => {
+  it.runIf(sessions)(
+    "prints no Broken pipe for the SDK 1.x client's elicitation, sampling and multi-question calls when it does not accept gzip",
+    async () => {
+      const printedBefore = dev.output().length;
+      const identity: typeof fetch = (url, init) => {
+        const headers = new Headers(init?.headers);
+        headers.set("accept-encoding", "identity");
+        return fetch(url, { ...init, headers });
+      };
+      const client = new ClientV1({ name: "sdk-v1", version: "1.0.0" }, { capabilities: { elicitation: {}, sampling: {} } });
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        // Every form the example asks is accepted: a boolean field true, a choice its first option, text "e2e".
+        const schema = "requestedSchema" in request.params ? request.params.requestedSchema : { properties: {} };
+        const fields = Object.entries(schema.properties as Record<string, any>);
+        const content = Object.fromEntries(
+          fields.map(([name, field]) => [name, field.type === "boolean" ? true : (field.enum?.[0] ?? field.default ?? "e2e")]),
+        );
+        return { action: "accept", content };
+      });
+      client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+        role: "assistant",
+        model: "e2e-model",
+        content: { type: "text", text: "A short summary." },
+      }));
+      const transport = new TransportV1(new URL(dev.url), { fetch: identity });
+      await client.connect(transport);
+      const created: any = await client.callTool({ name: "create_notebook", arguments: {} });
+      const notebook = created.structuredContent.notebook_id;
+      const text = (result: any) => result.content[0].text as string;
+      for (let round = 0; round < 3; round++) {
+        const added: any = await client.callTool({
+          name: "add_note",
+          arguments: { notebook_id: notebook, title: `N${round}`, body: "Hi." },
+        });
+        expect(text(await client.callTool({ name: "summarize_notes", arguments: { notebook_id: notebook } }))).toContain("e2e-model");
+        expect(text(await client.callTool({ name: "draft_note", arguments: { notebook_id: notebook, topic: "e2e" } }))).toMatch(/^Saved/);
+        const deleted = await client.callTool({
+          name: "delete_note",
+          arguments: { notebook_id: notebook, note_id: added.structuredContent.id },
+        });
+        expect(text(deleted)).toMatch(/^Deleted/);
+      }
+      await transport.terminateSession();
+      await client.close();
+      await settle();
+      expect(dev.output().slice(printedBefore)).not.toContain("Broken pipe");
+    },
+  );
+});
+
+describe("a client going away under npm run dev: seen by the Worker only when it next writes to it", () => {
+  it("never reaches a tool whose answer is JSON: retag_notebook runs to its end after the client hung up", async () => {
+    // Two batches of 25, with a pause between them.
+    const notebook = await notebookOf(50);
+    const round = await retagRound(notebook, 500);
+    const client = new AbortController();
+    const answer = modern("json-gone", round, {}, client.signal);
+    // Hang up once the first batch is applied: the tool then waits before its second.
+    await expect.poll(() => untouched(notebook), { timeout: 10_000, interval: 20 }).toBeLessThanOrEqual(25);
+    client.abort();
+    await expect(answer).rejects.toThrow();
+    // The tool completed: it was never told that its client had gone (a runtime that aborts request.signal on the
+    // disconnect itself would have stopped it before its second batch).
+    expect((await spanOf("json-gone")).attributes).not.toHaveProperty("error.type");
+    expect(await untouched(notebook)).toBe(0);
+  });
+
+  it("reaches a tool that streams at its next write, never while it waits: retag_notebook stops after a later batch", async () => {
+    // Three batches of 25, with a pause after each.
+    const notebook = await notebookOf(75);
+    const round = await retagRound(notebook, 500);
+    const client = new AbortController();
+    const response = await modern("sse-gone", round, { progressToken: "retag" }, client.signal);
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let received = "";
+    while (!received.includes("Retagged 25 of 75 notes")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended before the first batch was applied:\n${received}`);
+      received += value;
+    }
+    // Hang up during the pause after the first batch. Nothing is written while the tool waits, so the Worker is not
+    // told: the second batch is applied, and its progress report (or the next one) is the write that tells it.
+    client.abort();
+    const span = await spanOf("sse-gone");
+    expect(span.attributes["error.type"]).toBe("tool_error");
+    expect(await untouched(notebook)).toBeLessThan(50);
+  });
+});

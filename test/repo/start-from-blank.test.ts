@@ -1,0 +1,269 @@
+/**
+ * `npm run blank`, run on a copy of this repository (its files as git sees them in the working tree, in a temporary
+ * directory, committed there; the repository's node_modules linked in, not installed): it removes the example app and
+ * leaves a one-tool server that type-checks, lints, passes the app's and the repository's tests and builds for deploy,
+ * whose tool and test are exactly the README's "Add a tool" and "Test it" examples. It refuses to run over uncommitted
+ * changes (unless forced), and a second run changes nothing. The copy's end-to-end tests start wrangler several times,
+ * too slow for every `npm test`: here only their imports are checked (run them by hand in a copy with
+ * `npx vitest run --project e2e`). In a fork that has already removed the example, only the second-run check applies.
+ */
+import { execFileSync, type SpawnSyncReturns, spawnSync } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { builtinModules } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXAMPLE_PATHS, EXAMPLE_WORDS, pendingChanges, withoutMigrations } from "../../src/mcp/start-from-blank.mjs";
+
+const root = resolve(import.meta.dirname, "../..");
+/** Each step runs one of the copy's own commands (a type check, a test run, a bundle): generous, for a busy machine. */
+const STEP_TIMEOUT_MS = 5 * 60_000;
+/** Why: the copy shares this repository's node_modules, where vitest keeps its results cache; the copy's runs keep out of it. */
+const NO_CACHE = ["--no-cache"];
+
+const pending = pendingChanges(root);
+/** This repository still has the example (the template, or a fork that kept it). */
+const hasExample = pending.paths.length > 0 || pending.declarations.length > 0;
+
+/** The copy's commands run as a developer's would: no parent test run's variables, no request.cf download, no metrics. */
+function childEnv(): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("VITEST") && name !== "NODE_OPTIONS"));
+  return { ...env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
+}
+
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", ["-c", "user.name=blank-test", "-c", "user.email=blank-test@example.com", ...args], { cwd, encoding: "utf8" });
+
+/** Runs a command in `cwd`; its output is kept for the assertion message. */
+function run(cwd: string, command: string, args: string[]): SpawnSyncReturns<string> {
+  return spawnSync(command, args, { cwd, env: childEnv(), encoding: "utf8", timeout: STEP_TIMEOUT_MS, maxBuffer: 64 << 20 });
+}
+const blank = (cwd: string, ...args: string[]) => run(cwd, process.execPath, [join(cwd, "src/mcp/start-from-blank.mjs"), ...args]);
+const outputOf = (result: SpawnSyncReturns<string>) => `${result.stdout}\n${result.stderr}`;
+
+/** A committed copy of the repository's files (tracked, or new and not ignored), with its node_modules linked in. */
+function copyOfRepository(): string {
+  const dir = mkdtempSync(join(tmpdir(), "start-from-blank-"));
+  const files = git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0").filter(Boolean);
+  for (const file of files) {
+    if (!existsSync(join(root, file))) continue; // deleted in the working tree, not yet in the index
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    cpSync(join(root, file), join(dir, file));
+  }
+  git(dir, "init", "-q");
+  // Why: .gitignore's `node_modules/` matches a folder, not the link; the link must stay out of the copy's commits.
+  writeFileSync(join(dir, ".git/info/exclude"), "node_modules\n");
+  git(dir, "add", "-A");
+  git(dir, "commit", "-qm", "the template");
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
+  return dir;
+}
+
+/** The first fenced block after a README heading. */
+function blockUnder(readme: string, heading: string): string {
+  const section = readme.split(`\n## ${heading}\n`)[1]?.split("\n## ")[0] ?? "";
+  const block = /```\w*\n([\s\S]*?)```/.exec(section)?.[1];
+  if (block === undefined) throw new Error(`the README has no code block under "## ${heading}"`);
+  return block;
+}
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (name === "node_modules" || name.startsWith(".")) return [];
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+/** Every module a source file imports (static, dynamic, re-export), comment lines left out. */
+const importsOf = (file: string) =>
+  [
+    ...readFileSync(file, "utf8")
+      .replace(/^\s*(?:\*|\/\/|\/\*).*$/gm, "")
+      .matchAll(/(?:from\s+|import\s*\(\s*|import\s+)["']([^"'\\\s]+)["']/g),
+  ].map(([, spec]) => spec!);
+
+describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeout: STEP_TIMEOUT_MS }, () => {
+  let copy: string;
+  beforeAll(() => {
+    copy = copyOfRepository();
+  }, STEP_TIMEOUT_MS);
+  afterAll(() => {
+    if (copy) rmSync(copy, { recursive: true, force: true });
+  });
+
+  it("names, as the example's, only files that exist while the example is there", () => {
+    expect(EXAMPLE_PATHS.filter((path) => !existsSync(join(root, path)))).toEqual([]);
+  });
+
+  it("refuses to run over an uncommitted change to a file it would rewrite, and changes nothing", () => {
+    writeFileSync(join(copy, "src/tools.ts"), `${readFileSync(join(copy, "src/tools.ts"), "utf8")}// a local change\n`);
+    const refused = blank(copy);
+    expect(refused.status, outputOf(refused)).toBe(1);
+    expect(refused.stderr).toContain("uncommitted changes");
+    expect(refused.stderr).toContain("src/tools.ts");
+    expect(git(copy, "status", "--porcelain")).toBe(" M src/tools.ts\n");
+    git(copy, "checkout", "--", "src/tools.ts");
+  });
+
+  it("runs over uncommitted changes with --force", () => {
+    const forced = copyOfRepository();
+    try {
+      writeFileSync(join(forced, "src/notes.ts"), "// a local change, lost on purpose\n");
+      const result = blank(forced, "--force");
+      expect(result.status, outputOf(result)).toBe(0);
+      expect(existsSync(join(forced, "src/notes.ts"))).toBe(false);
+    } finally {
+      rmSync(forced, { recursive: true, force: true });
+    }
+  });
+
+  it("removes the example, says what it changed, and what to run next", () => {
+    const result = blank(copy);
+    expect(result.status, outputOf(result)).toBe(0);
+    expect(result.stdout).toContain("removed src/notes.ts");
+    expect(result.stdout).toContain("src/tools.ts: one tool, count_words");
+    expect(result.stdout).toContain("wrangler.toml: migration v3 deletes the Notebook class");
+    expect(result.stdout).toContain("worker-configuration.d.ts: regenerated");
+    expect(result.stdout).toContain("Next: npm install (package.json's devDependencies changed), then npm test.");
+    expect(result.stdout).not.toContain("Still naming the example");
+    expect(EXAMPLE_PATHS.filter((path) => existsSync(join(copy, path)))).toEqual([]);
+    git(copy, "add", "-A");
+    git(copy, "commit", "-qm", "npm run blank");
+  });
+
+  it("leaves no name of the example in src/ (outside the engine), test/app/, test/e2e/, wrangler.toml (outside its migrations) or the README", () => {
+    const files = [
+      ...filesUnder(join(copy, "src")).filter((file) => !file.startsWith(join(copy, "src/mcp/"))),
+      ...filesUnder(join(copy, "test/app")),
+      ...filesUnder(join(copy, "test/e2e")),
+    ];
+    expect(files.length).toBeGreaterThan(10);
+    const texts = [
+      ...files.map((file) => ({ name: relative(copy, file), text: readFileSync(file, "utf8") })),
+      { name: "wrangler.toml", text: withoutMigrations(readFileSync(join(copy, "wrangler.toml"), "utf8")) },
+      { name: "README.md", text: readFileSync(join(copy, "README.md"), "utf8") },
+    ];
+    const named = texts.flatMap(({ name, text }) =>
+      text
+        .split("\n")
+        .filter((line) => EXAMPLE_WORDS.test(line))
+        .map((line) => `${name}: ${line}`),
+    );
+    expect(named).toEqual([]);
+  });
+
+  it("keeps the migrations that ran, and deletes the example's class in a new one", () => {
+    const toml = readFileSync(join(copy, "wrangler.toml"), "utf8");
+    const migrations = toml.split("\n[[migrations]]\n").slice(1);
+    expect(migrations).toEqual([
+      'tag = "v1"\nnew_sqlite_classes = ["Notebook", "ReplayGuard", "SubscriptionHub", "LegacySession"]\n',
+      expect.stringMatching(/^tag = "v2"\nnew_sqlite_classes = \["TaskRunner"\]\n/),
+      'tag = "v3"\ndeleted_classes = ["Notebook"]\n',
+    ]);
+    expect(toml).not.toMatch(/class_name = "Notebook"/);
+  });
+
+  it("leaves a server that type-checks and lints (npm run check, npm run lint)", { timeout: STEP_TIMEOUT_MS * 2 }, () => {
+    const check = run(copy, "npm", ["run", "check"]);
+    expect(check.status, outputOf(check)).toBe(0);
+    const lint = run(copy, "npm", ["run", "lint"]);
+    expect(lint.status, outputOf(lint)).toBe(0);
+  });
+
+  it("leaves app tests that pass: the README's example test and the declarations check", () => {
+    const tests = run(copy, "npx", ["vitest", "run", ...NO_CACHE, "--project", "workerd", "test/app"]);
+    expect(tests.status, outputOf(tests)).toBe(0);
+    expect(tests.stdout).toContain("test/app/count-words.test.ts");
+  });
+
+  it("leaves repository tests that pass (this one included: in the copy it finds nothing left to remove)", () => {
+    const tests = run(copy, "npx", ["vitest", "run", ...NO_CACHE, "--project", "repo"]);
+    expect(tests.status, outputOf(tests)).toBe(0);
+  });
+
+  it("builds for deploy (wrangler deploy --dry-run)", () => {
+    const out = mkdtempSync(join(tmpdir(), "start-from-blank-dist-"));
+    try {
+      const build = run(copy, "npx", ["wrangler", "deploy", "--dry-run", "--outdir", out]);
+      expect(build.status, outputOf(build)).toBe(0);
+      expect(existsSync(join(out, "index.js"))).toBe(true);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it("leaves end-to-end tests whose imports all exist, one of them a real client calling the tool", () => {
+    expect(existsSync(join(copy, "test/e2e/count-words.test.ts"))).toBe(true);
+    const missing = filesUnder(join(copy, "test/e2e"))
+      .filter((file) => /\.(ts|mjs)$/.test(file))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((spec) => spec.startsWith("."))
+          .filter((spec) => {
+            const base = resolve(dirname(file), spec);
+            return ![base, `${base}.ts`, join(base, "index.ts")].some((path) => existsSync(path) && statSync(path).isFile());
+          })
+          .map((spec) => `${relative(copy, file)} -> ${spec}`),
+      );
+    expect(missing).toEqual([]);
+  });
+
+  it("imports, in the app and every test, only packages its package.json declares", () => {
+    const pkg = JSON.parse(readFileSync(join(copy, "package.json"), "utf8"));
+    const declared = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})]);
+    const sources = ["src", "test/app", "test/e2e", "test/engine", "test/helpers", "test/repo"]
+      .flatMap((dir) => filesUnder(join(copy, dir)))
+      .filter((file) => /\.(ts|mjs)$/.test(file));
+    const undeclared = sources.flatMap((file) =>
+      importsOf(file)
+        .filter(
+          (spec) => !spec.startsWith(".") && !spec.startsWith("node:") && !spec.startsWith("cloudflare:") && !builtinModules.includes(spec),
+        )
+        .map((spec) => (spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]!))
+        .filter((name) => !declared.has(name))
+        .map((name) => `${relative(copy, file)} -> ${name}`),
+    );
+    expect(undeclared).toEqual([]);
+  });
+
+  it('leaves as its one tool the README\'s "Add a tool" example', () => {
+    const readme = readFileSync(join(copy, "README.md"), "utf8");
+    const indented = blockUnder(readme, "Add a tool").replace(/^(?=.)/gm, "    ");
+    expect(readFileSync(join(copy, "src/tools.ts"), "utf8")).toContain(indented);
+  });
+
+  it('leaves as its one app test the README\'s "Test it" example', () => {
+    const readme = readFileSync(join(copy, "README.md"), "utf8");
+    expect(readFileSync(join(copy, "test/app/count-words.test.ts"), "utf8")).toBe(blockUnder(readme, "Test it"));
+  });
+
+  it("changes nothing on a second run, and says there is nothing left to remove", () => {
+    const again = blank(copy);
+    expect(again.status, outputOf(again)).toBe(0);
+    expect(again.stdout).toContain("nothing left to remove");
+    expect(git(copy, "status", "--porcelain")).toBe("");
+  });
+});
+
+describe.skipIf(hasExample)("npm run blank in a fork without the example", () => {
+  it("says there is nothing left to remove, exits 0 and changes nothing", () => {
+    const before = git(root, "status", "--porcelain");
+    const again = blank(root);
+    expect(again.status, outputOf(again)).toBe(0);
+    expect(again.stdout).toContain("nothing left to remove");
+    expect(git(root, "status", "--porcelain")).toBe(before);
+  });
+});
