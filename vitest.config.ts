@@ -38,18 +38,33 @@ function fuzzCases(): string {
 }
 
 /**
- * The projects' files run in this order (each project's own files as vitest orders them: failed, then slowest, first).
- * Why the runtime's first: its runtime starts while the end-to-end Worker does (test/e2e/global-setup.ts does not wait
- * for it), and its slowest file (a hub left idle until it hibernates) starts early. Why each project's files together:
- * a runtime shared by several files is reused only while the next file queued is one of its own.
+ * Files that take the longest, each mostly waiting (a copy of the repository checked and tested, a wrangler dev of
+ * its own, a task run with pauses between batches): they start first, so the suite does not end with one of them
+ * running alone. Why a list: vitest orders by the durations of the last run, and CI starts with none. A file a fork
+ * has removed is simply not there.
+ */
+const SLOWEST_FIRST = [
+  "test/repo/start-from-blank.test.ts",
+  "test/e2e/ext-tasks.test.ts",
+  "test/e2e/dev-server-example.test.ts",
+  "test/e2e/local-settings.test.ts",
+  "test/e2e/dev-server.test.ts",
+];
+
+/**
+ * Then the projects' files in this order (each project's own files as vitest orders them: failed, then slowest,
+ * first). Why each project's files together: a runtime shared by several files is reused only while the next file
+ * queued is one of its own.
  */
 const PROJECT_ORDER = ["workerd", "repo", "e2e"];
 
-class ProjectOrder extends BaseSequencer {
+class SlowestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (spec: TestSpecification) => {
+      const slow = SLOWEST_FIRST.findIndex((file) => spec.moduleId.endsWith(`/${file}`));
+      if (slow !== -1) return slow;
       const index = PROJECT_ORDER.indexOf(spec.project.name);
-      return index === -1 ? PROJECT_ORDER.length : index;
+      return SLOWEST_FIRST.length + (index === -1 ? PROJECT_ORDER.length : index);
     };
     return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
   }
@@ -60,7 +75,7 @@ export default defineConfig({
     // Two test files at a time even on two cores (vitest's default is one fewer than the cores): much of the suite
     // waits rather than computes (wrangler dev starting, a hub left idle until it hibernates, streams held open).
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    sequence: { sequencer: ProjectOrder },
+    sequence: { sequencer: SlowestFirst },
     // One access log line per request is right in production and noise in a run of thousands of requests; so is the
     // development startup line (src/mcp/worker/startup.ts) once per test file.
     onConsoleLog: (log) => !log.includes('"message":"mcp request"') && !log.includes('"message":"development mode: '),
