@@ -5,11 +5,12 @@
  * settings are the tests' (TEST_BINDINGS), never a developer's .dev.vars: the config is a copy in a temporary
  * directory, with no .dev.vars beside it.
  *
- * Not awaited here: the other projects' tests run while wrangler starts (about 5 s), and each end-to-end test file
+ * The assets (views, skills) are built once here, for every wrangler the tests start. The Worker's start is not
+ * awaited here: the other projects' tests run while wrangler starts (about 5 s), and each end-to-end test file
  * waits for it first (./worker-ready.ts). So its port is chosen before it starts.
  */
 import type { TestProject } from "vitest/node";
-import { freePort } from "./dev-server";
+import { buildTemplateAssets, freePort } from "./dev-server";
 import { launchTracedTemplate } from "./tail/start";
 
 declare module "vitest" {
@@ -21,6 +22,7 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject) {
+  buildTemplateAssets();
   const traced = await launchTracedTemplate(await freePort());
   project.provide("mcpUrl", traced.url);
   project.provide("tailEventsUrl", traced.eventsUrl);
