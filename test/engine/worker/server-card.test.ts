@@ -5,9 +5,10 @@
  * (name, version, descriptive fields, protocol versions) whatever the server offers, and claims no capability;
  * it validates against the draft's published JSON Schema (vendored in server-card-schema.ts).
  */
-import { Validator } from "@cfworker/json-schema";
+
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { Validator } from "@cfworker/json-schema";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import * as z from "zod/mini";
 import { createMcpWorker, defineTool, defineView, type EngineOptions, type ServerDefinition, text, validateServer } from "../../../src/mcp";
@@ -171,7 +172,11 @@ describe("the server card, on", () => {
     const preflight = await carded.fetch(
       at(ORIGIN, PATHS[1]!, {
         method: "OPTIONS",
-        headers: { origin: "https://registry.example", "access-control-request-method": "GET", "access-control-request-headers": "if-none-match" },
+        headers: {
+          origin: "https://registry.example",
+          "access-control-request-method": "GET",
+          "access-control-request-headers": "if-none-match",
+        },
       }),
     );
     expect(preflight.status).toBe(204);
@@ -294,7 +299,13 @@ describe("the card and server/discover never disagree", () => {
   /** A client that takes everything the server may offer, so discover shows every capability and extension. */
   const EVERYTHING = { ...TASK_CLIENT, extensions: { ...TASK_CLIENT.extensions, ...RENDERS_VIEWS.extensions } };
   const view = defineView({ uri: "ui://fixture/card", name: "card", asset: "/views/card.html" });
-  const viewTool = defineTool({ name: "show", description: "Shows a view.", input: z.strictObject({}), view, handler: () => ({ content: [text("shown")] }) });
+  const viewTool = defineTool({
+    name: "show",
+    description: "Shows a view.",
+    input: z.strictObject({}),
+    view,
+    handler: () => ({ content: [text("shown")] }),
+  });
   const viewAssets = { fetch: async () => new Response("<!doctype html><p>view</p>") } as unknown as Fetcher;
   const icons = [{ src: "https://example.com/icon.png", mimeType: "image/png", sizes: ["48x48"] }];
 
@@ -308,8 +319,16 @@ describe("the card and server/discover never disagree", () => {
   }
   const CASES: Case[] = [
     { name: "tools, resources and prompts, with icons", serve: async () => ({ target: testServer({ ...CARDED, icons }) }) },
-    { name: "2026-07-28 only (legacyClients off)", legacyClients: false, serve: async () => ({ target: testServer({ ...CARDED, legacyClients: false }) }) },
-    { name: "tasks", extension: "io.modelcontextprotocol/tasks", serve: async () => ({ target: testServer({ ...CARDED, tools: taskTools }) }) },
+    {
+      name: "2026-07-28 only (legacyClients off)",
+      legacyClients: false,
+      serve: async () => ({ target: testServer({ ...CARDED, legacyClients: false }) }),
+    },
+    {
+      name: "tasks",
+      extension: "io.modelcontextprotocol/tasks",
+      serve: async () => ({ target: testServer({ ...CARDED, tools: taskTools }) }),
+    },
     {
       name: "views",
       extension: UI,
@@ -343,7 +362,8 @@ describe("the card and server/discover never disagree", () => {
     },
   ];
   const IDENTITY = ["name", "version", "title", "description", "websiteUrl", "icons"] as const;
-  const identityOf = (info: Json) => Object.fromEntries(IDENTITY.filter((field) => info[field] !== undefined).map((field) => [field, info[field]]));
+  const identityOf = (info: Json) =>
+    Object.fromEntries(IDENTITY.filter((field) => info[field] !== undefined).map((field) => [field, info[field]]));
   const CARD_FIELDS = Object.keys(SERVER_CARD_SCHEMA.$defs.ServerCard.properties);
   const REMOTE_FIELDS = Object.keys(SERVER_CARD_SCHEMA.$defs.Remote.properties);
 
