@@ -20,6 +20,7 @@ import { LOGIN } from "../../helpers/auth-server";
 import { FIXTURE } from "../../helpers/fixture";
 import { localIssuer } from "../../helpers/issuer";
 import { fixture, type Json, readMessage, rpc, SERVED_VERSIONS, testServer } from "../../helpers/rpc";
+import { withLogs } from "../../helpers/wire";
 import { skillServer } from "../skills/fixture";
 import { TASK_CLIENT, taskTools } from "../tasks/fixtures";
 import { SERVER_CARD_SCHEMA } from "./server-card-schema";
@@ -190,6 +191,24 @@ describe("the server card, on", () => {
 
   it("may be cached for an hour", async () => {
     expect((await carded.fetch(at(ORIGIN, PATHS[0]!))).headers.get("cache-control")).toBe("public, max-age=3600");
+  });
+
+  it("publishes no domain-level catalog, on either path the drafts have named for one", async () => {
+    for (const path of ["/.well-known/ai-catalog.json", "/.well-known/mcp/catalog.json"]) {
+      expect((await carded.fetch(at(ORIGIN, path))).status, path).toBe(404);
+    }
+  });
+
+  it("answers 503 on both paths, naming no setting, while the configuration is invalid", async () => {
+    const unconfigured = testServer(CARDED, { MCP_ENV: "production", STATE_KEYS: "", ALLOWED_HOSTS: "mcp.example.com" });
+    for (const path of PATHS) {
+      const { value: response } = await withLogs(() => unconfigured.fetch(at("http://mcp.example.com", path)));
+      expect(response.status, path).toBe(503);
+      expect(await response.json()).toEqual({
+        jsonrpc: "2.0",
+        error: { code: -32603, message: "Service unavailable: server configuration is invalid" },
+      });
+    }
   });
 
   it("carries the repository the option names", async () => {
