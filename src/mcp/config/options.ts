@@ -171,6 +171,18 @@ export interface EngineOptions {
 /**
  * The card's `repository`: where the server's source code is, for people and scanners to inspect it. `url` is an
  * http or https URL, `source` the hosting service (`"github"`), `subfolder` the server's folder in a monorepo.
+ *
+ * @example
+ * ```ts
+ * export const notesRepository: ServerCardRepository = { url: "https://github.com/you/notes", source: "github", subfolder: "server" };
+ * export const cardedWorker = createMcpWorker({
+ *   name: "io.github.you/notes",
+ *   version: "1.0.0",
+ *   description: "Notes you can search and edit.",
+ *   tools: [getForecast],
+ *   serverCard: { repository: notesRepository },
+ * });
+ * ```
  */
 export interface ServerCardRepository {
   url: string;
