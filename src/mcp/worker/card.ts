@@ -77,8 +77,8 @@ export function checkServerIdentity(
 
 interface CardDocument {
   body: string;
-  /** A strong validator: the SHA-256 of the body, quoted. */
-  etag: string;
+  /** The SHA-256 of the body, base64url: the strong validator both representations derive their ETag from. */
+  digest: string;
 }
 
 async function cardDocument(server: McpServer, options: CardOptions, config: Config, origin: string): Promise<CardDocument> {
@@ -97,7 +97,7 @@ async function cardDocument(server: McpServer, options: CardOptions, config: Con
   };
   const body = JSON.stringify(card);
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body));
-  return { body, etag: `"${base64url(digest)}"` };
+  return { body, digest: base64url(digest) };
 }
 
 /** Headers of every card answer, 200 and 304 alike. Why `*`: the card is public, read-only, and carries no credential. */
@@ -140,10 +140,13 @@ export function serverCardRoute(server: McpServer, options: CardOptions): (excha
       document = cardDocument(server, options, config, origin);
       if (known.size < MAX_ORIGINS) known.set(origin, document);
     }
-    const { body, etag } = await document;
-    if (matches(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers: { ...CARD_HEADERS, etag } });
+    const { body, digest } = await document;
     // The card's own media type for a client that accepts it (the draft's), plain JSON for one that asks for that.
     const type = accepts(request, MEDIA_TYPE) ? MEDIA_TYPE : "application/json";
+    // Why each type has its own tag: a cache keeps one response per Accept (Vary), and a 304 refreshes the stored
+    // response whose tag it names; a shared tag could hand a client the other type.
+    const etag = type === MEDIA_TYPE ? `"${digest}"` : `"${digest}.json"`;
+    if (matches(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers: { ...CARD_HEADERS, etag } });
     return new Response(request.method === "HEAD" ? null : body, { headers: { ...CARD_HEADERS, etag, "content-type": type } });
   };
 }

@@ -105,25 +105,41 @@ describe("the server card, on", () => {
     expect(await typeFor("application/json")).toBe("application/json");
     expect(await typeFor(`${MEDIA_TYPE};q=0, application/json`)).toBe("application/json");
     expect(await typeFor(undefined)).toBe("application/json");
-    // The same bytes either way, so a cache keeps one copy per Accept and the ETag stays the body's.
+    // The same bytes either way; a cache keeps one copy per Accept.
     expect((await carded.fetch(at(ORIGIN, PATHS[0]!))).headers.get("vary")).toBe("Accept");
   });
 
   it("sends a strong ETag, the SHA-256 of the body, and answers 304 without a body when If-None-Match names it", async () => {
-    const response = await carded.fetch(at(ORIGIN, PATHS[0]!));
+    const asCard = { accept: MEDIA_TYPE };
+    const response = await carded.fetch(at(ORIGIN, PATHS[0]!, { headers: asCard }));
     const body = await response.text();
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body)));
     const etag = `"${digest.toBase64({ alphabet: "base64url", omitPadding: true })}"`;
     expect(response.headers.get("etag")).toBe(etag);
     for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, "*"]) {
-      const revalidated = await carded.fetch(at(ORIGIN, PATHS[1]!, { headers: { "if-none-match": ifNoneMatch } }));
+      const revalidated = await carded.fetch(at(ORIGIN, PATHS[1]!, { headers: { ...asCard, "if-none-match": ifNoneMatch } }));
       expect(revalidated.status, ifNoneMatch).toBe(304);
       expect(await revalidated.text()).toBe("");
       expect(revalidated.headers.get("etag")).toBe(etag);
       expect(revalidated.headers.get("cache-control")).toBe("public, max-age=3600");
     }
-    const changed = await carded.fetch(at(ORIGIN, PATHS[0]!, { headers: { "if-none-match": '"an-older-card"' } }));
+    const changed = await carded.fetch(at(ORIGIN, PATHS[0]!, { headers: { ...asCard, "if-none-match": '"an-older-card"' } }));
     expect([changed.status, await changed.text()]).toEqual([200, body]);
+  });
+
+  it("gives each media type its own ETag, so a cache that keeps both (Vary: Accept) never refreshes one with the other", async () => {
+    const get = (accept: string, ifNoneMatch?: string) =>
+      carded.fetch(at(ORIGIN, PATHS[0]!, { headers: { accept, ...(ifNoneMatch && { "if-none-match": ifNoneMatch }) } }));
+    const card = await get(MEDIA_TYPE);
+    const json = await get("application/json");
+    const [cardTag, jsonTag] = [card.headers.get("etag")!, json.headers.get("etag")!];
+    expect(await card.text()).toBe(await json.text());
+    expect(jsonTag).not.toBe(cardTag);
+    expect(jsonTag).toMatch(/^"[A-Za-z0-9_-]+\.json"$/);
+    expect((await get(MEDIA_TYPE, jsonTag)).status).toBe(200);
+    expect((await get("application/json", cardTag)).status).toBe(200);
+    const revalidated = await get("application/json", jsonTag);
+    expect([revalidated.status, revalidated.headers.get("etag")]).toEqual([304, jsonTag]);
   });
 
   it("builds the card once per origin, not per request", async () => {
