@@ -11,6 +11,10 @@
  * the Worker's bindings (tasks, skills, hubs) and the caller. Authorization is not described either: clients learn it
  * from the 401 and the Protected Resource Metadata it points to, and the card's only tool for it (a header the user
  * types in) would be wrong for OAuth, whose tokens the client obtains itself.
+ *
+ * Why no domain-level catalog (`/.well-known/ai-catalog.json`, once `/.well-known/mcp/catalog.json`): it speaks for
+ * the whole domain, which a Worker on a route of a shared domain does not own, and its entry's identifier
+ * (`urn:air:<publisher domain>:...`) cannot be derived from the server's name. The domain's owner publishes it.
  */
 import type { Config } from "../config/config";
 import type { ServerCardRepository } from "../config/options";
