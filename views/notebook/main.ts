@@ -89,9 +89,12 @@ const fail = (message: string) => {
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const textOf = (answer: ToolAnswer) => answer.content?.find((block) => block.type === "text")?.text ?? "";
 
+/** The tool ran and refused (its result is an error), as opposed to the call not reaching the server. */
+class ToolRefused extends Error {}
+
 async function call(name: string, args: Record<string, unknown>): Promise<ToolAnswer> {
   const answer = (await app.callServerTool({ name, arguments: { notebook_id: notebookId, ...args } })) as ToolAnswer;
-  if (answer.isError) throw new Error(textOf(answer) || `${name} failed`);
+  if (answer.isError) throw new ToolRefused(textOf(answer) || `${name} failed`);
   return answer;
 }
 
@@ -240,9 +243,11 @@ async function open(summary: Summary): Promise<void> {
   try {
     answer = await call("get_note", { note_id: summary.id });
   } catch (error) {
-    // Most likely deleted since the list was read: read it again, and say which note could not be opened.
+    // get_note refuses only a note (or notebook) that is gone: deleted since the list was read. Read the list again,
+    // and say so in the user's terms (the server's message is written for the model: it names tools to call).
     readSoon();
-    throw new Error(`Could not open "${summary.title}": ${messageOf(error)}`);
+    const reason = error instanceof ToolRefused ? "it is no longer in this notebook" : messageOf(error);
+    throw new Error(`Could not open "${summary.title}": ${reason}.`);
   }
   fillEditor(answer.structuredContent as unknown as Note);
   titleField.focus();
