@@ -61,9 +61,9 @@ describe("the results that tell a view its notebook changed", () => {
       await client.callTool("retag_notebook", { notebook_id }),
       await client.callTool("delete_note", { notebook_id, note_id }),
     ];
-    const changes = results.map((result) => result._meta?.[CHANGED]);
+    const changes = results.map((result) => result._meta?.[CHANGED] as { change_id: string } | undefined);
     for (const change of changes) expect(change).toEqual({ notebook_id, change_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
-    expect(new Set(changes.map((change) => change.change_id)).size).toBe(results.length);
+    expect(new Set(changes.map((change) => change?.change_id)).size).toBe(results.length);
   });
 
   it("are never reads, refusals or a deletion the user declined", async () => {

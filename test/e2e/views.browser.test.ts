@@ -236,7 +236,9 @@ describe.skipIf(!chromiumAvailable || !appBinds("ASSETS"))("the notebook view in
   });
 
   it("opens a note with the keyboard and saves an edit", async () => {
-    await frame().getByRole("button", { name: /Groceries/ }).focus();
+    await frame()
+      .getByRole("button", { name: /Groceries/ })
+      .focus();
     await page.keyboard.press("Enter");
     await expect.poll(() => frame().getByLabel("Title").inputValue()).toBe("Groceries");
     await frame().getByLabel("Title").fill("Groceries for Sunday");
@@ -382,7 +384,9 @@ describe.skipIf(!chromiumAvailable || !appBinds("ASSETS"))("the notebook view in
     const { notes } = (await mcp("tools/call", { name: "search_notes", arguments: { notebook_id: notebook, query: "report" } }))
       .structuredContent;
     await hostCall({ name: "delete_note", arguments: { notebook_id: notebook, note_id: notes[0].id } });
-    await frame().getByRole("button", { name: /Quarterly report/ }).click();
+    await frame()
+      .getByRole("button", { name: /Quarterly report/ })
+      .click();
     await expect.poll(() => alert.textContent()).toBe('Could not open "Quarterly report": it is no longer in this notebook.');
     // ... and the list is read again, without the deleted note.
     await expect.poll(listed).not.toContain("Quarterly reportwork");

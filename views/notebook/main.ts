@@ -116,7 +116,10 @@ function render(found: Summary[]): void {
         tags.textContent = note.tags.join(", ");
         button.append(tags);
       }
-      button.addEventListener("click", guarded(() => open(note)));
+      button.addEventListener(
+        "click",
+        guarded(() => open(note)),
+      );
       item.append(button);
       return item;
     }),
