@@ -364,10 +364,7 @@ export function tools(): Tool[] {
           for (const note of page) {
             // Check before each write, never only after one (a cancellation during the pause between batches must stop
             // the next batch): a cancelled call stops here, and says how far it got.
-            if (ctx.signal.aborted) {
-              const cancelled = toolError(`Cancelled after retagging ${state.applied} of ${total} notes.`);
-              return state.applied > 0 ? { ...cancelled, _meta: changed(args.notebook_id) } : cancelled;
-            }
+            if (ctx.signal.aborted) return toolError(`Cancelled after retagging ${state.applied} of ${total} notes.`);
             const tags = retagged(note, mode);
             if (tags.join() !== note.tags.join()) await notebook.update(note.id, { tags });
             state.applied++;
