@@ -287,6 +287,22 @@ describe("completion/complete", () => {
     ];
     for (const params of cases) expect((await readMessage(await server.send("completion/complete", params))).error?.code).toBe(-32602);
   });
+
+  it("refuses context.arguments unless it maps names to strings, naming the value that is wrong", async () => {
+    const complete = async (context: unknown) =>
+      readMessage(
+        await server.send("completion/complete", {
+          ref: { type: "ref/prompt", name: "greet" },
+          argument: { name: "name", value: "" },
+          context,
+        }),
+      );
+    const notString = await complete({ arguments: { name: "a", count: 1 } });
+    expect(notString.error?.code).toBe(-32602);
+    expect(notString.error?.message).toContain("context.arguments.count: Invalid input: expected string, received number");
+    for (const context of [{ arguments: ["a"] }, { arguments: "a" }, "context"]) expect((await complete(context)).error?.code).toBe(-32602);
+    expect((await complete({ arguments: { name: "a" } })).error).toBeUndefined();
+  });
 });
 
 describe("capabilities follow what is registered", () => {
