@@ -5,7 +5,7 @@
 
 import { type ConfigResult, parseConfig } from "../config/config";
 import { type EngineOptions, resolveOptions } from "../config/options";
-import type { EngineRouter } from "../oauth/host";
+import { type EngineRouter, purgeExpiredGrants, serveAuthorizationServer } from "../oauth/host";
 import { McpServer, type ServerDefinition } from "../server/server";
 import { registerServer } from "../tasks/servers";
 import { lazy, memoize } from "../util/memo";
@@ -13,13 +13,6 @@ import type { EngineBindings } from "./bindings";
 import { CARD_PATHS, type CardOptions, checkServerIdentity } from "./card";
 import { createRouter } from "./router";
 import { announceStartup } from "./startup";
-
-/**
- * The built-in OAuth authorization server, loaded on first use in that mode only: "none" and "resource server"
- * never evaluate it or `@cloudflare/workers-oauth-provider`. (The bundler keeps it in the same file, initialized
- * lazily.)
- */
-const authorizationServer = () => import("../oauth/host");
 
 /** The server and its router, built from the declarations (and the server card's options, when it is on). */
 function buildEngine(definition: ServerDefinition, card: CardOptions | undefined): EngineRouter {
@@ -78,7 +71,7 @@ export function createMcpWorker<E extends EngineBindings = EngineBindings>(defin
     fetch: async (request: Request, env: E, execution: ExecutionContext) => {
       const loaded = configOf(env);
       if (loaded.ok && loaded.config.authServer && !isCardPath(request)) {
-        const { serveAuthorizationServer } = await authorizationServer();
+        // The built-in authorization server; "none" and "resource server" never evaluate its library (oauth/library.ts).
         return serveAuthorizationServer(request, env, execution, engine(), loaded.config);
       }
       return engine().fetch(request, env, execution, loaded);
@@ -86,7 +79,6 @@ export function createMcpWorker<E extends EngineBindings = EngineBindings>(defin
     scheduled: async (_controller: ScheduledController, env: E) => {
       const loaded = configOf(env);
       if (!loaded.ok || !loaded.config.authServer) return;
-      const { purgeExpiredGrants } = await authorizationServer();
       const { grantsPurged } = await purgeExpiredGrants(env, engine(), loaded.config);
       console.log(JSON.stringify({ level: "info", message: "oauth purge", grantsPurged }));
     },
