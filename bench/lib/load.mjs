@@ -36,10 +36,3 @@ export async function load(url, request, { connections, seconds, pids = [], limi
     failures: result.non2xx - (limitedIsExpected ? limited : 0) + result.errors + result.timeouts,
   };
 }
-
-export const median = (values) => {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
