@@ -13,7 +13,7 @@
  * of the Worker) is measured in the same workerd and subtracted: what is left is the Worker's work per request.
  */
 import { readFileSync } from "node:fs";
-import { cpuSeconds } from "./cpu.mjs";
+import { cpuSample, cpuUsedSince } from "./cpu.mjs";
 import { startDriver } from "./miniflare.mjs";
 
 export const LOOP_PATH = "/__bench/loop";
@@ -53,13 +53,13 @@ export async function serveInProcess(config, mainModule, overrides = {}) {
  * answer 200, and the first answer (status, content type, body) for checking.
  */
 export async function loop(server, request, n, { empty = false } = {}) {
-  const before = cpuSeconds(server.pids);
+  const before = cpuSample(server.pids);
   const response = await server.mf.dispatchFetch(`http://localhost${LOOP_PATH}`, {
     method: "POST",
     // Host as an HTTP client sends it (a Request made in the isolate has none unless given one).
     body: JSON.stringify({ n, url: TARGET_URL, ...request, headers: { host: new URL(TARGET_URL).host, ...request.headers }, empty }),
   });
   const result = await response.json();
-  const used = cpuSeconds(server.pids) - before;
+  const used = cpuUsedSince(before);
   return { cpuUs: (used * 1e6) / n, failures: result.failures, first: result.first };
 }

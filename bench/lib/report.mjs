@@ -1,7 +1,7 @@
 /**
  * Turns one bench run into bench/results/latest.md (tables) and latest.svg (hand-drawn bars, no chart library).
  */
-import { NOISY_FACTOR } from "./stats.mjs";
+import { medianOver, NOISY_FACTOR } from "./stats.mjs";
 
 // Why the `|| 0`: a net figure within the measurement's resolution of zero can come out as -0.3, which reads as "-0".
 const fmt = (value, digits = 0) => (Number.isFinite(value) ? (Number(value.toFixed(digits)) || 0).toFixed(digits) : "n/a");
@@ -209,7 +209,7 @@ export function markdown(run) {
   };
   for (const other of ranked(run).filter((worker) => worker.peer)) {
     const perRound = inProcessRatio("template", other.id);
-    lines.push(`| template / ${other.label} | ${times(medianKept(perRound, ip.kept))} | ${perRound.map(times).join(" | ")} |`);
+    lines.push(`| template / ${other.label} | ${times(medianOver(perRound, ip.kept))} | ${perRound.map(times).join(" | ")} |`);
   }
 
   lines.push("", "## HTTP throughput, per round", "");
@@ -248,13 +248,13 @@ export function markdown(run) {
       const ours = http.cells.call[id].runs;
       const perRound = ours.map((r, round) => r.rps / http.cells.call[other.id].runs[round].rps);
       lines.push(
-        `| ${byId(run, id).label} / ${other.label} | ${times(medianKept(perRound, http.kept))} | ${perRound.map(times).join(" | ")} |`,
+        `| ${byId(run, id).label} / ${other.label} | ${times(medianOver(perRound, http.kept))} | ${perRound.map(times).join(" | ")} |`,
       );
     }
   }
   const assetHop = http.cells.call.template.runs.map((r, round) => r.rps / http.cells.call["template-no-assets"].runs[round].rps);
   lines.push(
-    `| template as shipped / template without the asset hop | ${times(medianKept(assetHop, http.kept))} | ${assetHop.map(times).join(" | ")} |`,
+    `| template as shipped / template without the asset hop | ${times(medianOver(assetHop, http.kept))} | ${assetHop.map(times).join(" | ")} |`,
   );
 
   const mrtrLine = (id) => {
@@ -372,16 +372,6 @@ function noisyText(noisy, rounds) {
   if (!noisy.length) return "none";
   const all = noisy.length === rounds ? " (every round: all of them are kept)" : "";
   return `round${noisy.length > 1 ? "s" : ""} ${noisy.map((round) => round + 1).join(", ")}${all}`;
-}
-
-function medianKept(values, kept) {
-  const sorted = kept
-    .map((round) => values[round])
-    .filter(Number.isFinite)
-    .sort((a, b) => a - b);
-  if (!sorted.length) return NaN;
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 const COLORS = { floor: "#9e9e9e", template: "#1f77b4", peer: "#ff7f0e", list: "#ffbb78", templateList: "#aec7e8" };
