@@ -49,6 +49,10 @@ const PARAMS = {
   workers: [...new Set([...ALWAYS, ...list("BENCH_WORKERS", WORKERS.map((worker) => worker.id).join(","))])],
   timeLimitMinutes: num("BENCH_TIME_LIMIT_MINUTES", 20),
 };
+// The knobs that change what is measured (the time limit only stops the run): a run with any of them set is a
+// quick trial, and its results say so at the top.
+const quickTrialKnobs = () =>
+  Object.keys(process.env).filter((name) => name.startsWith("BENCH_") && name !== "BENCH_TIME_LIMIT_MINUTES" && process.env[name] !== "");
 const SCENARIOS = [
   { id: "list", label: "tools/list" },
   { id: "call", label: "tools/call (zod-validated echo)" },
@@ -208,6 +212,7 @@ async function main() {
 
   const run = {
     command: commandLine(),
+    quickTrial: quickTrialKnobs(),
     date: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
     ...gitState(),
     machine: `${cpus().length} x ${cpus()[0]?.model ?? "unknown CPU"}`,
@@ -258,15 +263,7 @@ async function main() {
   step(`Results (bench/results/latest.md, latest.svg, latest.json), ${run.elapsedSeconds.toFixed(0)} s in all`);
   for (const target of report.targets(run))
     console.log(`  ${target.ok === undefined ? "n/a   " : target.ok ? "met   " : "MISSED"} ${target.name}: ${target.measured}`);
-  for (const [name, noisy] of [
-    ["in-process", run.inprocess.noisy],
-    ["HTTP", run.http.noisy],
-  ]) {
-    if (noisy.length)
-      console.log(
-        `  WARNING: noisy ${name} rounds ${noisy.map((round) => round + 1).join(", ")}: the machine was busy. Rerun when it is quiet.`,
-      );
-  }
+  for (const warning of report.warnings(run)) console.log(`  WARNING: ${warning}`);
   const failed = report.failures(run);
   if (failed.length) throw new Error(`some requests failed: ${failed.join("; ")}`);
 }

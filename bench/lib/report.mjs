@@ -123,6 +123,7 @@ export function markdown(run) {
     "",
     `Made by \`${run.command}\` on ${run.date} (took ${fmt(run.elapsedSeconds)} s).`,
     "",
+    ...warnings(run).map((warning) => `> **${warning}**\n`),
     `- Source: commit \`${run.commit}\`${run.dirty ? " with uncommitted changes in the work tree" : ""}.`,
     `- Machine: ${run.machine}; Node ${run.node}; 1-minute load average ${run.loadBefore.toFixed(2)} before the run, ${run.loadAfter.toFixed(2)} after.`,
     `- Toolchain: wrangler ${run.versions.wrangler}, miniflare ${run.versions.miniflare}, workerd ${run.versions.workerd}; ` +
@@ -366,6 +367,26 @@ export function markdown(run) {
     "",
   );
   return lines.join("\n");
+}
+
+/** What makes these figures not the ones to quote: a quick trial's knobs, a busy machine, noisy rounds. */
+export function warnings(run) {
+  const found = [];
+  if (run.quickTrial?.length)
+    found.push(
+      `Quick trial (${run.quickTrial.join(", ")} set): fewer or shorter runs than \`npm run bench\` makes, so not the figures to quote.`,
+    );
+  if (run.loadBefore >= run.cpus)
+    found.push(
+      `Busy machine: a 1-minute load average of ${run.loadBefore.toFixed(2)} on ${run.cpus} cores before the run; rerun when it is quiet.`,
+    );
+  for (const [name, noisy] of [
+    ["in-process", run.inprocess.noisy],
+    ["HTTP", run.http.noisy],
+  ]) {
+    if (noisy.length) found.push(`Noisy ${name} rounds: ${noisyText(noisy, run.params.rounds)}; rerun when the machine is quiet.`);
+  }
+  return found;
 }
 
 function noisyText(noisy, rounds) {
