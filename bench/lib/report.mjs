@@ -5,6 +5,11 @@ import { medianOver, NOISY_FACTOR } from "./stats.mjs";
 
 // Why the `|| 0`: a net figure within the measurement's resolution of zero can come out as -0.3, which reads as "-0".
 const fmt = (value, digits = 0) => (Number.isFinite(value) ? (Number(value.toFixed(digits)) || 0).toFixed(digits) : "n/a");
+/** A net figure with its sign (net of the empty Worker can be below zero within the noise): "+3.1", "-0.7". */
+const signed = (value, digits = 1) => {
+  const text = fmt(value, digits);
+  return text.startsWith("-") || text === "n/a" ? text : `+${text}`;
+};
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 const times = (value) => (Number.isFinite(value) ? `${value.toFixed(2)}x` : "n/a");
 const mark = (ok) => (ok === undefined ? "n/a" : ok ? "met" : "**missed**");
@@ -66,8 +71,8 @@ export function targets(run) {
     return {
       name: `startup the best of the table (${label}, net of the empty Worker)`,
       measured:
-        `real template +${fmt(real.startup[metric], 1)} ms, bench template +${fmt(template.startup[metric], 1)} ms; ` +
-        `best peer +${fmt(best, 1)} ms`,
+        `real template ${signed(real.startup[metric])} ms, bench template ${signed(template.startup[metric])} ms; ` +
+        `best peer ${signed(best)} ms`,
       ok: real.startup[metric] < best,
     };
   };
@@ -443,7 +448,7 @@ export function svg(run) {
   ]);
   const real = byId(run, "real");
   parts.push(
-    `<text x="20" y="${height - 16}" fill="#555">${escapeHtml(`Real template: ${kib(real.size.gzip)} gzip, startup +${fmt(real.startup.checkNet, 1)} ms (check startup), +${fmt(real.startup.importNet, 1)} ms (module evaluation).`)}</text>`,
+    `<text x="20" y="${height - 16}" fill="#555">${escapeHtml(`Real template: ${kib(real.size.gzip)} gzip, startup ${signed(real.startup.checkNet)} ms (check startup), ${signed(real.startup.importNet)} ms (module evaluation).`)}</text>`,
     "</svg>",
     "",
   );
