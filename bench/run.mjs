@@ -263,7 +263,7 @@ async function main() {
   step(`Results (bench/results/latest.md, latest.svg, latest.json), ${run.elapsedSeconds.toFixed(0)} s in all`);
   for (const target of report.targets(run))
     console.log(`  ${target.ok === undefined ? "n/a   " : target.ok ? "met   " : "MISSED"} ${target.name}: ${target.measured}`);
-  for (const warning of report.warnings(run)) console.log(`  WARNING: ${warning}`);
+  for (const warning of report.warnings(run)) console.log(`  WARNING: ${warning.text}`);
   const failed = report.failures(run);
   if (failed.length) throw new Error(`some requests failed: ${failed.join("; ")}`);
 }

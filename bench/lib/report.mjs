@@ -128,7 +128,7 @@ export function markdown(run) {
     "",
     `Made by \`${run.command}\` on ${run.date} (took ${fmt(run.elapsedSeconds)} s).`,
     "",
-    ...warnings(run).map((warning) => `> **${warning}**\n`),
+    ...warnings(run).map((warning) => `> **${warning.text}**\n`),
     `- Source: commit \`${run.commit}\`${run.dirty ? " with uncommitted changes in the work tree" : ""}.`,
     `- Machine: ${run.machine}; Node ${run.node}; 1-minute load average ${run.loadBefore.toFixed(2)} before the run, ${run.loadAfter.toFixed(2)} after.`,
     `- Toolchain: wrangler ${run.versions.wrangler}, miniflare ${run.versions.miniflare}, workerd ${run.versions.workerd}; ` +
@@ -374,22 +374,28 @@ export function markdown(run) {
   return lines.join("\n");
 }
 
-/** What makes these figures not the ones to quote: a quick trial's knobs, a busy machine, noisy rounds. */
+/** What makes these figures not the ones to quote: a quick trial's knobs, a busy machine, noisy rounds (`kind`: a short name). */
 export function warnings(run) {
   const found = [];
   if (run.quickTrial?.length)
-    found.push(
-      `Quick trial (${run.quickTrial.join(", ")} set): fewer or shorter runs than \`npm run bench\` makes, so not the figures to quote.`,
-    );
+    found.push({
+      kind: "a quick trial",
+      text: `Quick trial (${run.quickTrial.join(", ")} set): fewer or shorter runs than \`npm run bench\` makes, so not the figures to quote.`,
+    });
   if (run.loadBefore >= run.cpus)
-    found.push(
-      `Busy machine: a 1-minute load average of ${run.loadBefore.toFixed(2)} on ${run.cpus} cores before the run; rerun when it is quiet.`,
-    );
+    found.push({
+      kind: "a busy machine",
+      text: `Busy machine: a 1-minute load average of ${run.loadBefore.toFixed(2)} on ${run.cpus} cores before the run; rerun when it is quiet.`,
+    });
   for (const [name, noisy] of [
     ["in-process", run.inprocess.noisy],
     ["HTTP", run.http.noisy],
   ]) {
-    if (noisy.length) found.push(`Noisy ${name} rounds: ${noisyText(noisy, run.params.rounds)}; rerun when the machine is quiet.`);
+    if (noisy.length)
+      found.push({
+        kind: `noisy ${name} rounds`,
+        text: `Noisy ${name} rounds: ${noisyText(noisy, run.params.rounds)}; rerun when the machine is quiet.`,
+      });
   }
   return found;
 }
@@ -410,7 +416,10 @@ export function svg(run) {
   const right = 70;
   const lineHeight = 34;
   const panelHeight = workers.length * lineHeight + 50;
-  const height = 60 + 2 * panelHeight + 30;
+  // A run that is not the one to quote says so on a line of its own, under the title.
+  const warned = warnings(run).length > 0;
+  const top = warned ? 66 : 50;
+  const height = top + 10 + 2 * panelHeight + 30;
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="white"/>`,
@@ -439,11 +448,19 @@ export function svg(run) {
       });
     });
   };
-  panel(50, "In-process workerd CPU per request, us (lower is better): tools/call (dark), tools/list (light)", [
+  if (warned)
+    parts.push(
+      `<text x="${width / 2}" y="56" text-anchor="middle" font-size="12" font-weight="bold" fill="#c00">Not the figures to quote: ${escapeHtml(
+        warnings(run)
+          .map((w) => w.kind)
+          .join(", "),
+      )} (see latest.md)</text>`,
+    );
+  panel(top, "In-process workerd CPU per request, us (lower is better): tools/call (dark), tools/list (light)", [
     { label: "tools/call", short: "call", unit: "us", value: (w) => run.inprocess.cells.call[w.id]?.cpuUs },
     { label: "tools/list", short: "list", unit: "us", value: (w) => run.inprocess.cells.list[w.id]?.cpuUs },
   ]);
-  panel(50 + panelHeight, "tools/call over HTTP, requests/s (higher is better)", [
+  panel(top + panelHeight, "tools/call over HTTP, requests/s (higher is better)", [
     { label: "tools/call", short: "req/s", unit: "req/s", value: (w) => run.http.cells.call[w.id]?.rps },
   ]);
   const real = byId(run, "real");
