@@ -42,11 +42,11 @@ function fetchSource() {
     if (!existsSync(join(dir, "src/mcp/version.ts"))) fail(`${dir} holds no engine (src/mcp/version.ts not found)`);
     return dir;
   }
-  const dir = mkdtempSync(join(tmpdir(), "engine-update-"));
   const present = ENGINE_PATHS.filter((path) => spawnSync("git", ["cat-file", "-e", `${source}:${path}`], { cwd: root }).status === 0);
   if (!present.includes("src/mcp")) fail(`"${source}" is neither a directory nor a git ref that holds src/mcp`);
   const archive = spawnSync("git", ["archive", "--format=tar", source, "--", ...present], { cwd: root, maxBuffer: 1 << 30 });
   if (archive.status !== 0) fail(`git archive ${source} failed: ${archive.stderr}`);
+  const dir = mkdtempSync(join(tmpdir(), "engine-update-"));
   execFileSync("tar", ["-x", "-C", dir], { input: archive.stdout });
   return dir;
 }
@@ -57,6 +57,8 @@ if (!force) {
 }
 
 const from = fetchSource();
+/** A git ref was unpacked into a temporary directory of ours: removed once copied (a directory given is the user's). */
+const unpacked = !existsSync(source);
 const before = versionIn(root);
 const after = versionIn(from);
 for (const path of ENGINE_PATHS) {
@@ -64,6 +66,7 @@ for (const path of ENGINE_PATHS) {
   rmSync(join(root, path), { recursive: true, force: true });
   cpSync(join(from, path), join(root, path), { recursive: true, filter: (file) => !file.includes("node_modules") });
 }
+if (unpacked) rmSync(from, { recursive: true, force: true });
 console.log(`engine:update: engine ${before} -> ${after} (${ENGINE_PATHS.join(", ")} replaced; see src/mcp/CHANGELOG.md)`);
 
 if (check) {

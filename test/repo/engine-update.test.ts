@@ -3,15 +3,22 @@
  * ref, and leaves the fork's own files alone. Run here on a small fake fork in a temporary directory.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 
 const script = resolve(import.meta.dirname, "../../src/mcp/update-engine.mjs");
 
+/** Every directory a test made: removed at the end. */
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 function tree(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), "engine-update-test-"));
+  made.push(dir);
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
@@ -54,6 +61,9 @@ const newerEngine = () =>
   });
 
 const run = (cwd: string, ...args: string[]) => spawnSync("node", [script, ...args], { cwd, encoding: "utf8" });
+/** The same, with a temporary directory of its own, to see what the script leaves in it. */
+const runWithTmp = (cwd: string, tmp: string, ...args: string[]) =>
+  spawnSync("node", [script, ...args], { cwd, encoding: "utf8", env: { ...process.env, TMPDIR: tmp } });
 
 function expectUpdated(dir: string) {
   expect(readFileSync(join(dir, "src/mcp/version.ts"), "utf8")).toBe(version("1.1.0"));
@@ -77,11 +87,23 @@ describe("npm run engine:update", () => {
     expectUpdated(dir);
   });
 
-  it("takes the newer engine from a git ref of the fork's repository", () => {
+  it("takes the newer engine from a git ref of the fork's repository, and leaves no unpacked copy behind", () => {
     const dir = fork();
     git(dir, "fetch", "-q", committed(newerEngine()), "HEAD:refs/remotes/upstream/main");
-    expect(run(dir, "upstream/main", "--no-check").status).toBe(0);
+    const tmp = tree({});
+    const result = runWithTmp(dir, tmp, "upstream/main", "--no-check");
+    expect(result.status, result.stderr).toBe(0);
     expectUpdated(dir);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it("refuses a git ref that holds no engine, and leaves nothing behind", () => {
+    const dir = fork();
+    const tmp = tree({});
+    const result = runWithTmp(dir, tmp, "no-such-ref", "--no-check");
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("neither a directory nor a git ref that holds src/mcp");
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
   it("refuses to overwrite uncommitted changes to the engine's files", () => {
