@@ -1,8 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { parseEnv } from "node:util";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /** A fixed test key (not secret): tests exercise real signing, never the built-in development key. */
 export const TEST_BINDINGS = {
@@ -26,8 +28,54 @@ function localSettingsBlanked(): Record<string, string> {
   return Object.fromEntries(names.map((name) => [name, ""]));
 }
 
+/**
+ * How many cases the property-based tests run (test/helpers/seed.ts reads it): FC_RUNS when set, every case in CI
+ * (CI=true, as .ci/run and most CI services set), otherwise "" (a local run's smaller default).
+ */
+function fuzzCases(): string {
+  const ci = process.env.CI !== undefined && !["", "0", "false"].includes(process.env.CI);
+  return process.env.FC_RUNS ?? (ci ? "full" : "");
+}
+
+/**
+ * Files that take the longest, each mostly waiting (a copy of the repository checked and tested, a wrangler dev of
+ * its own, a task run with pauses between batches): they start first, so the suite does not end with one of them
+ * running alone. Why a list: vitest orders by the durations of the last run, and CI starts with none. A file a fork
+ * has removed is simply not there.
+ */
+const SLOWEST_FIRST = [
+  "test/repo/start-from-blank.test.ts",
+  "test/e2e/ext-tasks.test.ts",
+  "test/e2e/dev-server-example.test.ts",
+  "test/e2e/local-settings.test.ts",
+  "test/e2e/dev-server.test.ts",
+];
+
+/**
+ * Then the projects' files in this order (each project's own files as vitest orders them: failed, then slowest,
+ * first). Why each project's files together: a runtime shared by several files is reused only while the next file
+ * queued is one of its own.
+ */
+const PROJECT_ORDER = ["workerd", "repo", "e2e"];
+
+class SlowestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (spec: TestSpecification) => {
+      const slow = SLOWEST_FIRST.findIndex((file) => spec.moduleId.endsWith(`/${file}`));
+      if (slow !== -1) return slow;
+      const index = PROJECT_ORDER.indexOf(spec.project.name);
+      return SLOWEST_FIRST.length + (index === -1 ? PROJECT_ORDER.length : index);
+    };
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
+
 export default defineConfig({
   test: {
+    // Two test files at a time even on two cores (vitest's default is one fewer than the cores): much of the suite
+    // waits rather than computes (wrangler dev starting, a hub left idle until it hibernates, streams held open).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+    sequence: { sequencer: SlowestFirst },
     // One access log line per request is right in production and noise in a run of thousands of requests; so is the
     // development startup line (src/mcp/worker/startup.ts) once per test file.
     onConsoleLog: (log) => !log.includes('"message":"mcp request"') && !log.includes('"message":"development mode: '),
@@ -38,7 +86,7 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
-              bindings: { ...localSettingsBlanked(), ...TEST_BINDINGS, FC_SEED: process.env.FC_SEED ?? "" },
+              bindings: { ...localSettingsBlanked(), ...TEST_BINDINGS, FC_SEED: process.env.FC_SEED ?? "", FC_RUNS: fuzzCases() },
               // Every binding the engine understands, even if the app's wrangler.toml no longer binds it: the
               // engine's tests cover every feature (test/helpers/engine-bindings.d.ts types them).
               durableObjects: {
@@ -59,6 +107,10 @@ export default defineConfig({
         ],
         test: {
           name: "workerd",
+          // One runtime and one module graph for all the files (a fresh one per file cost about 2.5 s a file);
+          // each file still starts with no Durable Object and an empty fixture (test/helpers/fresh-state.ts).
+          isolate: false,
+          setupFiles: ["test/helpers/fresh-state.ts"],
           include: ["test/engine/**/*.test.ts", "test/app/**/*.test.ts"],
           // The views' HTML and the skills (build/assets): the pool binds it as ASSETS, and does not start without it.
           globalSetup: ["views/build.mjs", "src/mcp/skills/build.mjs"],
@@ -66,7 +118,8 @@ export default defineConfig({
       },
       {
         // Checks of the repository itself (import boundary, README), in Node: no Worker, no server.
-        test: { name: "repo", include: ["test/repo/**/*.test.ts"], environment: "node" },
+        // One Node process for all the files, as for the runtime's: a fresh one per file cost about 0.4 s of CPU.
+        test: { name: "repo", include: ["test/repo/**/*.test.ts"], environment: "node", isolate: false },
       },
       {
         // End-to-end tests in Node: the Worker served by wrangler on 127.0.0.1, driven by real MCP clients.
@@ -74,7 +127,11 @@ export default defineConfig({
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",
+          // One Node process for all the files (the clients' modules loaded once); each file starts its own clients.
+          isolate: false,
           globalSetup: ["test/e2e/global-setup.ts"],
+          // The global setup does not wait for its Worker: each file does, before its first test.
+          setupFiles: ["test/e2e/worker-ready.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },

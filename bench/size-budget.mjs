@@ -10,7 +10,8 @@
  * ~31, oauth4webapi ~7; evaluated only in that mode, through a dynamic import); 100.5 KiB with Tasks; 103.4 KiB with
  * tracing and sharded listen hubs; 97.4 KiB once JWT verification moved from jose to WebCrypto (-5.5 KiB); 104.6 KiB
  * with later features; 99.7 KiB once the upstream login's oauth4webapi gave way to auth/server/oauth-client.ts, which
- * verifies ID tokens with auth/jwt.ts (-4.9 KiB).
+ * verifies ID tokens with auth/jwt.ts (-4.9 KiB); 102.1 KiB with skills; 100.3 KiB once only workers-oauth-provider is
+ * imported lazily and the engine's own checks stopped pulling in zod's record and union types (-1.8 KiB).
  *
  * Also prints the size of each feature (bench/lib/build.mjs FEATURES), from the bundle's source map.
  */

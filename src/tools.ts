@@ -8,7 +8,7 @@
  * client for input (see docs/guides/asking-the-user.md). Return `toolError("...")` for failures the model should read.
  */
 import * as z from "zod/mini";
-import type { Tool, ToolContext } from "./mcp";
+import type { JsonObject, Tool, ToolContext } from "./mcp";
 import { defineTool, elicitForm, listRoots, resourceLink, sample, samplingText, text, toolError } from "./mcp";
 import { listsNotes, NOTE_ID, NOTE_LIMITS, NOTEBOOK_ID, type Note, newNotebookId, notebookFor, shelfFor } from "./notes";
 import { notebookView } from "./views";
@@ -30,6 +30,15 @@ async function openNotebook(ctx: ToolContext, id: string) {
 async function noteListChanged(ctx: ToolContext) {
   if (listsNotes(ctx.principal)) await ctx.publish.resourcesListChanged();
 }
+/**
+ * The `_meta` of a result that changed a notebook: which notebook, and an id of this one change. MCP Apps hosts may
+ * send a view on screen the results of later tool calls (the model's, and the view's own); the notebook view reads
+ * its list again when one names its notebook, instead of polling for it. The id lets it skip a change it has
+ * already read, such as its own call's result forwarded back to it. views/notebook/main.ts reads this key.
+ */
+const changed = (notebookId: string): JsonObject => ({
+  "notes/changed": { notebook_id: notebookId, change_id: crypto.randomUUID() },
+});
 const unknownNotebook = (id: string) => toolError(`Unknown notebook_id ${id}. Create one with create_notebook and pass its notebook_id.`);
 const unknownNote = (id: string) => toolError(`No note ${id} in this notebook. Use search_notes to find note ids.`);
 
@@ -92,7 +101,11 @@ export function tools(): Tool[] {
         const added = await notebook.add(args.title, args.body, args.tags ?? []);
         if ("error" in added) return toolError(added.error);
         await noteListChanged(ctx);
-        return { structuredContent: added, content: [text(`Added note ${added.id}.`), linkTo(args.notebook_id, added)] };
+        return {
+          structuredContent: added,
+          content: [text(`Added note ${added.id}.`), linkTo(args.notebook_id, added)],
+          _meta: changed(args.notebook_id),
+        };
       },
     }),
 
@@ -156,7 +169,7 @@ export function tools(): Tool[] {
           ctx.publish.resourceUpdated(noteUri(notebook_id, note_id)),
           changes.title !== undefined && noteListChanged(ctx),
         ]);
-        return { structuredContent: note };
+        return { structuredContent: note, _meta: changed(notebook_id) };
       },
     }),
 
@@ -181,7 +194,7 @@ export function tools(): Tool[] {
         }
         await notebook.delete(note.id);
         await Promise.all([ctx.publish.resourceUpdated(noteUri(args.notebook_id, note.id)), noteListChanged(ctx)]);
-        return { content: [text(`Deleted note ${note.id} ("${note.title}").`)] };
+        return { content: [text(`Deleted note ${note.id} ("${note.title}").`)], _meta: changed(args.notebook_id) };
       },
     }),
 
@@ -289,7 +302,10 @@ export function tools(): Tool[] {
         const added = await notebook.add(save.content.title, draft, ["draft"]);
         if ("error" in added) return toolError(added.error);
         await noteListChanged(ctx);
-        return { content: [text(`Saved the draft as note ${added.id}.`), linkTo(args.notebook_id, added)] };
+        return {
+          content: [text(`Saved the draft as note ${added.id}.`), linkTo(args.notebook_id, added)],
+          _meta: changed(args.notebook_id),
+        };
       },
     }),
 
@@ -360,7 +376,10 @@ export function tools(): Tool[] {
           await ctx.checkpoint();
         }
         await noteListChanged(ctx);
-        return { content: [text(`Retagged the notebook (${mode}): ${state.changing} of ${total} notes got new tags.`)] };
+        return {
+          content: [text(`Retagged the notebook (${mode}): ${state.changing} of ${total} notes got new tags.`)],
+          _meta: changed(args.notebook_id),
+        };
       },
     }),
   ];

@@ -4,7 +4,11 @@
  */
 import { defineView } from "./mcp";
 
-/** The notebook: list, search, open, edit and delete notes, refreshed while it is on screen. */
+/**
+ * The notebook: list, search, add, open, edit and delete notes. It reads the list again when the host forwards it a
+ * result that changed the notebook (`_meta["notes/changed"]`, src/tools.ts), and every 30 s as a fallback, only while
+ * it is visible.
+ */
 export const notebookView = defineView({
   uri: "ui://notes/notebook",
   name: "notebook",

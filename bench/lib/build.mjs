@@ -101,6 +101,7 @@ const FEATURES = [
   ["2025 clients (legacy/)", /^src\/mcp\/legacy\//],
   ["subscriptions/listen (listen/)", /^src\/mcp\/listen\//],
   ["skills (skills/, src/skills.ts)", /^src\/(mcp\/skills\/|skills\.ts)/],
+  ["server card (worker/card.ts)", /^src\/mcp\/worker\/card\.ts/],
   ["engine core (rest of src/mcp/, itty-router)", /^(src\/mcp\/|itty-router\/)/],
   ["example app (src/*.ts)", /^src\/[^/]+$/],
 ];

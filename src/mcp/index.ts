@@ -8,7 +8,7 @@
  * every example compiles: test/engine/examples/public-api.ts). (Biome keeps these exports sorted by path.)
  */
 
-export type { EngineOptions, LimitOptions, Limits } from "./config/options";
+export type { EngineOptions, LimitOptions, Limits, ServerCardRepository } from "./config/options";
 export { audio, embeddedResource, image, resourceLink, text, toBase64 } from "./define/content";
 export { type JsonSchemaInput, jsonSchema } from "./define/json-schema";
 export { definePrompt, type Prompt, type PromptContext, type PromptDefinition, type PromptResult } from "./define/prompts";

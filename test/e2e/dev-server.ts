@@ -4,22 +4,37 @@
  * temporary directory, with main, build and assets (when it has them) pointing back at the repository, so a test can
  * put a `.dev.vars` beside the copy and never touches the repository's own.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import { experimental_readRawConfig } from "wrangler";
 
 export const root = resolve(import.meta.dirname, "../..");
 
-/** The template's wrangler.toml as JSON in `dir` (wrangler.json), paths made absolute, `overrides` applied; its path. */
+/**
+ * Runs the template's custom build (wrangler.toml's `[build]` command: the views and skills into the assets folder)
+ * once, as `wrangler dev` would before it starts. The end-to-end global setup calls it; the configs the tests start
+ * wrangler with (`copyTemplateConfig`) then leave the build out, so six wrangler starts do not build six times.
+ */
+export function buildTemplateAssets(): void {
+  const { rawConfig } = experimental_readRawConfig({ config: join(root, "wrangler.toml") });
+  // An app without views or skills has no build (`npm run blank` keeps one for the fork's skills).
+  if (!rawConfig.build?.command) return;
+  const built = spawnSync(rawConfig.build.command, { cwd: root, shell: true, encoding: "utf8" });
+  if (built.status !== 0) throw new Error(`the template's build (${rawConfig.build.command}) failed:\n${built.stdout}${built.stderr}`);
+}
+
+/**
+ * The template's wrangler.toml as JSON in `dir` (wrangler.json), paths made absolute, `overrides` applied; its path.
+ * Without its `[build]`: the end-to-end setup has built the assets once (`buildTemplateAssets`).
+ */
 export function copyTemplateConfig(dir: string, overrides: Record<string, unknown> = {}): string {
   const { rawConfig } = experimental_readRawConfig({ config: join(root, "wrangler.toml") });
-  const { build, assets } = rawConfig;
+  const { build: _built, assets, ...config } = rawConfig;
   const copy = {
-    ...rawConfig,
+    ...config,
     main: join(root, rawConfig.main!),
-    // An app without views or skills has neither (`npm run blank` removes them with the example's).
-    ...(build && { build: { ...build, cwd: root, watch_dir: [build.watch_dir ?? []].flat().map((dir) => join(root, dir)) } }),
     ...(assets && { assets: { ...assets, directory: join(root, assets.directory!) } }),
     ...overrides,
   };
@@ -78,5 +93,20 @@ export function exited(child: ChildProcess): Promise<void> {
   return new Promise((done) => {
     child.once("exit", () => done());
     child.kill("SIGTERM");
+  });
+}
+
+/**
+ * A TCP port on 127.0.0.1 that was free a moment ago, for a server whose URL must be known before it is ready. Another
+ * process could take it in between; wrangler then fails to start, saying so (see `spawnWranglerDev`).
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, fail) => {
+    const probe = createServer();
+    probe.once("error", fail);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
   });
 }

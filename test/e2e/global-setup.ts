@@ -1,29 +1,32 @@
 /**
- * Starts the Worker once for all end-to-end tests, the way `npm run dev` does (wrangler's dev server, bound to
- * 127.0.0.1 on a free port), and hands its URL to the tests.
+ * Starts the Worker once for all end-to-end tests, the way `npm run dev` does (`wrangler dev`, bound to 127.0.0.1),
+ * and hands its URL to the tests. With tracing observable (./tail/start.ts): the same process serves the tracing
+ * tests, which read the spans it recorded from `tailEventsUrl`, so they need no wrangler dev of their own. Its
+ * settings are the tests' (TEST_BINDINGS), never a developer's .dev.vars: the config is a copy in a temporary
+ * directory, with no .dev.vars beside it.
+ *
+ * The assets (views, skills) are built once here, for every wrangler the tests start. The Worker's start is not
+ * awaited here: the other projects' tests run while wrangler starts (about 5 s), and each end-to-end test file
+ * waits for it first (./worker-ready.ts). So its port is chosen before it starts.
  */
 import type { TestProject } from "vitest/node";
-import { unstable_startWorker } from "wrangler";
-import { TEST_BINDINGS } from "../../vitest.config";
+import { buildTemplateAssets, freePort } from "./dev-server";
+import { launchTracedTemplate } from "./tail/start";
 
 declare module "vitest" {
   export interface ProvidedContext {
     mcpUrl: string;
+    /** Where a GET answers every tail event the shared Worker's invocations produced so far (JSON); `ready` waits for it. */
+    tailEventsUrl: string;
   }
 }
 
 export default async function setup(project: TestProject) {
-  process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
-  const worker = await unstable_startWorker({
-    config: "wrangler.toml",
-    // Why: not a developer's .dev.vars (wrangler's default), whose AUTH_ISSUER would turn authorization on here.
-    envFiles: ["test/no-local-settings.env"],
-    bindings: Object.fromEntries(Object.entries(TEST_BINDINGS).map(([name, value]) => [name, { type: "plain_text", value }])),
-    dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, watch: false, logLevel: "warn" },
-  });
-  await worker.ready;
-  project.provide("mcpUrl", new URL("/mcp", await worker.url).href);
+  buildTemplateAssets();
+  const traced = await launchTracedTemplate(await freePort());
+  project.provide("mcpUrl", traced.url);
+  project.provide("tailEventsUrl", traced.eventsUrl);
   return async () => {
-    await worker.dispose();
+    await traced.stop();
   };
 }

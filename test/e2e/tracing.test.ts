@@ -1,30 +1,26 @@
 /**
  * Tracing end to end: the template under wrangler's dev server with a streaming tail consumer (test/e2e/tail/),
  * which receives every span the runtime records. Each MCP request, on either wire, is one span named and described
- * per the OpenTelemetry MCP conventions; nothing a client sent as arguments ever reaches a trace.
+ * per the OpenTelemetry MCP conventions; nothing a client sent as arguments ever reaches a trace. The Worker is the
+ * one the global setup starts for every end-to-end test: the other files' requests are traced too, so each request
+ * here has an id no other file sends, and the marker below appears in no other file.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mcpSpans, type RecordedSpan, startTracedTemplate, type TracedTemplate } from "./tail/start";
+import { describe, expect, inject, it } from "vitest";
+import { mcpSpans, type RecordedSpan, receivedEvents } from "./tail/start";
 
 /** Sent in arguments and note text: it must appear nowhere in what the tail consumer receives (spans, logs...). */
 const MARKER = "zq-private-marker-7c41";
 const TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 const MODERN = "2026-07-28";
 
-let traced: TracedTemplate;
-beforeAll(async () => {
-  traced = await startTracedTemplate();
-}, 60_000);
-afterAll(async () => {
-  await traced?.stop();
-});
+const url = inject("mcpUrl");
+const events = () => receivedEvents(inject("tailEventsUrl"));
 
 /** The span of the request with this JSON-RPC id, once the tail consumer has received it. */
 async function spanOf(id: string): Promise<RecordedSpan> {
-  await expect
-    .poll(() => mcpSpans(traced.events).some((span) => span.attributes["jsonrpc.request.id"] === id), { timeout: 15_000 })
-    .toBe(true);
-  return mcpSpans(traced.events).find((span) => span.attributes["jsonrpc.request.id"] === id)!;
+  const find = async () => mcpSpans(await events()).find((span) => span.attributes["jsonrpc.request.id"] === id);
+  await expect.poll(async () => (await find()) !== undefined, { timeout: 15_000 }).toBe(true);
+  return (await find())!;
 }
 
 /** A 2026-07-28 request as a conforming client sends it; `_meta` extras (traceparent) merged in. */
@@ -37,7 +33,7 @@ async function modern(id: string, method: string, params: Record<string, unknown
     "mcp-method": method,
   };
   if (typeof params.name === "string") headers["mcp-name"] = params.name;
-  const response = await fetch(traced.url, {
+  const response = await fetch(url, {
     method: "POST",
     headers,
     body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } }),
@@ -53,7 +49,7 @@ async function legacy(body: unknown, version: string, session?: string) {
     "mcp-protocol-version": version,
   };
   if (session) headers["mcp-session-id"] = session;
-  return fetch(traced.url, { method: "POST", headers, body: JSON.stringify(body) });
+  return fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
 }
 
 describe("one span per MCP request, per the OpenTelemetry MCP conventions", () => {
@@ -159,7 +155,7 @@ describe("one span per MCP request, per the OpenTelemetry MCP conventions", () =
       (await modern("p-search", "tools/call", { name: "search_notes", arguments: { notebook_id: notebook, query: MARKER } })).result,
     ).toBeDefined();
     await spanOf("p-search");
-    expect(JSON.stringify(traced.events)).not.toContain(MARKER);
+    expect(JSON.stringify(await events())).not.toContain(MARKER);
   });
 });
 

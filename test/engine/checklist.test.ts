@@ -20,8 +20,7 @@ import { parseKeySpec } from "../../src/mcp/config/keys";
 import { createPublisher } from "../../src/mcp/listen/publish";
 import { canonicalJson, importKeyRing, open, seal } from "../../src/mcp/signing/token";
 import { ANONYMOUS } from "../../src/mcp/wire/principal";
-import { tools as exampleTools } from "../../src/tools";
-import { adminOnly, tools as fixtureTools } from "../helpers/fixture";
+import { adminOnly, tools as fixtureTools, storeTools } from "../helpers/fixture";
 import { localIssuer } from "../helpers/issuer";
 import { type Json, meta, readMessage, send, standardHeaders, testServer, URL_MCP } from "../helpers/rpc";
 import { sseReader } from "../helpers/sse";
@@ -300,7 +299,8 @@ beforeAll(async () => {
   issuer = await localIssuer();
 });
 const token = (claims: { sub?: string; aud?: string; exp?: number; scope?: string } = {}) => issuer.token(claims);
-const authed = () => testServer({ tools: [...exampleTools(), adminOnly, askingTool("confirm", false)] }, issuer.vars);
+/** The fixture's tools with its value store, one that needs a scope and an asking one, behind a local issuer. */
+const authed = () => testServer({ tools: [...fixtureTools, ...storeTools, adminOnly, askingTool("confirm", false)] }, issuer.vars);
 const bearer = (jwt: string) => ({ authorization: `Bearer ${jwt}` });
 
 describe("authorization", () => {

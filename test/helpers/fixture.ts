@@ -12,6 +12,7 @@ import {
   defineTool,
   elicitForm,
   elicitUrl,
+  embeddedResource,
   type HandlerContext,
   listRoots,
   type ServerDefinition,
@@ -57,6 +58,20 @@ const values = new Map<string, string>();
 const valueKey = (ctx: HandlerContext, key: string) => `${ctx.principal.id}\n${key}`;
 /** The resource URI of a stored value. */
 export const valueUri = (key: string) => `fixture://values/${key}`;
+/** What a key may be: short, lower case, URL-safe (so it is its own resource URI segment). */
+const KEY = /^[a-z0-9-]{1,32}$/;
+/** How many values the fixture holds, for every principal: a refused or read-only request must leave it unchanged. */
+export const storedValueCount = () => values.size;
+
+/**
+ * Forgets what the fixture's tools recorded. Called before each test file (test/helpers/fresh-state.ts): the files
+ * share one module graph, and a file must start as if it were alone, as the Durable Objects do.
+ */
+export function resetFixture(): void {
+  values.clear();
+  runs.counted = 0;
+  cancelledRequests.length = 0;
+}
 
 export const tools = [
   defineTool({
@@ -86,7 +101,7 @@ export const tools = [
   defineTool({
     name: "put",
     description: "Stores a value for the caller, then announces the update of its resource and a change of the caller's list.",
-    input: z.strictObject({ key: z.string().check(z.regex(/^[a-z0-9-]{1,32}$/)), value: z.string().check(z.maxLength(1_000)) }),
+    input: z.strictObject({ key: z.string().check(z.regex(KEY)), value: z.string().check(z.maxLength(1_000)) }),
     output: z.object({ uri: z.string(), value: z.string() }),
     async handler({ key, value }, ctx) {
       values.set(valueKey(ctx, key), value);
@@ -196,6 +211,129 @@ export const prompts = [
     }),
   }),
 ];
+
+/** A tool error the model can act on when the caller stored nothing at `key`. */
+const unknownKey = (key: string) => toolError(`Nothing is stored at key ${key}. Store a value there with put first.`);
+
+/**
+ * The rest of the value store, shaped like a handle-based app's tools (a notes app's read, search, delete and batch
+ * retag): a read of a key nobody stored answers a tool error and stores nothing; a search takes a bounded text, a
+ * bounded list and an integer range; a deletion asks for a single-use confirmation; a batch job may run as a task.
+ * Not in FIXTURE, whose lists other tests assert: the fuzzing and the bad-input checklist serve them beside it.
+ */
+export const storeTools = [
+  defineTool({
+    name: "get",
+    description: "Reads the value the caller stored at a key.",
+    input: z.strictObject({ key: z.string().check(z.regex(KEY)) }),
+    output: z.object({ uri: z.string(), value: z.string() }),
+    annotations: { readOnlyHint: true },
+    handler({ key }, ctx) {
+      const value = values.get(valueKey(ctx, key));
+      return value === undefined ? unknownKey(key) : { structuredContent: { uri: valueUri(key), value } };
+    },
+  }),
+  defineTool({
+    name: "find",
+    description: "Lists the caller's keys whose value holds every word of `query` (case-insensitive), among `keys` if given.",
+    input: z.strictObject({
+      query: z.string().check(z.maxLength(200)),
+      keys: z.optional(z.array(z.string().check(z.regex(KEY))).check(z.maxLength(10))),
+      limit: z.optional(z.int().check(z.minimum(1), z.maximum(50))),
+    }),
+    output: z.object({ keys: z.array(z.string()) }),
+    annotations: { readOnlyHint: true },
+    handler({ query, keys, limit = 10 }, ctx) {
+      const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+      const own = valueKey(ctx, "");
+      const found = [...values.entries()]
+        .filter(([stored]) => stored.startsWith(own))
+        .map(([stored, value]) => [stored.slice(own.length), value.toLowerCase()] as const)
+        .filter(([key, value]) => (keys === undefined || keys.includes(key)) && words.every((word) => value.includes(word)))
+        .map(([key]) => key)
+        .sort();
+      return { structuredContent: { keys: found.slice(0, limit) } };
+    },
+  }),
+  defineTool({
+    name: "remove",
+    description: "Deletes the value at a key once the user confirms (a single-use confirmation).",
+    input: z.strictObject({ key: z.string().check(z.regex(KEY)) }),
+    annotations: { destructiveHint: true, idempotentHint: true },
+    async handler({ key }, ctx) {
+      if (!values.has(valueKey(ctx, key))) return unknownKey(key);
+      // Single use: one signed confirmation deletes once, never again when the same retry is replayed.
+      const { confirm } = await ctx.ask(
+        { confirm: elicitForm(`Delete the value at ${key}?`, z.object({ delete: z.boolean() })) },
+        { singleUse: true },
+      );
+      if (confirm.action !== "accept" || !confirm.content.delete) return { content: [text(`Kept the value at ${key}.`)] };
+      values.delete(valueKey(ctx, key));
+      await ctx.publish.resourceUpdated(valueUri(key));
+      await ctx.publish.resourcesListChanged();
+      return { content: [text(`Removed the value at ${key}.`)] };
+    },
+  }),
+  defineTool({
+    name: "tidy",
+    description: "Trims the space around each of the caller's values (those at `keys`, if given), one by one, reporting progress.",
+    input: z.strictObject({ keys: z.optional(z.array(z.string().check(z.regex(KEY))).check(z.maxLength(10))) }),
+    // A batch job, like an app's rewrite of everything a user has: a task for clients that declared the Tasks
+    // extension, an ordinary call for the others.
+    taskSupport: "optional",
+    async handler({ keys }, ctx) {
+      const own = valueKey(ctx, "");
+      const chosen = [...values.keys()].filter(
+        (stored) => stored.startsWith(own) && (keys === undefined || keys.includes(stored.slice(own.length))),
+      );
+      ctx.progress(0, chosen.length, "Tidying");
+      for (const [index, stored] of chosen.entries()) {
+        if (ctx.signal.aborted) return toolError(`Cancelled after tidying ${index} of ${chosen.length} values.`);
+        const value = values.get(stored);
+        if (value !== undefined) values.set(stored, value.trim());
+        ctx.progress(index + 1, chosen.length, `Tidied ${index + 1} of ${chosen.length}`);
+        await ctx.checkpoint();
+      }
+      return { content: [text(`Tidied ${chosen.length} values.`)] };
+    },
+  }),
+];
+
+/**
+ * A prompt over the store, shaped like a handle-based app's review prompt: its argument is a key (checked by its
+ * schema, so `get` never sees a malformed one), its completion reads the store, and a key nobody stored still makes a
+ * prompt (one message saying so). Not in FIXTURE, as `storeTools`.
+ */
+export const recall = definePrompt({
+  name: "recall",
+  title: "Recall a value",
+  description: "Asks the model to work with the value stored at a key, on an optional focus.",
+  arguments: z.strictObject({
+    key: z.string().check(z.regex(KEY), z.describe("A key the caller stored a value at")),
+    focus: z.optional(z.string().check(z.maxLength(200), z.describe("What to look at in the value"))),
+  }),
+  complete: {
+    // Words of the stored value, as focus suggestions.
+    focus(prefix, { arguments: args, ctx }) {
+      const value = args.key === undefined ? undefined : values.get(valueKey(ctx, args.key));
+      const words = new Set(value?.toLowerCase().match(/\p{L}{4,}/gu) ?? []);
+      return [...words].filter((word) => word.startsWith(prefix.toLowerCase())).sort();
+    },
+  },
+  get({ key, focus }, ctx) {
+    const value = values.get(valueKey(ctx, key));
+    const about = focus ? ` about ${focus}` : "";
+    if (value === undefined)
+      return { messages: [{ role: "user", content: text(`Nothing is stored at ${key} yet. Suggest a value to store there${about}.`) }] };
+    return {
+      description: `The value at ${key}`,
+      messages: [
+        { role: "user", content: embeddedResource({ uri: valueUri(key), mimeType: "text/plain", text: value }) },
+        { role: "user", content: text(`Review the value above${about}.`) },
+      ],
+    };
+  },
+});
 
 /** The fixture server's definition: serve it with `testServer(FIXTURE, vars)`. */
 export const FIXTURE = {

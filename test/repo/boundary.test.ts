@@ -50,16 +50,6 @@ const inApp = (path: string) => path.startsWith(`${join(root, "src")}/`) && !inE
 const ENGINE_TEST_DIRS = ["test/engine", "test/helpers", "test/conformance"];
 /** Reaching the app through the test pool's entry point instead of an import: the Worker that wrangler.toml names. */
 const APP_ENTRY = /\bexports\s*(?:\.\s*default\b|\[\s*["']default["']\s*\])|\bSELF\b/;
-/**
- * Engine test files that still drive the example app, each with why; to be converted to the engine's fixture
- * (test/helpers/fixture.ts). Anything not named here fails the check, and an entry that no longer needs it must go.
- */
-const STILL_ON_THE_EXAMPLE: Record<string, string> = {
-  "test/engine/checklist.test.ts": "the bad-input checklist serves the example's tools and calls exports.default; converted separately",
-  "test/engine/fuzz/properties.test.ts":
-    "fuzzes the example's declarations and the deployed entry point (exports.default); converted separately",
-};
-
 describe("the engine's boundary", () => {
   it("is, with the test client's entry, the only engine module that the app, its tests, the conformance fixture and the bench Workers import", () => {
     const outside = [...sourceFiles(join(root, "src")), ...sourceFiles(join(root, "test")), ...sourceFiles(join(root, "bench"))].filter(
@@ -103,19 +93,14 @@ describe("the engine's boundary", () => {
   it("keeps the engine's tests independent of the example app", () => {
     const files = ENGINE_TEST_DIRS.flatMap((dir) => sourceFiles(join(root, dir)));
     expect(files.length).toBeGreaterThan(20);
-    const dependsOnApp = (file: string) => [
+    // Every one of them, without exception: they drive the engine's fixture (test/helpers/fixture.ts), never the app.
+    const violations = files.flatMap((file) => [
       ...importsOf(file)
         .filter(inApp)
         .map((target) => `${rel(file)} -> ${rel(target)}`),
       ...(APP_ENTRY.test(readFileSync(file, "utf8")) ? [`${rel(file)} -> the app's Worker (exports.default or SELF)`] : []),
-    ];
-    const violations = files.filter((file) => !(rel(file) in STILL_ON_THE_EXAMPLE)).flatMap(dependsOnApp);
+    ]);
     expect(violations).toEqual([]);
-    // An allowed file that was converted (or removed) leaves the list, so the allowance cannot outlive its reason.
-    const stale = Object.keys(STILL_ON_THE_EXAMPLE).filter(
-      (file) => !existsSync(join(root, file)) || dependsOnApp(join(root, file)).length === 0,
-    );
-    expect(stale).toEqual([]);
   });
 
   it("uses jose nowhere in src/: the JWT verifier is WebCrypto (auth/jwt.ts); jose only mints the tests' tokens", () => {

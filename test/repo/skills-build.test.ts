@@ -142,7 +142,8 @@ describe("the skills build", () => {
     for (const [files, message] of cases) expect(await refusal(files), JSON.stringify(Object.keys(files))).toMatch(message);
   });
 
-  it("refuses a skill over the extension's limits: 512 files, 16 MiB (16,777,216 bytes) in all", async () => {
+  // Why a longer timeout: it writes and digests two 16 MiB skills and two of 512 files; on a busy machine that took 5 s.
+  it("refuses a skill over the extension's limits: 512 files, 16 MiB (16,777,216 bytes) in all", { timeout: 30_000 }, async () => {
     const many = Object.fromEntries(Array.from({ length: 512 }, (_, index) => [`one/f${index}.txt`, "x"]));
     expect(await refusal({ "one/SKILL.md": skillMd("one"), ...many })).toMatch(
       /one: 513 files, \d+ bytes; a skill may have at most 512 files and 16777216 bytes/,

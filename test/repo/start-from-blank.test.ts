@@ -7,7 +7,7 @@
  * too slow for every `npm test`: here only their imports are checked (run them by hand in a copy with
  * `npx vitest run --project e2e`). In a fork that has already removed the example, only the second-run check applies.
  */
-import { execFileSync, type SpawnSyncReturns, spawnSync } from "node:child_process";
+import { execFile, execFileSync, type SpawnSyncReturns, spawnSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -49,6 +49,61 @@ const git = (cwd: string, ...args: string[]) =>
 function run(cwd: string, command: string, args: string[]): SpawnSyncReturns<string> {
   return spawnSync(command, args, { cwd, env: childEnv(), encoding: "utf8", timeout: STEP_TIMEOUT_MS, maxBuffer: 64 << 20 });
 }
+/** The same, without blocking: the copy's checks run side by side. */
+function runInBackground(cwd: string, command: string, args: string[]): Promise<SpawnSyncReturns<string>> {
+  return new Promise((settle) => {
+    execFile(
+      command,
+      args,
+      { cwd, env: childEnv(), encoding: "utf8", timeout: STEP_TIMEOUT_MS, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) =>
+        settle({ status: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr } as SpawnSyncReturns<string>),
+    );
+  });
+}
+
+interface CopyChecks {
+  check: Promise<SpawnSyncReturns<string>>;
+  lint: Promise<SpawnSyncReturns<string>>;
+  tests: Promise<SpawnSyncReturns<string>>;
+  build: Promise<SpawnSyncReturns<string>>;
+  /** Whether the deploy build wrote its bundle (known once `build` has settled). */
+  built?: boolean;
+}
+
+/**
+ * The blank copy's own commands, started at once and awaited by the tests that judge them. Why side by side: run one
+ * after another they were most of this file's minute. The app's and the repository's tests share one vitest run (one
+ * start of the runtime, not two). The deploy build waits for the tests: both write the assets folder (build/).
+ */
+function copyChecks(cwd: string): CopyChecks {
+  const tests = runInBackground(cwd, "npx", [
+    "vitest",
+    "run",
+    ...NO_CACHE,
+    "--project",
+    "workerd",
+    "--project",
+    "repo",
+    "test/app",
+    "test/repo",
+  ]);
+  const out = mkdtempSync(join(tmpdir(), "start-from-blank-dist-"));
+  const checks: CopyChecks = {
+    check: runInBackground(cwd, "npm", ["run", "check"]),
+    lint: runInBackground(cwd, "npm", ["run", "lint"]),
+    tests,
+    build: tests
+      .then(() => runInBackground(cwd, "npx", ["wrangler", "deploy", "--dry-run", "--outdir", out]))
+      .then((build) => {
+        checks.built = existsSync(join(out, "index.js"));
+        rmSync(out, { recursive: true, force: true });
+        return build;
+      }),
+  };
+  return checks;
+}
+
 const blank = (cwd: string, ...args: string[]) => run(cwd, process.execPath, [join(cwd, "src/mcp/start-from-blank.mjs"), ...args]);
 const outputOf = (result: SpawnSyncReturns<string>) => `${result.stdout}\n${result.stderr}`;
 
@@ -97,12 +152,16 @@ const importsOf = (file: string) =>
 
 describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeout: STEP_TIMEOUT_MS }, () => {
   let copy: string;
+  /** Started once the example is removed and committed (by the --force test), awaited by the tests that judge them. */
+  let checks: CopyChecks | undefined;
   beforeAll(() => {
     copy = copyOfRepository();
   }, STEP_TIMEOUT_MS);
-  afterAll(() => {
+  afterAll(async () => {
+    // Why wait: the checks still running must not find their copy gone (a test that failed early leaves them running).
+    if (checks) await Promise.allSettled([checks.check, checks.lint, checks.build]);
     if (copy) rmSync(copy, { recursive: true, force: true });
-  });
+  }, STEP_TIMEOUT_MS);
 
   it("names, as the example's, only files that exist while the example is there", () => {
     expect(EXAMPLE_PATHS.filter((path) => !existsSync(join(root, path)))).toEqual([]);
@@ -115,24 +174,13 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
     expect(refused.stderr).toContain("uncommitted changes");
     expect(refused.stderr).toContain("src/tools.ts");
     expect(git(copy, "status", "--porcelain")).toBe(" M src/tools.ts\n");
-    git(copy, "checkout", "--", "src/tools.ts");
   });
 
-  it("runs over uncommitted changes with --force", () => {
-    const forced = copyOfRepository();
-    try {
-      writeFileSync(join(forced, "src/notes.ts"), "// a local change, lost on purpose\n");
-      const result = blank(forced, "--force");
-      expect(result.status, outputOf(result)).toBe(0);
-      expect(existsSync(join(forced, "src/notes.ts"))).toBe(false);
-    } finally {
-      rmSync(forced, { recursive: true, force: true });
-    }
-  });
-
-  it("removes the example, says what it changed, and what to run next", () => {
-    const result = blank(copy);
+  // Why one run for both: a second copy and run only to see --force cost a tenth of this file's time.
+  it("runs over that change with --force: removes the example, says what it changed, and what to run next", () => {
+    const result = blank(copy, "--force");
     expect(result.status, outputOf(result)).toBe(0);
+    expect(readFileSync(join(copy, "src/tools.ts"), "utf8")).not.toContain("// a local change");
     expect(result.stdout).toContain("removed src/notes.ts");
     expect(result.stdout).toContain("src/tools.ts: one tool, count_words");
     expect(result.stdout).toContain("wrangler.toml: migration v3 deletes the Notebook class");
@@ -142,6 +190,7 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
     expect(EXAMPLE_PATHS.filter((path) => existsSync(join(copy, path)))).toEqual([]);
     git(copy, "add", "-A");
     git(copy, "commit", "-qm", "npm run blank");
+    checks = copyChecks(copy);
   });
 
   it("leaves no name of the example in src/ (outside the engine), test/app/, test/e2e/, wrangler.toml (outside its migrations) or the README", () => {
@@ -176,33 +225,29 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
     expect(toml).not.toMatch(/class_name = "Notebook"/);
   });
 
-  it("leaves a server that type-checks and lints (npm run check, npm run lint)", { timeout: STEP_TIMEOUT_MS * 2 }, () => {
-    const check = run(copy, "npm", ["run", "check"]);
+  it("leaves a server that type-checks and lints (npm run check, npm run lint)", async () => {
+    const [check, lint] = await Promise.all([checks!.check, checks!.lint]);
     expect(check.status, outputOf(check)).toBe(0);
-    const lint = run(copy, "npm", ["run", "lint"]);
     expect(lint.status, outputOf(lint)).toBe(0);
   });
 
-  it("leaves app tests that pass: the README's example test and the declarations check", () => {
-    const tests = run(copy, "npx", ["vitest", "run", ...NO_CACHE, "--project", "workerd", "test/app"]);
+  it("leaves app tests that pass: the README's example test and the declarations check", async () => {
+    const tests = await checks!.tests;
     expect(tests.status, outputOf(tests)).toBe(0);
     expect(tests.stdout).toContain("test/app/count-words.test.ts");
+    expect(tests.stdout).toContain("test/app/declarations.test.ts");
   });
 
-  it("leaves repository tests that pass (this one included: in the copy it finds nothing left to remove)", () => {
-    const tests = run(copy, "npx", ["vitest", "run", ...NO_CACHE, "--project", "repo"]);
+  it("leaves repository tests that pass (this one included: in the copy it finds nothing left to remove)", async () => {
+    const tests = await checks!.tests;
     expect(tests.status, outputOf(tests)).toBe(0);
+    expect(tests.stdout).toContain("test/repo/start-from-blank.test.ts");
   });
 
-  it("builds for deploy (wrangler deploy --dry-run)", () => {
-    const out = mkdtempSync(join(tmpdir(), "start-from-blank-dist-"));
-    try {
-      const build = run(copy, "npx", ["wrangler", "deploy", "--dry-run", "--outdir", out]);
-      expect(build.status, outputOf(build)).toBe(0);
-      expect(existsSync(join(out, "index.js"))).toBe(true);
-    } finally {
-      rmSync(out, { recursive: true, force: true });
-    }
+  it("builds for deploy (wrangler deploy --dry-run)", async () => {
+    const build = await checks!.build;
+    expect(build.status, outputOf(build)).toBe(0);
+    expect(checks!.built).toBe(true);
   });
 
   it("leaves end-to-end tests whose imports all exist, one of them a real client calling the tool", () => {

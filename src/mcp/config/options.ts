@@ -157,6 +157,38 @@ export interface EngineOptions {
    * tools that call that provider's API as the user. Default `false`.
    */
   upstreamToken?: boolean;
+  /**
+   * Serve an MCP Server Card (SEP-2127, a draft extension) at `/mcp/server-card` and
+   * `/.well-known/mcp/server-card.json`: the server's name, version, title, description, website and icons, its
+   * endpoint and the protocol versions it serves, read before connecting. `true`, or an object naming the source
+   * repository (the one field of the card the server does not declare otherwise). It needs a reverse-DNS `name`
+   * (`io.github.you/notes`) and a `description` of at most 100 characters; without them the Worker does not start.
+   * Default `false` (both paths answer 404).
+   */
+  serverCard?: boolean | { repository?: ServerCardRepository };
+}
+
+/**
+ * The card's `repository`: where the server's source code is, for people and scanners to inspect it. `url` is an
+ * http or https URL, `source` the hosting service (`"github"`), `subfolder` the server's folder in a monorepo.
+ *
+ * @example
+ * ```ts
+ * export const notesRepository: ServerCardRepository = { url: "https://github.com/you/notes", source: "github", subfolder: "server" };
+ * export const cardedWorker = createMcpWorker({
+ *   name: "io.github.you/notes",
+ *   version: "1.0.0",
+ *   description: "Notes you can search and edit.",
+ *   tools: [getForecast],
+ *   serverCard: { repository: notesRepository },
+ * });
+ * ```
+ */
+export interface ServerCardRepository {
+  url: string;
+  source: string;
+  subfolder?: string;
+  id?: string;
 }
 
 /** The options once checked, every default filled in. */

@@ -9,8 +9,7 @@
  * this time `ask` returns. So: keep side effects after the last `ask`, and keep values that must not change
  * between rounds in `ctx.state`.
  */
-import * as z from "zod/mini";
-import { lazy } from "../util/memo";
+import type * as z from "zod/mini";
 import { isObject } from "../wire/envelope";
 import { ErrorCode, RpcError } from "../wire/errors";
 import type { ClientCapabilities, JsonObject } from "../wire/types";
@@ -572,23 +571,3 @@ export function toWire(request: InputRequest): JsonObject {
       return { method: "roots/list", params: {} };
   }
 }
-
-/** The shape each kind of answer must have; a malformed answer is a protocol error (-32602). */
-export const responseSchemas = lazy((): Record<InputKind, z.ZodMiniType> => {
-  const elicitResponse = z.looseObject({
-    action: z.enum(["accept", "decline", "cancel"]),
-    content: z.optional(z.record(z.string(), z.unknown())),
-  });
-  const contentBlock = z.looseObject({ type: z.string() });
-  return {
-    form: elicitResponse,
-    url: elicitResponse,
-    sampling: z.looseObject({
-      role: z.enum(["user", "assistant"]),
-      content: z.union([contentBlock, z.array(contentBlock)]),
-      model: z.string(),
-      stopReason: z.optional(z.string()),
-    }),
-    roots: z.looseObject({ roots: z.array(z.looseObject({ uri: z.string(), name: z.optional(z.string()) })) }),
-  };
-});

@@ -45,10 +45,14 @@ export function preflight(request: Request, config: Config): Response {
   });
 }
 
-/** Adds CORS headers to a response for an allowed cross-origin caller; other responses pass unchanged. */
+/**
+ * Adds CORS headers to a response for an allowed cross-origin caller; other responses pass unchanged, and so does one
+ * whose route set its own (the server card, open to every origin).
+ */
 export function withCors(response: Response, request: Request, config: Config): Response {
   const origin = request.headers.get("origin");
   if (origin === null || !isOriginAllowed(origin, request, config) || response.status === 101) return response;
+  if (response.headers.has("access-control-allow-origin")) return response;
   const headers = new Headers(response.headers);
   headers.set("access-control-allow-origin", origin);
   headers.set("access-control-expose-headers", EXPOSED_HEADERS);

@@ -2,8 +2,8 @@
  * @module host
  * Authorization-server mode (AUTH_LOGIN set): the Worker runs `@cloudflare/workers-oauth-provider`, which owns the
  * OAuth endpoints and the discovery documents, validates every token on /mcp, and hands the engine's router the
- * request with the grant's identity on the execution context. This module is imported dynamically, only in this
- * mode: a server in "none" or "resource server" mode never evaluates it or the provider.
+ * request with the grant's identity on the execution context. The provider is imported dynamically, only in this
+ * mode (library.ts): a server in "none" or "resource server" mode never evaluates it.
  *
  *   /.well-known/oauth-authorization-server       RFC 8414 metadata (the provider)
  *   /.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata (the provider; the engine serves none here)
@@ -13,13 +13,12 @@
  *   /authorize  /oauth/callback                   consent and third-party login (login.ts)
  *   /mcp                                          the engine, with a verified token only
  */
-import {
-  type ClientRegistrationCallbackOptions,
-  type ClientRegistrationCallbackResult,
-  getOAuthApi,
-  type OAuthHelpers,
+import type {
+  ClientRegistrationCallbackOptions,
+  ClientRegistrationCallbackResult,
+  OAuthHelpers,
   OAuthProvider,
-  type OAuthProviderOptions,
+  OAuthProviderOptions,
 } from "@cloudflare/workers-oauth-provider";
 import { advertisedScopes } from "../auth/authenticate";
 import type { Config, ConfigResult } from "../config/config";
@@ -28,6 +27,7 @@ import type { McpServer } from "../server/server";
 import { HttpError } from "../wire/errors";
 import type { OAuthBindings } from "./bindings";
 import { checkClientMetadata, checkRegistrationSize } from "./client-limits";
+import { oauthLibrary } from "./library";
 import { handleLogin } from "./login";
 import { checkOAuthRateLimit } from "./rate-limit";
 import { serveToken } from "./token-endpoint";
@@ -79,16 +79,18 @@ export async function serveAuthorizationServer(
   // origins whose Host passed checkHost above.
   const origins = providers.get(engine) ?? new Map<string, OriginProvider>();
   if (!providers.has(engine)) providers.set(engine, origins);
-  const { provider, options } = origins.get(origin) ?? originProvider(origin, engine, config);
+  const { provider, options } = origins.get(origin) ?? (await originProvider(origin, engine, config));
   if (!origins.has(origin) && origins.size < MAX_ORIGINS) origins.set(origin, { provider, options });
   if (url.pathname === TOKEN_PATH && request.method === "POST") {
+    const { getOAuthApi } = await oauthLibrary();
     const helpers = () => getOAuthApi(options, env as ProviderEnv);
     return serveToken(request, env, execution, { provider, helpers, refreshTokenSeconds: config.limits.oauth.refreshTokenMs / 1000 });
   }
   return provider.fetch(forwarded, env as ProviderEnv, execution);
 }
 
-function originProvider(origin: string, engine: EngineRouter, config: Config): OriginProvider {
+async function originProvider(origin: string, engine: EngineRouter, config: Config): Promise<OriginProvider> {
+  const { OAuthProvider } = await oauthLibrary();
   const options = providerOptions(origin, engine, config);
   return { provider: new OAuthProvider(options), options };
 }
@@ -124,6 +126,7 @@ function refuseForeignHost(request: Request, config: Config): Response | undefin
 /** Deletes expired grants and their tokens (the scheduled handler); clients expire in KV by themselves. */
 export async function purgeExpiredGrants(env: OAuthBindings, engine: EngineRouter, config: Config): Promise<{ grantsPurged: number }> {
   // The resource URL plays no part in purging (it only reads and deletes KV records), but the options require one.
+  const { OAuthProvider } = await oauthLibrary();
   const provider = new OAuthProvider(providerOptions("https://purge.invalid", engine, config));
   let grantsPurged = 0;
   let cursor: string | undefined;

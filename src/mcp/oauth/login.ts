@@ -11,16 +11,11 @@
  *
  * Everything else falls through to the engine's routes (the landing page, /health).
  */
-import {
-  AuthorizationError,
-  type AuthRequest,
-  authorizationErrorRedirect,
-  CimdFetchError,
-  type OAuthHelpers,
-} from "@cloudflare/workers-oauth-provider";
+import type { AuthRequest, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { AuthServerSettings } from "../config/config";
 import { checkClientMetadata, type MetadataRefusal, metadataOf } from "./client-limits";
 import { consentPage, errorPage, pageHeaders } from "./consent-page";
+import { oauthLibrary } from "./library";
 import { clientIdProblem, isMetadataDocumentUrl, jwksUriProblem } from "./public-host";
 import { finishLogin, loginOrigin, loginUrl, newSecrets, type UpstreamIdentity, type UpstreamSecrets } from "./upstream";
 import { opaqueUserId } from "./user-id";
@@ -48,6 +43,7 @@ export async function handleLogin(request: Request, helpers: OAuthHelpers, conte
     if (url.pathname === "/authorize" && request.method === "POST") return await answerConsent(request, helpers, context);
     if (url.pathname === CALLBACK_PATH && request.method === "GET") return await finishUpstream(request, helpers, context);
   } catch (error) {
+    const { AuthorizationError, CimdFetchError } = await oauthLibrary();
     // A redirect back to the client only once the provider validated the client and its exact redirect URI.
     if (error instanceof AuthorizationError && error.redirectTo) return redirect(error.redirectTo);
     if (error instanceof AuthorizationError) return errorPage(error.code, error.description);
@@ -68,6 +64,7 @@ async function showConsent(request: Request, helpers: OAuthHelpers, context: Log
   // Why refuse a request without PKCE S256 (the provider lets confidential clients omit it): the MCP spec requires
   // it of every client, and without it a stolen code is a stolen grant.
   if (authRequest.codeChallengeMethod !== "S256" || !authRequest.codeChallenge) {
+    const { authorizationErrorRedirect } = await oauthLibrary();
     return redirect(authorizationErrorRedirect(authRequest, "invalid_request", "PKCE with S256 is required"));
   }
   const remember = { secret: context.settings.consentSecret };
@@ -115,6 +112,7 @@ async function startUpstream(
 async function finishUpstream(request: Request, helpers: OAuthHelpers, context: LoginContext): Promise<Response> {
   // finishUpstream checks `state`: single use, ten minutes, and bound to this browser by a cookie.
   const { request: authRequest, data, headers } = await helpers.finishUpstream<UpstreamSecrets>(request);
+  const { authorizationErrorRedirect } = await oauthLibrary();
   const callback = new URL(request.url);
   if (callback.searchParams.has("error")) {
     headers.set("location", authorizationErrorRedirect(authRequest, "access_denied", "the sign-in was declined"));

@@ -5,9 +5,10 @@
  * fetch, public-host.ts), and a refresh token that was already redeemed revokes its grant (refresh-reuse.ts). After
  * it: a refresh it honoured is remembered. The provider gets the same request, body included.
  */
-import { CimdFetchError, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { readAtMost } from "../http/body";
 import type { OAuthBindings } from "./bindings";
+import { oauthLibrary } from "./library";
 import { clientIdProblem, isMetadataDocumentUrl, jwksUriProblem } from "./public-host";
 import { grantOf, markRedeemed, wasRedeemed } from "./refresh-reuse";
 import { clientIdsOf } from "./token-client";
@@ -72,6 +73,7 @@ async function clientProblem(
       const problem = jwksUriProblem((await helpers().lookupClient(id))?.jwksUri);
       if (problem) return problem;
     } catch (error) {
+      const { CimdFetchError } = await oauthLibrary();
       if (error instanceof CimdFetchError) return "this client's metadata document could not be used";
       throw error;
     }

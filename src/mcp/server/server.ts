@@ -78,15 +78,18 @@ export interface Declarations {
 export interface ServerDefinition extends Declarations {
   /**
    * The server's name, as clients see it (`serverInfo.name`). A task records it to find its tool again, so renaming
-   * the server loses the tasks in progress.
+   * the server loses the tasks in progress. With `serverCard` on it must be a reverse-DNS name with one slash, such
+   * as `io.github.you/notes`: the card names the server by this same name.
    */
   name: string;
   /** The server's version, as clients see it (`serverInfo.version`). */
   version: string;
   /** A name for people. */
   title?: string;
-  /** What the server is for. */
+  /** What the server is for (the server card requires it, in at most 100 characters). */
   description?: string;
+  /** The server's website or documentation, an http or https URL (`serverInfo.websiteUrl`, and the server card's). */
+  websiteUrl?: string;
   /** Icons clients may show for the server. */
   icons?: Icon[];
   /** Guidance for the model on how to use this server as a whole. */
@@ -120,8 +123,15 @@ export class McpServer {
   private readonly hasCompletions: boolean;
 
   constructor(definition: ServerDefinition) {
-    const { name, version, title, description, icons } = definition;
-    this.info = { name, version, ...(title && { title }), ...(description && { description }), ...(icons && { icons }) };
+    const { name, version, title, description, websiteUrl, icons } = definition;
+    this.info = {
+      name,
+      version,
+      ...(title && { title }),
+      ...(description && { description }),
+      ...(websiteUrl && { websiteUrl }),
+      ...(icons && { icons }),
+    };
     this.instructions = definition.instructions;
     checkToolNames(definition.tools ?? []);
     this.tools = new Registry("Tool", definition.tools ?? [], (tool) => tool.name, describeTool);

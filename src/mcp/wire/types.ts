@@ -96,6 +96,8 @@ export interface Implementation {
   title?: string;
   /** What it is. */
   description?: string;
+  /** Its website (an http or https URL). */
+  websiteUrl?: string;
 }
 
 /**

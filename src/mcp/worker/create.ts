@@ -5,25 +5,19 @@
 
 import { type ConfigResult, parseConfig } from "../config/config";
 import { type EngineOptions, resolveOptions } from "../config/options";
-import type { EngineRouter } from "../oauth/host";
+import { type EngineRouter, purgeExpiredGrants, serveAuthorizationServer } from "../oauth/host";
 import { McpServer, type ServerDefinition } from "../server/server";
 import { registerServer } from "../tasks/servers";
 import { lazy, memoize } from "../util/memo";
 import type { EngineBindings } from "./bindings";
+import { CARD_PATHS, type CardOptions, checkServerIdentity } from "./card";
 import { createRouter } from "./router";
 import { announceStartup } from "./startup";
 
-/**
- * The built-in OAuth authorization server, loaded on first use in that mode only: "none" and "resource server"
- * never evaluate it or `@cloudflare/workers-oauth-provider`. (The bundler keeps it in the same file, initialized
- * lazily.)
- */
-const authorizationServer = () => import("../oauth/host");
-
-/** The server and its router, built from the declarations. */
-function buildEngine(definition: ServerDefinition): EngineRouter {
+/** The server and its router, built from the declarations (and the server card's options, when it is on). */
+function buildEngine(definition: ServerDefinition, card: CardOptions | undefined): EngineRouter {
   const server = new McpServer(definition);
-  const router = createRouter(server);
+  const router = createRouter(server, card);
   return { server, fetch: (request, env, execution, loaded) => router.fetch(request, env, execution, loaded) };
 }
 
@@ -35,9 +29,10 @@ function buildEngine(definition: ServerDefinition): EngineRouter {
  * as the Worker (`export default createMcpWorker<Env>({...})`), next to the Durable Object classes it binds.
  *
  * @param definition - The server (`ServerDefinition`: name, version, instructions, declarations) and the engine's
- *   options (`EngineOptions`: limits, legacyClients, scopeHierarchy, upstreamToken).
+ *   options (`EngineOptions`: limits, legacyClients, scopeHierarchy, upstreamToken, serverCard).
  * @returns The Worker's handlers, `{ fetch, scheduled }`, for `export default`.
- * @throws When a limit is out of its range, or a declaration given directly is invalid.
+ * @throws When a limit is out of its range, a declaration given directly is invalid, or the server card is on and the
+ *   server's name, version or description cannot be the card's.
  *
  * @example
  * ```ts
@@ -53,17 +48,21 @@ function buildEngine(definition: ServerDefinition): EngineRouter {
  * @see docs/architecture.md
  */
 export function createMcpWorker<E extends EngineBindings = EngineBindings>(definition: ServerDefinition & EngineOptions) {
-  const { declarations, limits, legacyClients, scopeHierarchy, upstreamToken, ...info } = definition;
-  // Checked now: a limit out of its range stops the Worker at startup, naming it.
+  const { declarations, limits, legacyClients, scopeHierarchy, upstreamToken, serverCard, ...info } = definition;
+  // Checked now: a limit out of its range, or a server the card could not describe, stops the Worker at startup.
   const options = resolveOptions({ limits, legacyClients, scopeHierarchy, upstreamToken });
+  const card = checkServerIdentity(info, serverCard);
+  // Why the card never goes to the OAuth provider: it is read before any token exists, and the provider's API route
+  // (/mcp and every path under it) would demand one for /mcp/server-card.
+  const isCardPath = (request: Request) => card !== undefined && (CARD_PATHS as readonly string[]).includes(new URL(request.url).pathname);
   // The configuration of one environment (the Worker's env object is stable for the isolate): built once, then passed down.
   const configOf = memoize((env: object): ConfigResult => parseConfig(env as Record<string, unknown>, options));
   if (declarations && (info.tools || info.resources || info.prompts)) {
     throw new Error("Declare tools, resources and prompts either directly or in declarations(), not both");
   }
   // Declared directly: built (and checked) now. Otherwise on the first request that needs it, once per isolate.
-  const eager = declarations ? undefined : buildEngine(definition);
-  const engine = eager ? () => eager : lazy(() => buildEngine({ ...info, ...declarations!() }));
+  const eager = declarations ? undefined : buildEngine(info, card);
+  const engine = eager ? () => eager : lazy(() => buildEngine({ ...info, ...declarations!() }, card));
   // A task's Durable Object runs in an isolate of this Worker and finds its tools here (see tasks/servers.ts).
   registerServer(definition.name, () => engine().server);
   // In development, the authorization mode (or what is wrong) is the first thing `wrangler dev` shows.
@@ -71,8 +70,8 @@ export function createMcpWorker<E extends EngineBindings = EngineBindings>(defin
   return {
     fetch: async (request: Request, env: E, execution: ExecutionContext) => {
       const loaded = configOf(env);
-      if (loaded.ok && loaded.config.authServer) {
-        const { serveAuthorizationServer } = await authorizationServer();
+      if (loaded.ok && loaded.config.authServer && !isCardPath(request)) {
+        // The built-in authorization server; "none" and "resource server" never evaluate its library (oauth/library.ts).
         return serveAuthorizationServer(request, env, execution, engine(), loaded.config);
       }
       return engine().fetch(request, env, execution, loaded);
@@ -80,7 +79,6 @@ export function createMcpWorker<E extends EngineBindings = EngineBindings>(defin
     scheduled: async (_controller: ScheduledController, env: E) => {
       const loaded = configOf(env);
       if (!loaded.ok || !loaded.config.authServer) return;
-      const { purgeExpiredGrants } = await authorizationServer();
       const { grantsPurged } = await purgeExpiredGrants(env, engine(), loaded.config);
       console.log(JSON.stringify({ level: "info", message: "oauth purge", grantsPurged }));
     },
@@ -104,7 +102,9 @@ export function createMcpWorker<E extends EngineBindings = EngineBindings>(defin
  * ```
  */
 export function validateServer(definition: ServerDefinition): void {
-  const { declarations, limits, legacyClients, scopeHierarchy, upstreamToken, ...info } = definition as ServerDefinition & EngineOptions;
+  const { declarations, limits, legacyClients, scopeHierarchy, upstreamToken, serverCard, ...info } = definition as ServerDefinition &
+    EngineOptions;
   resolveOptions({ limits, legacyClients, scopeHierarchy, upstreamToken });
+  checkServerIdentity(info, serverCard);
   new McpServer({ ...info, ...declarations?.() }).validate();
 }

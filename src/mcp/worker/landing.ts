@@ -62,12 +62,12 @@ export function landingPage(request: Request, server: McpServer, config: Config)
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title ?? name)} · MCP server</title>
 <style>
-  body { font: 16px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #1d1d1f; }
-  h1 { margin-bottom: 0; } .sub { color: #555; margin-top: .25rem; }
-  code, pre { font-family: ui-monospace, monospace; font-size: .9em; }
-  pre { background: #f4f4f6; padding: .75rem; border-radius: 6px; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
-  .endpoint { display: flex; gap: .5rem; align-items: center; } .endpoint code { background: #eef; padding: .25rem .5rem; border-radius: 4px; }
-  li span { color: #555; } button { cursor: pointer; } .note { background: #fff7e0; padding: .5rem .75rem; border-radius: 6px; }
+body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f}
+h1{margin-bottom:0}.sub{color:#555;margin-top:.25rem}
+code,pre{font-family:ui-monospace,monospace;font-size:.9em}
+pre{background:#f4f4f6;padding:.75rem;border-radius:6px;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
+.endpoint{display:flex;gap:.5rem;align-items:center}.endpoint code{background:#eef;padding:.25rem .5rem;border-radius:4px}
+li span{color:#555}button{cursor:pointer}.note{background:#fff7e0;padding:.5rem .75rem;border-radius:6px}
 </style>
 </head>
 <body>
@@ -89,12 +89,8 @@ ${snippets(endpoint, name)
   )
   .join("\n")}
 <script nonce="${nonce}">
-  for (const button of document.querySelectorAll("button[data-copy]")) {
-    button.addEventListener("click", async () => {
-      const text = document.getElementById(button.dataset.copy).textContent;
-      try { await navigator.clipboard.writeText(text); button.textContent = "Copied"; } catch { button.textContent = "Select and copy"; }
-    });
-  }
+for(const b of document.querySelectorAll("button[data-copy]"))b.addEventListener("click",async()=>{
+try{await navigator.clipboard.writeText(document.getElementById(b.dataset.copy).textContent);b.textContent="Copied"}catch{b.textContent="Select and copy"}});
 </script>
 </body>
 </html>`;
@@ -118,7 +114,7 @@ export function unavailablePage(problems: string[]): Response {
   const html = `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>MCP server: configuration invalid</title>
-<style>body { font: 16px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; }</style></head>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem}</style></head>
 <body>
 <h1>This MCP server is not configured yet</h1>
 <p>Every request to <code>/mcp</code> answers 503 until these settings are fixed:</p>

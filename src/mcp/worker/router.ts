@@ -6,7 +6,8 @@
  *
  * Order of checks on /mcp: configuration (503 if invalid), Host and Origin, Content-Type and Accept,
  * authorization, rate limit, body size and shape, then the era (2026-07-28 or 2025) and the message itself.
- * The metadata and the landing page check the Host too: both name the server by the request's origin.
+ * The metadata and the landing page check the Host too: both name the server by the request's origin. So does the
+ * server card, when it is on (`/mcp/server-card` and `/.well-known/mcp/server-card.json`, worker/card.ts).
  */
 
 import { type IRequest, IttyRouter } from "itty-router";
@@ -30,12 +31,16 @@ import { ErrorCode } from "../wire/errors";
 import { failureMessage } from "../wire/messages";
 import { HEADER, type RequestId } from "../wire/types";
 import type { EngineBindings } from "./bindings";
+import { CARD_PATHS, type CardOptions, serverCardRoute } from "./card";
 import { landingPage, unavailablePage } from "./landing";
 
 type Handler = (request: IRequest, env: EngineBindings, execution: ExecutionContext, loaded: ConfigResult) => Promise<Response> | Response;
 
-/** The Worker's routes; `loaded` is the configuration the Worker loaded for this request, passed down, never looked up again. */
-export function createRouter(server: McpServer) {
+/**
+ * The Worker's routes; `loaded` is the configuration the Worker loaded for this request, passed down, never looked up
+ * again. `card`: the server card's options when it is on; off, its paths are unknown paths like any other.
+ */
+export function createRouter(server: McpServer, card?: CardOptions) {
   // The bare router: no per-request stages; CORS is applied once, below, to whatever a route answered.
   const router = IttyRouter<IRequest, [EngineBindings, ExecutionContext, ConfigResult]>();
   const metadata = withConfig(
@@ -45,11 +50,16 @@ export function createRouter(server: McpServer) {
     }),
   );
   // POST /mcp first: routes are tried in order, and nearly every request is one.
+  router.post(
+    "/mcp",
+    withConfig((exchange) => postMcp(server, exchange)),
+  );
+  if (card) {
+    // Every method, before the generic preflight: the card answers its own OPTIONS, and refuses the others with 405.
+    const serveCard = withConfig(onAllowedHost(serverCardRoute(server, card)));
+    for (const path of CARD_PATHS) router.all(path, serveCard);
+  }
   router
-    .post(
-      "/mcp",
-      withConfig((exchange) => postMcp(server, exchange)),
-    )
     .options(
       "*",
       withConfig(async ({ request, config }) => preflight(request, config)),

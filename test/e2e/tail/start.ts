@@ -2,9 +2,11 @@
  * Starts the template with tracing observable: `wrangler dev` with two configs, the template's own wrangler.toml
  * (copied to a temporary directory by ../dev-server.ts with `streaming_tail_consumers` added, so users' config never names a test
  * Worker) and the test's tail consumer (./wrangler.toml), which POSTs each invocation's tail events to an HTTP
- * server this module runs on 127.0.0.1. Why a child process: a streaming tail consumer reaches the template only
- * when both run in one wrangler dev (two `unstable_startWorker`s sharing a dev registry deliver no tail events).
- * What wrangler prints is kept too: tests of the dev server's own behaviour read it.
+ * server this module runs on 127.0.0.1; a GET to that server answers every event received so far, so tests in other
+ * processes (the end-to-end global setup starts one for all of them) read them too. Why a child process: a streaming
+ * tail consumer reaches the template only when both run in one wrangler dev (two `unstable_startWorker`s sharing a
+ * dev registry deliver no tail events). What wrangler prints is kept too: tests of the dev server's own behaviour
+ * read it, in a process of their own.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -29,6 +31,8 @@ export interface TracedTemplate {
   url: string;
   /** Every tail event received so far, in arrival order. */
   events: TailEvent[];
+  /** Where a GET answers `events` as JSON, for tests in another process (`receivedEvents`). */
+  eventsUrl: string;
   /** Everything wrangler has printed so far (stdout and stderr, colours removed): the dev server's own messages. */
   output(): string;
   stop(): Promise<void>;
@@ -51,10 +55,54 @@ export function mcpSpans(events: TailEvent[]): RecordedSpan[] {
   return [...spans.values()].filter((span) => "mcp.method.name" in span.attributes);
 }
 
+/** Starts the traced template on a free port and waits until it is ready: for a test file of its own. */
 export async function startTracedTemplate(): Promise<TracedTemplate> {
+  const { wrangler, events, eventsUrl, stop } = await launch(0);
+  try {
+    const origin = await wrangler.ready;
+    return { url: new URL("/mcp", origin).href, events, eventsUrl, output: wrangler.output, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * Starts the traced template on `port` without waiting for it: for the end-to-end global setup, so that the other
+ * projects' tests run while wrangler starts. A GET of `<eventsUrl>ready` answers once it is ready (`workerReady`).
+ */
+export async function launchTracedTemplate(port: number): Promise<TracedTemplate> {
+  const { wrangler, events, eventsUrl, stop } = await launch(port);
+  // Why caught here: nothing may await it before a test asks, and a failed start is reported through /ready.
+  wrangler.ready.catch(() => undefined);
+  return { url: `http://127.0.0.1:${port}/mcp`, events, eventsUrl, output: wrangler.output, stop };
+}
+
+/**
+ * Waits (bounded by wrangler's own start timeout, see ../dev-server.ts) until the traced template behind `eventsUrl`
+ * is ready, and fails with what wrangler printed if it could not start.
+ */
+export async function workerReady(eventsUrl: string): Promise<void> {
+  const response = await fetch(new URL("ready", eventsUrl));
+  if (!response.ok) throw new Error(`the end-to-end Worker did not start:\n${await response.text()}`);
+}
+
+async function launch(port: number) {
   const events: TailEvent[] = [];
+  let ready: Promise<string> | undefined;
   const collector = await listen(
     createServer((request, response) => {
+      if (request.method === "GET" && request.url === "/ready") {
+        ready!.then(
+          () => response.writeHead(200).end("ready"),
+          (error: Error) => response.writeHead(503).end(error.message),
+        );
+        return;
+      }
+      if (request.method === "GET") {
+        response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(events));
+        return;
+      }
       let body = "";
       request.setEncoding("utf8");
       request.on("data", (chunk) => (body += chunk));
@@ -71,30 +119,33 @@ export async function startTracedTemplate(): Promise<TracedTemplate> {
     secrets: undefined,
     streaming_tail_consumers: [{ service: COLLECTOR }],
   });
+  const eventsUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}/`;
   const consumer = {
     name: COLLECTOR,
     main: join(import.meta.dirname, "worker.ts"),
     compatibility_date: rawConfig.compatibility_date,
-    vars: { COLLECTOR_URL: `http://127.0.0.1:${(collector.address() as AddressInfo).port}/` },
+    vars: { COLLECTOR_URL: eventsUrl },
   };
   writeFileSync(join(dir, "consumer.json"), JSON.stringify(consumer));
   const wrangler = spawnWranglerDev([
     ...["-c", template, "-c", join(dir, "consumer.json")],
-    ...["--ip", "127.0.0.1", "--port", "0", "--inspector-port", "0"],
+    ...["--ip", "127.0.0.1", "--port", String(port), "--inspector-port", "0"],
     ...["--persist-to", join(dir, "state"), "--show-interactive-dev-session=false"],
   ]);
+  ready = wrangler.ready;
   const stop = async () => {
     await exited(wrangler.child);
     await new Promise((done) => collector.close(done));
     rmSync(dir, { recursive: true, force: true });
   };
-  try {
-    const origin = await wrangler.ready;
-    return { url: new URL("/mcp", origin).href, events, output: wrangler.output, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  return { wrangler, events, eventsUrl, stop };
+}
+
+/** Every tail event a traced template's collector has received so far, read from its `eventsUrl`. */
+export async function receivedEvents(eventsUrl: string): Promise<TailEvent[]> {
+  const response = await fetch(eventsUrl);
+  if (!response.ok) throw new Error(`the trace collector answered ${response.status}`);
+  return (await response.json()) as TailEvent[];
 }
 
 function listen(server: Server): Promise<Server> {

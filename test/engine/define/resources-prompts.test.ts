@@ -287,6 +287,37 @@ describe("completion/complete", () => {
     ];
     for (const params of cases) expect((await readMessage(await server.send("completion/complete", params))).error?.code).toBe(-32602);
   });
+
+  it("refuses a reference without the member its type needs, or of an unknown type, naming the member", async () => {
+    const refusal = async (ref: unknown) =>
+      (await readMessage(await server.send("completion/complete", { ref, argument: { name: "name", value: "" } }))).error;
+    expect(await refusal({ type: "ref/prompt", uri: "test://x" })).toMatchObject({
+      code: -32602,
+      message: "Invalid params: ref.name: a ref/prompt reference needs a string name",
+    });
+    expect(await refusal({ type: "ref/resource", uri: 7 })).toMatchObject({
+      code: -32602,
+      message: "Invalid params: ref.uri: a ref/resource reference needs a string uri",
+    });
+    expect((await refusal({ type: "ref/tool", name: "greet" }))?.message).toMatch(/^Invalid params: ref\.type: /);
+    expect((await refusal("greet"))?.message).toMatch(/^Invalid params: ref: /);
+  });
+
+  it("refuses context.arguments unless it maps names to strings, naming the value that is wrong", async () => {
+    const complete = async (context: unknown) =>
+      readMessage(
+        await server.send("completion/complete", {
+          ref: { type: "ref/prompt", name: "greet" },
+          argument: { name: "name", value: "" },
+          context,
+        }),
+      );
+    const notString = await complete({ arguments: { name: "a", count: 1 } });
+    expect(notString.error?.code).toBe(-32602);
+    expect(notString.error?.message).toContain("context.arguments.count: Invalid input: expected string, received number");
+    for (const context of [{ arguments: ["a"] }, { arguments: "a" }, "context"]) expect((await complete(context)).error?.code).toBe(-32602);
+    expect((await complete({ arguments: { name: "a" } })).error).toBeUndefined();
+  });
 });
 
 describe("capabilities follow what is registered", () => {

@@ -78,6 +78,7 @@ import {
   type SamplingNeeds,
   type SamplingParams,
   type SamplingRequest,
+  type ServerCardRepository,
   type ServerDefinition,
   type Skill,
   type SkillDefinition,
@@ -572,6 +573,16 @@ export const options: EngineOptions = {
   scopeHierarchy: ["prefix", "admin>reports"],
   limits: { tasks: { maxActivePerCaller: 3 } },
 };
+
+// @example ServerCardRepository
+export const notesRepository: ServerCardRepository = { url: "https://github.com/you/notes", source: "github", subfolder: "server" };
+export const cardedWorker = createMcpWorker({
+  name: "io.github.you/notes",
+  version: "1.0.0",
+  description: "Notes you can search and edit.",
+  tools: [getForecast],
+  serverCard: { repository: notesRepository },
+});
 
 // @example LimitOptions
 export const limits: LimitOptions = { state: { ttlMs: 300_000 }, listen: { maxPerCaller: 10 } };

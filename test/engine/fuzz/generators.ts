@@ -42,7 +42,7 @@ export const wideString = fc.oneof(
   },
 );
 /** URIs that cost the most as stored: a scheme, then characters above U+00FF or U+FFFF, up to 2,048 units. */
-export const wideUri = wideString.map((rest) => `note://${rest}`.slice(0, 2_048));
+export const wideUri = wideString.map((rest) => `fixture://values/${rest}`.slice(0, 2_048));
 export const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 40 });
 export const anyString = fc.oneof(
   fc.string({ maxLength: 40 }),
@@ -71,21 +71,25 @@ export const key = fc.oneof(
       "list",
       "map",
       "item",
-      "notebook_id",
-      "note_id",
-      "title",
-      "body",
-      "tags",
+      "key",
+      "value",
       "query",
+      "keys",
       "limit",
-      "topic",
+      "focus",
+      "kind",
+      "steps",
+      "what",
+      "uri",
     ),
   },
   { weight: 3, arbitrary: anyString },
 );
-/** A well-formed notebook handle: 128 random bits, so (like every one here) nobody minted it. */
-export const notebookId = fc.stringMatching(/^nb_[A-Za-z0-9_-]{22}$/);
-export const noteId = fc.stringMatching(/^n_[0-9a-f]{12}$/);
+/**
+ * A well-formed key of the fixture's value store (test/helpers/fixture.ts) that nobody stored: 24 random characters
+ * of the key alphabet (about 124 bits), where the tests store under short readable keys.
+ */
+export const storeKey = fc.stringMatching(/^[a-z0-9-]{24}$/);
 /**
  * Task ids nobody minted, in every shape one could take: 128 random bits (the shape before ids were signed), and
  * the signed shape `<kid>.<nonce>.<tag>` with the tests' key id ("test", vitest.config.ts) or any other, its tag
@@ -103,8 +107,7 @@ export const leaf = fc.oneof(
   fc.boolean(),
   fc.constant(null),
   fc.constantFrom(Number.MAX_SAFE_INTEGER + 2, -0, 1e308, 0.1),
-  notebookId,
-  noteId,
+  storeKey,
   fc.constant({ polluted: true, isAdmin: true }),
 );
 /** Any JSON value, hostile keys included, a few levels deep. */
@@ -146,19 +149,22 @@ export const METHODS = [
   "sampling/createMessage",
   "elicitation/create",
 ];
+/** The fuzz server's own tools (properties.test.ts), then the fixture's with its value store (test/helpers/fixture.ts). */
 export const TOOL_NAMES = [
   "echo_loose",
   "echo_strict",
   "echo_record",
   "asker",
-  "create_notebook",
-  "add_note",
-  "search_notes",
-  "get_note",
-  "update_note",
-  "delete_note",
-  "summarize_notes",
-  "draft_note",
+  "echo",
+  "publish",
+  "put",
+  "get",
+  "find",
+  "remove",
+  "tidy",
+  "ask",
+  "log",
+  "progress",
 ];
 export const id = fc.oneof(
   { weight: 12, arbitrary: fc.integer() },
@@ -237,12 +243,13 @@ export const metaValue = fc.oneof(
 
 export const uri: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(
-    "notes://guide",
+    "fixture://readme",
     "test://text",
     "test://ask",
     "test://items/a%20b",
     "test://items/%E0%A4%A",
-    "note://nb_AAAAAAAAAAAAAAAAAAAAAA/n_000000000000",
+    "fixture://values/aaaaaaaaaaaaaaaaaaaaaaaa",
+    "fixture://values/Not A Key",
     "",
     "test://items/",
   ),
@@ -253,11 +260,8 @@ export const params = fc.oneof(
     weight: 12,
     arbitrary: fc.record({
       _meta: maybe(metaValue, 10),
-      name: maybe(fc.oneof(fc.constantFrom(...TOOL_NAMES, "greet", "ask_prompt", "review_notes"), anyString), 2),
-      arguments: maybe(
-        fc.oneof(hostileObject, value, fc.record({ notebook_id: fc.oneof(notebookId, anyString), topic: maybe(anyString) })),
-        2,
-      ),
+      name: maybe(fc.oneof(fc.constantFrom(...TOOL_NAMES, "greet", "ask_prompt", "brief", "recall"), anyString), 2),
+      arguments: maybe(fc.oneof(hostileObject, value, fc.record({ key: fc.oneof(storeKey, anyString), focus: maybe(anyString) })), 2),
       uri: maybe(uri, 3),
       cursor: maybe(fc.oneof(anyString, fc.integer(), fc.constantFrom("bzUw", "bzA", "o50")), 6),
       requestState: maybe(fc.oneof(anyString, fc.integer()), 6),
@@ -279,12 +283,20 @@ export const params = fc.oneof(
       level: maybe(fc.oneof(fc.constantFrom("debug", "error", "loud"), anyString), 6),
       ref: maybe(
         fc.oneof(
-          fc.constantFrom<unknown>({ type: "ref/resource", uri: "test://items/{id}" }, { type: "ref/prompt", name: "greet" }),
+          fc.constantFrom<unknown>(
+            { type: "ref/resource", uri: "test://items/{id}" },
+            { type: "ref/resource", uri: "fixture://values/{key}" },
+            { type: "ref/prompt", name: "greet" },
+            { type: "ref/prompt", name: "recall" },
+          ),
           value,
         ),
         6,
       ),
-      argument: maybe(fc.oneof(fc.record({ name: fc.constantFrom("id", "name", "__proto__"), value: anyString }), value), 6),
+      argument: maybe(
+        fc.oneof(fc.record({ name: fc.constantFrom("id", "name", "key", "focus", "__proto__"), value: anyString }), value),
+        6,
+      ),
       requestId: maybe(id, 6),
       extra: maybe(value, 6),
     }),
@@ -306,9 +318,13 @@ export const plausible: fc.Arbitrary<{ method: string; params: Json; notificatio
         fc.oneof(
           hostileObject,
           fc.record({ text: anyString }),
-          fc.record({ notebook_id: notebookId, query: anyString }),
-          fc.record({ notebook_id: notebookId, title: wideString, body: wideString, tags: maybe(fc.array(wideString, { maxLength: 10 })) }),
-          fc.constant({ title: "t" }),
+          fc.record({ key: storeKey, value: wideString }),
+          fc.record({
+            query: wideString,
+            keys: maybe(fc.array(storeKey, { maxLength: 10 })),
+            limit: maybe(fc.integer({ min: 1, max: 50 })),
+          }),
+          fc.constant({ key: "k" }),
         ),
         6,
       ),
@@ -320,21 +336,23 @@ export const plausible: fc.Arbitrary<{ method: string; params: Json; notificatio
       fc.record({ name: fc.constant("greet"), arguments: maybe(fc.record({ name: anyString })) }),
       fc.record({ name: fc.constant("ask_prompt") }),
       fc.record({
-        name: fc.constant("review_notes"),
-        arguments: fc.record({ notebook_id: fc.oneof(notebookId, anyString), topic: maybe(anyString) }),
+        name: fc.constant("brief"),
+        arguments: fc.record({ topic: anyString, tone: maybe(fc.constantFrom("formal", "terse", "loud")) }),
       }),
+      fc.record({ name: fc.constant("recall"), arguments: fc.record({ key: fc.oneof(storeKey, anyString), focus: maybe(anyString) }) }),
     )
     .map((p) => ({ method: "prompts/get", params: compact(p) })),
   fc
     .record({
       ref: fc.constantFrom<Json>(
         { type: "ref/resource", uri: "test://items/{id}" },
-        { type: "ref/resource", uri: "note://{notebook_id}/{note_id}" },
-        { type: "ref/prompt", name: "review_notes" },
+        { type: "ref/resource", uri: "fixture://values/{key}" },
+        { type: "ref/prompt", name: "recall" },
+        { type: "ref/prompt", name: "brief" },
         { type: "ref/prompt", name: "nope" },
       ),
-      argument: fc.record({ name: fc.constantFrom("id", "note_id", "topic", "__proto__", "constructor"), value: anyString }),
-      context: maybe(fc.record({ arguments: fc.oneof(fc.record({ notebook_id: notebookId }), hostileObject) })),
+      argument: fc.record({ name: fc.constantFrom("id", "key", "focus", "tone", "__proto__", "constructor"), value: anyString }),
+      context: maybe(fc.record({ arguments: fc.oneof(fc.record({ key: storeKey }), hostileObject) })),
     })
     .map((p) => ({ method: "completion/complete", params: compact(p) })),
   fc

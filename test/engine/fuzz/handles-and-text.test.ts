@@ -1,7 +1,7 @@
 /**
  * Properties for the two rules that keep callers' data apart and stored as sent (faults found by an adversarial
  * pass): a subscription covers a sub-resource only when it names the resource's handle, and text that is not
- * well-formed Unicode is refused before anything stores it. Seeds are printed; replay with `FC_SEED=<seed> npm test`.
+ * well-formed Unicode is refused before anything stores it. Seeds and counts are printed; replay with `FC_SEED=<seed> FC_RUNS=<count> npm test`.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -14,7 +14,7 @@ import { handleId, shortOf, valueWithLoneSurrogate } from "./generators";
 const notes = compileUriTemplate("note://{notebook_id}/{note_id}", ["notebook_id"]);
 
 describe("fuzzing the handle rule and well-formed text", () => {
-  it("no subscription that stops short of a note's notebook id covers the note, and every one that names it does (3,000 cases)", () => {
+  it("no subscription that stops short of a note's notebook id covers the note, and every one that names it does (3,000 cases in CI)", () => {
     const { seed, numRuns } = seedFor("handle-prefixes", 3_000);
     fc.assert(
       fc.property(handleId, handleId, (notebook, note) => {
@@ -34,7 +34,7 @@ describe("fuzzing the handle rule and well-formed text", () => {
     );
   });
 
-  it("any tool arguments holding a lone surrogate, anywhere, get an isError result and are never run (300 cases)", {
+  it("any tool arguments holding a lone surrogate, anywhere, get an isError result and are never run (300 cases in CI)", {
     timeout: 60_000,
   }, async () => {
     const { seed, numRuns } = seedFor("lone-surrogates", 300);

@@ -1,6 +1,7 @@
 /**
  * Hub hibernation. In a file of its own: any activity on the hub (even another test closing its sockets)
- * would keep it in memory, and Durable Objects are isolated per test file.
+ * would keep it in memory, and each test file starts with no Durable Object (test/helpers/fresh-state.ts); files
+ * that run at the same time run in runtimes of their own.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -18,7 +19,9 @@ describe("hub hibernation", () => {
     const hub = env.SUBSCRIPTIONS.getByName(GLOBAL_GROUP);
     const instance = await runInDurableObject(hub, (instance) => instance);
 
-    // Nothing may touch the hub for longer than workerd's 10 s idle window (with margin).
+    // Nothing may touch the hub for longer than workerd's 10 s idle window (with margin). A wait, not a forced
+    // eviction: abortAllDurableObjects() ends the hub's sockets with it (the stream just ends), which is row 44's
+    // case in listen.test.ts, not hibernation; and nothing tells a test that the hub was evicted without touching it.
     await new Promise((resolve) => setTimeout(resolve, 15_000));
     await server.send("tools/call", { name: "publish", arguments: { what: "tools" } });
     expect(await reader.message()).toMatchObject({
