@@ -3,11 +3,11 @@
  * hrtime (fractional ms), not from its histogram, which only resolves whole milliseconds.
  */
 import autocannon from "autocannon";
-import { cpuSeconds } from "./cpu.mjs";
+import { cpuSample, cpuUsedSince } from "./cpu.mjs";
 
 export async function load(url, request, { connections, seconds, pids = [], limitedIsExpected = false }) {
   const latencies = [];
-  const cpuBefore = cpuSeconds(pids);
+  const cpuBefore = cpuSample(pids);
   const instance = autocannon({
     url,
     ...request,
@@ -18,7 +18,7 @@ export async function load(url, request, { connections, seconds, pids = [], limi
   });
   instance.on("response", (_client, _status, _bytes, ms) => latencies.push(ms));
   const result = await instance;
-  const cpuUsed = cpuSeconds(pids) - cpuBefore;
+  const cpuUsed = cpuUsedSince(cpuBefore);
   const limited = result.statusCodeStats?.["429"]?.count ?? 0;
   latencies.sort((a, b) => a - b);
   const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
@@ -36,10 +36,3 @@ export async function load(url, request, { connections, seconds, pids = [], limi
     failures: result.non2xx - (limitedIsExpected ? limited : 0) + result.errors + result.timeouts,
   };
 }
-
-export const median = (values) => {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};

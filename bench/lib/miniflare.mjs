@@ -71,6 +71,29 @@ export async function serveBundle(config, mainModule, overrides = {}) {
 }
 
 /**
+ * The in-process driver (see inprocess.mjs): `driverSource` as the entry module, the Worker's bundle beside it as
+ * ./worker.js, and the Worker's own bindings, vars, Durable Objects and assets from its wrangler config. Served on
+ * 127.0.0.1 too, so a check can reach it over HTTP, but only dispatchFetch is used.
+ */
+export async function startDriver(config, driverSource, workerSource, overrides = {}) {
+  const options = workerOptionsOf(config);
+  return start({
+    ...options,
+    ...overrides,
+    bindings: { ...options.bindings, ...overrides.bindings },
+    ...quiet,
+    modulesRoot: "/",
+    modules: [
+      { type: "ESModule", path: "/bench-driver.mjs", contents: driverSource },
+      { type: "ESModule", path: "/worker.js", contents: workerSource },
+    ],
+    host: "127.0.0.1",
+    port: 0,
+    cf: false,
+  });
+}
+
+/**
  * A fresh workerd whose entry module imports the bundle (`mainSource`) only when asked, the same wrapper `wrangler check
  * startup` profiles. Used to time module evaluation (see startup.mjs).
  */

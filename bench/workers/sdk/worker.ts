@@ -2,18 +2,19 @@
  * Bench Worker (c): the official SDK (`@modelcontextprotocol/server` 2.4.0, `createMcpHandler`) serving the same
  * `echo` tool and the same one-question MRTR tool as the template bench Worker. MRTR uses the SDK's own
  * `inputRequired()` and its HMAC `createRequestStateCodec` (bound to the method; the payload carries the text,
- * which the retry checks), so both sides sign and verify state.
+ * which the retry checks), so both sides sign and verify state. Classic zod (`import * as z from "zod"`), as the
+ * SDK's docs and every other peer here use it; the template's engine is built on zod/mini.
  */
 
 import { acceptedContent, createMcpHandler, createRequestStateCodec, inputRequired, McpServer } from "@modelcontextprotocol/server";
-import * as z from "zod/mini";
+import * as z from "zod";
 
 // A fixed, public bench key (>= 32 bytes), as in the template bench Worker.
 const codec = createRequestStateCodec<{ text: string }>({
   key: "bench-only-state-key-not-a-secret-1234",
   bind: (ctx) => ctx.mcpReq.method,
 });
-const input = z.object({ text: z.string().check(z.maxLength(100)) });
+const input = z.strictObject({ text: z.string().max(100) });
 const confirmForm = z.object({ ok: z.boolean() });
 
 function makeServer() {

@@ -1,6 +1,11 @@
 /**
  * Bench Worker (b): this template's protocol engine, unchanged (`createMcpWorker` from src/mcp), serving the
- * same `echo` tool as the SDK Worker plus an MRTR tool that asks one form question and completes on the retry.
+ * same `echo` tool as the peers plus an MRTR tool that asks one form question and completes on the retry.
+ *
+ * Served with the template's own configuration: bench/lib/template-config.mjs derives its wrangler config from the
+ * root wrangler.toml (every binding, var, trigger and setting; only `main` points here), once as shipped and once
+ * without `[assets]`/`[build]`. So it exports every Durable Object class the template exports, whatever the fork
+ * keeps (after `npm run blank` too): the re-export below takes them from the template's entry.
  */
 import * as z from "zod/mini";
 import { createMcpWorker, defineTool, elicitForm, text } from "../../../src/mcp";
@@ -31,4 +36,5 @@ export default createMcpWorker<Env>({
     }),
   ],
 });
-export { ReplayGuard } from "../../../src/mcp";
+// The Durable Object classes the root wrangler.toml binds (`export *` leaves the template's default export out).
+export * from "../../../src/index";
