@@ -193,7 +193,11 @@ describe("multi round-trip requests", () => {
     const sign = vi.spyOn(crypto.subtle, "sign");
     const verify = vi.spyOn(crypto.subtle, "verify");
     try {
-      const done = await callTool("link_out", {}, { requestState: first.result?.requestState, inputResponses: { go: { action: "accept" } } });
+      const done = await callTool(
+        "link_out",
+        {},
+        { requestState: first.result?.requestState, inputResponses: { go: { action: "accept" } } },
+      );
       expect(done.result?.content).toEqual([{ type: "text", text: "went: accept" }]);
       expect({ sign: sign.mock.calls.length, verify: verify.mock.calls.length }).toEqual({ sign: 0, verify: 1 });
     } finally {
