@@ -54,7 +54,12 @@ function rpc(method, params = {}, name) {
     "mcp-method": method,
   };
   if (name) headers["mcp-name"] = name;
-  return { url: `${ORIGIN}/mcp`, method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: META } }) };
+  return {
+    url: `${ORIGIN}/mcp`,
+    method: "POST",
+    headers,
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: META } }),
+  };
 }
 
 /** The driver: the template's own exports, and `/drive`, which replays the given requests N times in this isolate. */
@@ -106,7 +111,8 @@ function build() {
 /** On-CPU nanoseconds of a process, all its threads (/proc/<pid>/task/<tid>/schedstat, first field). */
 function cpuNs(pid) {
   let total = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+  for (const tid of readdirSync(`/proc/${pid}/task`))
+    total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
   return total;
 }
 
@@ -253,14 +259,19 @@ async function profile(url, port, requests, fileOf) {
   cdp.close();
   const byId = new Map(result.nodes.map((node) => [node.id, node]));
   const self = new Map();
-  for (let i = 0; i < result.samples.length; i++) self.set(result.samples[i], (self.get(result.samples[i]) ?? 0) + (result.timeDeltas[i] ?? 0));
+  for (let i = 0; i < result.samples.length; i++)
+    self.set(result.samples[i], (self.get(result.samples[i]) ?? 0) + (result.timeDeltas[i] ?? 0));
   const byFile = new Map();
   const byFunction = new Map();
   let total = 0;
   for (const [id, micros] of self) {
     const { callFrame } = byId.get(id);
     const inBundle = callFrame.url.endsWith("index.js");
-    const file = inBundle ? fileOf(callFrame.lineNumber) : callFrame.url ? callFrame.url.split("/").pop() : callFrame.functionName || "(native)";
+    const file = inBundle
+      ? fileOf(callFrame.lineNumber)
+      : callFrame.url
+        ? callFrame.url.split("/").pop()
+        : callFrame.functionName || "(native)";
     if (file === "(idle)") continue;
     total += micros;
     const name = `${callFrame.functionName || "(anonymous)"} ${file}${inBundle ? `:${callFrame.lineNumber + 1}` : ""}`;
@@ -287,7 +298,9 @@ try {
   for (const [name, requests] of Object.entries(all)) {
     if (args.only && args.only !== name) continue;
     const runs = await measure(url, pids, requests);
-    console.log(`${name}: ${median(runs).toFixed(0)} µs per request in-process (median of ${RUNS} runs of ${N}: ${runs.map((v) => v.toFixed(0)).join(", ")})`);
+    console.log(
+      `${name}: ${median(runs).toFixed(0)} µs per request in-process (median of ${RUNS} runs of ${N}: ${runs.map((v) => v.toFixed(0)).join(", ")})`,
+    );
     if (args.profile) await profile(url, inspectorPort, requests, fileOf);
   }
 } finally {
