@@ -92,7 +92,7 @@ describe("requestState codec", () => {
   it('rejects a token used for another tool, other arguments, another principal or purpose with reason "mac" (the MAC covers the binding)', async () => {
     const keys = await ring(`k1:${key("one")}`);
     const token = await mint(keys);
-    for (const bind of [
+    const others: Record<string, string>[] = [
       { ...BIND, name: "add_note" },
       { ...BIND, args: "digest-2" },
       { ...BIND, principal: "bob" },
@@ -100,7 +100,8 @@ describe("requestState codec", () => {
       { ...BIND, extra: "x" },
       { method: BIND.method, name: BIND.name, args: BIND.args },
       {},
-    ]) {
+    ];
+    for (const bind of others) {
       expect(await open(keys, token, { ...options, bind })).toEqual({ ok: false, reason: "mac" });
     }
     expect(await open(keys, token, { ...options, purpose: "mcp.subscription" })).toEqual({ ok: false, reason: "mac" });
