@@ -69,6 +69,8 @@ export function tools(): Tool[] {
   // Forms declared once (here, not in a handler) are converted to their elicitation schema once per isolate.
   const confirmDeletion = z.object({ delete: z.boolean() });
   const retagChoice = z.object({ apply: z.boolean(), mode: z.enum(["add", "replace"]) });
+  const draftDetails = z.object({ audience: z.string().check(z.maxLength(100)), length: z.enum(["short", "medium", "long"]) });
+  const writtenDraft = z.object({ body });
 
   return [
     defineTool({
@@ -251,10 +253,7 @@ export function tools(): Tool[] {
         if (!notebook) return unknownNotebook(args.notebook_id);
         // Round 1: what the note is for, and (when the client shares them) the workspace roots, asked together.
         const round1 = await ctx.ask({
-          details: elicitForm(
-            `Drafting a note about "${args.topic}". Who is it for, and how long should it be?`,
-            z.object({ audience: z.string().check(z.maxLength(100)), length: z.enum(["short", "medium", "long"]) }),
-          ),
+          details: elicitForm(`Drafting a note about "${args.topic}". Who is it for, and how long should it be?`, draftDetails),
           ...(ctx.supports("roots") ? { workspace: listRoots() } : {}),
         });
         if (round1.details.action !== "accept") return { content: [text("Drafting cancelled by the user.")] };
@@ -279,7 +278,7 @@ export function tools(): Tool[] {
           draft = samplingText(sampled).slice(0, NOTE_LIMITS.body);
         } else {
           const { written } = await ctx.ask({
-            written: elicitForm(`Your client cannot draft with a model. Write the note about "${args.topic}":`, z.object({ body })),
+            written: elicitForm(`Your client cannot draft with a model. Write the note about "${args.topic}":`, writtenDraft),
           });
           if (written.action !== "accept") return { content: [text("Drafting cancelled by the user.")] };
           draft = written.content.body;

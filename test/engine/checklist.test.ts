@@ -412,17 +412,17 @@ describe("requestState", () => {
     await expectAccepted(await retry(state));
   });
 
-  it("row 32: an unknown kid (reason kid), a wrong version prefix, bad base64url or an oversize token (reason malformed, no crypto) get -32602", async () => {
+  it("row 32: an unknown kid (reason kid), an old version prefix (reason version), bad base64url or an oversize token (reason malformed, no crypto) get -32602", async () => {
     const state = await firstRound();
     const [, kid, payload, mac] = state.split(".") as [string, string, string, string];
-    await expectRejected(() => retry(`v1.retired.${payload}.${mac}`), "kid");
-    await expectRejected(() => retry(`v2.${kid}.${payload}.${mac}`), "malformed");
-    await expectRejected(() => retry(`v1.${kid}.${payload}.${mac.slice(0, -1)}!`), "malformed");
-    await expectRejected(() => retry(`v1.${kid}.${payload}=.${mac}`), "malformed");
+    await expectRejected(() => retry(`v2.retired.${payload}.${mac}`), "kid");
+    await expectRejected(() => retry(`v1.${kid}.${payload}.${mac}`), "version");
+    await expectRejected(() => retry(`v2.${kid}.${payload}.${mac.slice(0, -1)}!`), "malformed");
+    await expectRejected(() => retry(`v2.${kid}.${payload}=.${mac}`), "malformed");
 
     // The checklist's usual 4 KB cap, set through limits.state.maxBytes (default 16 KiB): over it, not a single MAC is checked.
     const capped = testServer({ ...definition, limits: { state: { maxBytes: 4096 } } });
-    const oversize = `v1.${kid}.${"A".repeat(4_096)}.${mac}`;
+    const oversize = `v2.${kid}.${"A".repeat(4_096)}.${mac}`;
     const verify = vi.spyOn(crypto.subtle, "verify");
     try {
       await expectRejected(() => retry(oversize, { target: capped }), "malformed");
@@ -437,21 +437,21 @@ describe("requestState", () => {
     await expectRejected(async () => retry(await handMinted({ now: Date.now() - 601_000 })), "expired");
   });
 
-  it("row 34: a state token from user A presented by user B gets -32602 (reason bind); the error names no identity", async () => {
+  it("row 34: a state token from user A presented by user B gets -32602 (reason mac: the MAC covers the principal); the error names no identity", async () => {
     const secured = authed();
     const alice = bearer(await token({ sub: "alice" }));
     const state = await firstRound({ target: secured, headers: alice });
-    const lines = await expectRejected(async () => retry(state, { target: secured, headers: bearer(await token({ sub: "bob" })) }), "bind");
+    const lines = await expectRejected(async () => retry(state, { target: secured, headers: bearer(await token({ sub: "bob" })) }), "mac");
     expect(lines.join("\n")).not.toContain("alice");
     await expectAccepted(await retry(state, { target: secured, headers: alice }));
   });
 
-  it("row 35: a state token minted for tool X or arguments D, replayed on tool Y or other arguments, gets -32602 (reason bind)", async () => {
+  it("row 35: a state token minted for tool X or arguments D, replayed on tool Y or other arguments, gets -32602 (reason mac: the MAC covers tool and arguments)", async () => {
     const state = await firstRound({ args: { item: "a" } });
-    await expectRejected(() => retry(state, { args: { item: "b" } }), "bind");
-    await expectRejected(() => retry(state, { args: {} }), "bind");
-    await expectRejected(() => retry(state, { name: "confirm_once", args: { item: "a" } }), "bind");
-    await expectRejected(() => server.send("tools/call", { name: "echo", arguments: { text: "a" }, requestState: state }), "bind");
+    await expectRejected(() => retry(state, { args: { item: "b" } }), "mac");
+    await expectRejected(() => retry(state, { args: {} }), "mac");
+    await expectRejected(() => retry(state, { name: "confirm_once", args: { item: "a" } }), "mac");
+    await expectRejected(() => server.send("tools/call", { name: "echo", arguments: { text: "a" }, requestState: state }), "mac");
     await expectAccepted(await retry(state, { args: { item: "a" } }));
   });
 
@@ -465,9 +465,9 @@ describe("requestState", () => {
     const secured = authed();
     const alice = bearer(await token({ sub: "alice" }));
     const state = await firstRound({ target: secured, headers: alice });
-    await expectRejected(async () => retry(state, { target: secured, headers: bearer(await token({ sub: "mallory" })) }), "bind");
-    await expectRejected(async () => retry(await firstRound(), { name: "confirm_once" }), "bind");
-    await expectRejected(async () => retry(await handMinted({ bind: {} })), "bind");
+    await expectRejected(async () => retry(state, { target: secured, headers: bearer(await token({ sub: "mallory" })) }), "mac");
+    await expectRejected(async () => retry(await firstRound(), { name: "confirm_once" }), "mac");
+    await expectRejected(async () => retry(await handMinted({ bind: {} })), "mac");
   });
 
   // row 38: production without STATE_KEYS, or with a key under 32 bytes, fails closed: /mcp 503 generic, /health 503 {status:error,

@@ -98,7 +98,7 @@ export const fixture = testServer(FIXTURE);
 export const { post, send, call } = fixture;
 
 /**
- * The session's own id inside a 2025 session token (`v1.<kid>.<payload>.<mac>`; the payload is signed, not
+ * The session's own id inside a 2025 session token (`v2.<kid>.<payload>.<mac>`; the payload is signed, not
  * encrypted): the name of its Durable Object, and of its stream's sockets in the hubs (`s:<id>`).
  */
 export function sessionName(token: string): string {

@@ -48,8 +48,8 @@ export async function runRound<T>(
   params: JsonObject,
   handler: (input: InputApi) => Promise<T>,
 ): Promise<RoundOutcome<T>> {
-  // The binding holds the arguments as canonical JSON (the state's MAC covers them through the binding tag); only
-  // requests that carry or mint state pay for it.
+  // The binding holds the arguments as canonical JSON (the state's one MAC covers them); only requests that carry
+  // or mint state pay for it.
   let bind: Record<string, string> | undefined;
   const bindOf = () =>
     (bind ??= {

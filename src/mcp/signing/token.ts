@@ -3,14 +3,22 @@
  * Signed state tokens (the `requestState` of multi round-trip requests): HMAC-SHA256 through WebCrypto, a key id
  * covered by the MAC so keys can rotate, a purpose label, a binding to the request, and an expiry.
  *
- * Wire format: `v1.<kid>.<payload>.<mac>`, where payload is base64url JSON `{p, b, e, x}` (purpose, binding tag,
- * expiry in ms, body) and mac is base64url HMAC-SHA256 over `v1.<kid>.<payload>`.
+ * Wire format: `v2.<kid>.<payload>.<mac>`, where payload is base64url JSON `{e, x}` (expiry in ms, body) and mac is
+ * base64url HMAC-SHA256 over `v2.<kid>.<payload>`, a newline, and the purpose and binding as canonical JSON. Why
+ * the purpose and binding are in the MAC and not in the payload: one HMAC per seal and per open (a retry pays for
+ * one), the bound values never travel (a guessable user id cannot be confirmed from a token), and a token used
+ * with another purpose or binding fails exactly as a tampered one does.
  *
  * The token is signed, not encrypted: the client can read the body, so never put secrets in it.
  */
 import { base64url as b64url, decodeBase64urlStrict as decodeB64url, decodeUtf8Strict } from "../util/encoding";
 
-export type RejectReason = "malformed" | "kid" | "mac" | "expired" | "bind";
+/**
+ * Why a token was refused, for the server's log. "mac" covers a token altered, signed with another key, or
+ * presented with another purpose or binding (tool, arguments, principal): the one MAC cannot tell these apart.
+ * "version" is a well-formed token of another format version (one minted before an engine update).
+ */
+export type RejectReason = "malformed" | "version" | "kid" | "mac" | "expired";
 export type OpenResult = { ok: true; body: unknown } | { ok: false; reason: RejectReason };
 
 export interface SigningKey {
@@ -40,9 +48,9 @@ export interface OpenOptions {
   now?: number;
 }
 
-const VERSION = "v1";
-/** Why: the shape is checked before any crypto, so junk costs a regex, not an HMAC. */
-const TOKEN = /^v1\.([A-Za-z0-9_-]{1,16})\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/;
+const VERSION = "v2";
+/** Why: the shape is checked before any crypto, so junk costs a regex, not an HMAC. Any version parses, to be named. */
+const TOKEN = /^(v[0-9]{1,4})\.([A-Za-z0-9_-]{1,16})\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/;
 const encoder = new TextEncoder();
 
 /** Imports the keys as non-extractable HMAC keys. Call once per isolate and keep the ring. */
@@ -59,34 +67,36 @@ export async function importKeyRing(keys: { kid: string; bytes: Uint8Array }[]):
 export async function seal(ring: KeyRing, options: SealOptions): Promise<string> {
   const { kid, key } = ring.current;
   const now = options.now ?? Date.now();
-  const claims = { p: options.purpose, b: await bindTag(key, options.bind), e: now + options.ttlMs, x: options.body };
+  const claims = { e: now + options.ttlMs, x: options.body };
   const signed = `${VERSION}.${kid}.${b64url(encoder.encode(JSON.stringify(claims)))}`;
-  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(signed));
+  const mac = await crypto.subtle.sign("HMAC", key, macInput(signed, options));
   return `${signed}.${b64url(mac)}`;
 }
 
 /**
- * Verifies a token. Order matters: size and alphabet first (no crypto for junk), then the key id, then the MAC
- * (so every later reason is reachable only for a token we minted), then expiry, purpose and binding.
+ * Verifies a token. Order matters: size and alphabet first (no crypto for junk), then the version and the key id,
+ * then the MAC over the token with the purpose and binding expected here (so every later reason is reachable only
+ * for a token we minted for this use), then expiry.
  * The reason is for the server's log only; clients get one fixed message whatever it is.
  */
 export async function open(ring: KeyRing, token: string, options: OpenOptions): Promise<OpenResult> {
   if (token.length > options.maxLength) return { ok: false, reason: "malformed" };
   const match = TOKEN.exec(token);
   if (!match) return { ok: false, reason: "malformed" };
-  const [, kid, payload, mac] = match as unknown as [string, string, string, string];
+  const [, version, kid, payload, mac] = match as unknown as [string, string, string, string, string];
+  if (version !== VERSION) return { ok: false, reason: "version" };
   // Why: an unknown key id fails closed; it never falls back to "try every key".
   const key = ring.byId.get(kid);
   if (!key) return { ok: false, reason: "kid" };
   const macBytes = decodeB64url(mac);
   if (!macBytes) return { ok: false, reason: "malformed" };
   // crypto.subtle.verify compares in constant time.
-  const valid = await crypto.subtle.verify("HMAC", key, macBytes, encoder.encode(`${VERSION}.${kid}.${payload}`));
+  const valid = await crypto.subtle.verify("HMAC", key, macBytes, macInput(`${VERSION}.${kid}.${payload}`, options));
   if (!valid) return { ok: false, reason: "mac" };
 
   const payloadBytes = decodeB64url(payload);
   if (!payloadBytes) return { ok: false, reason: "malformed" };
-  let claims: { p?: unknown; b?: unknown; e?: unknown; x?: unknown };
+  let claims: { e?: unknown; x?: unknown };
   try {
     claims = JSON.parse(decodeUtf8Strict(payloadBytes));
   } catch {
@@ -94,23 +104,20 @@ export async function open(ring: KeyRing, token: string, options: OpenOptions): 
   }
   if (typeof claims !== "object" || claims === null || typeof claims.e !== "number") return { ok: false, reason: "malformed" };
   if ((options.now ?? Date.now()) >= claims.e) return { ok: false, reason: "expired" };
-  if (claims.p !== options.purpose || claims.b !== (await bindTag(key, options.bind))) return { ok: false, reason: "bind" };
   return { ok: true, body: claims.x };
 }
 
 /**
- * A keyed, domain-separated digest of the binding (method, tool, principal, and the arguments as canonical JSON):
- * one HMAC, so a retry costs no separate hash of its arguments. Keyed so that a guessable value (a user id) cannot
- * be confirmed offline from a token; canonical (sorted keys) so that key order never matters.
+ * What the MAC covers: the signed part of the token, a newline, then the purpose and the binding (method, tool,
+ * principal, the arguments as canonical JSON) as one JSON array with the binding's names sorted, so that their
+ * order never matters. Why this spelling cannot be confused: the signed part is base64url and dots only, so the
+ * first newline ends it, and JSON leaves no two bindings spelled alike.
  */
-async function bindTag(key: CryptoKey, bind: Record<string, string>): Promise<string> {
-  const canonical = JSON.stringify(
-    Object.keys(bind)
-      .sort()
-      .map((name) => [name, bind[name]]),
-  );
-  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(`mcp.bind.v2\n${canonical}`));
-  return b64url(new Uint8Array(mac).subarray(0, 16));
+function macInput(signed: string, { purpose, bind }: { purpose: string; bind: Record<string, string> }): Uint8Array {
+  const binding = Object.keys(bind)
+    .sort()
+    .map((name) => [name, bind[name]]);
+  return encoder.encode(`${signed}\n${JSON.stringify([purpose, binding])}`);
 }
 
 /** JSON with object keys sorted at every level (and undefined members left out): one spelling per value. */

@@ -34,7 +34,7 @@ export async function isMintedTaskId(ring: KeyRing, value: string): Promise<bool
   return crypto.subtle.timingSafeEqual(given, await tagOf(key, kid, nonce));
 }
 
-/** Domain-separated from every other MAC made with the state keys (state tokens, binding tags). */
+/** Domain-separated from every other MAC made with the state keys (a state token's starts with its version). */
 async function tagOf(key: CryptoKey, kid: string, nonce: string): Promise<Uint8Array> {
   const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(`mcp.task-id.v1\n${kid}.${nonce}`));
   return new Uint8Array(mac).subarray(0, 16);

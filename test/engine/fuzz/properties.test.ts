@@ -842,7 +842,7 @@ describe("fuzzing the Worker over raw HTTP", () => {
         }),
         fc.record({
           kind: fc.constant("random"),
-          text: fc.oneof(anyString, fc.stringMatching(/^v1\.test\.[A-Za-z0-9_-]{10,200}\.[A-Za-z0-9_-]{43}$/)),
+          text: fc.oneof(anyString, fc.stringMatching(/^v2\.test\.[A-Za-z0-9_-]{10,200}\.[A-Za-z0-9_-]{43}$/)),
         }),
         fc.record({ kind: fc.constant("swap") }),
         fc.record({ kind: fc.constant("oversize"), size: fc.integer({ min: 16_385, max: 60_000 }) }),

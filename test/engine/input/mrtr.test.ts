@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import * as z from "zod/mini";
 import { definePrompt, defineResource, defineTool, elicitForm, elicitUrl, listRoots, sample, samplingText, text } from "../../../src/mcp";
 import { fixture, type Json, readMessage, testServer } from "../../helpers/rpc";
@@ -188,8 +188,26 @@ describe("multi round-trip requests", () => {
   // The state's binding to the tool and its arguments (a retry with other arguments is refused): row 35 of
   // test/engine/checklist.test.ts.
 
+  it("verifies a retry's requestState, bound to its tool and arguments, with one HMAC and mints none when the call completes", async () => {
+    const first = await callTool("link_out", {});
+    const sign = vi.spyOn(crypto.subtle, "sign");
+    const verify = vi.spyOn(crypto.subtle, "verify");
+    try {
+      const done = await callTool(
+        "link_out",
+        {},
+        { requestState: first.result?.requestState, inputResponses: { go: { action: "accept" } } },
+      );
+      expect(done.result?.content).toEqual([{ type: "text", text: "went: accept" }]);
+      expect({ sign: sign.mock.calls.length, verify: verify.mock.calls.length }).toEqual({ sign: 0, verify: 1 });
+    } finally {
+      sign.mockRestore();
+      verify.mockRestore();
+    }
+  });
+
   it("verifies requestState even for a tool that asks nothing", async () => {
-    expect((await callTool("plain", {}, { requestState: "v1.x.y.z" })).error?.code).toBe(-32602);
+    expect((await callTool("plain", {}, { requestState: "v2.x.y.z" })).error?.code).toBe(-32602);
     expect((await callTool("plain", {}, { requestState: 42 })).error?.code).toBe(-32602);
   });
 

@@ -13,8 +13,8 @@ import { sessionStreamAttached } from "../hub-groups";
 
 type Json = Record<string, any>;
 const BASE = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-/** A 2025 session id: a signed token (`v1.<kid>.<payload>.<mac>`), visible ASCII. */
-const SESSION_TOKEN = /^v1\.[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/;
+/** A 2025 session id: a signed token (`v2.<kid>.<payload>.<mac>`), visible ASCII. */
+const SESSION_TOKEN = /^v2\.[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/;
 
 /**
  * A LEGACY_SESSIONS namespace that records every call made on a session's Durable Object, so tests can say when

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { parseKeySpec } from "../../../src/mcp/config/keys";
 import { canonicalJson, importKeyRing, type KeyRing, open, seal } from "../../../src/mcp/signing/token";
 import { seedFor } from "../../helpers/seed";
@@ -21,7 +21,7 @@ describe("requestState codec", () => {
   it("round-trips a body through seal and open", async () => {
     const keys = await ring(`k1:${key("one")}`);
     const token = await mint(keys, { answers: { confirm: true }, note: "ü" });
-    expect(token).toMatch(/^v1\.k1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+    expect(token).toMatch(/^v2\.k1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
     expect(await open(keys, token, options)).toEqual({ ok: true, body: { answers: { confirm: true }, note: "ü" } });
   });
 
@@ -44,15 +44,32 @@ describe("requestState codec", () => {
     expect(await open(await ring(`new:${key("one")}`), token, options)).toEqual({ ok: false, reason: "kid" });
   });
 
-  it('rejects a wrong version, bad base64url, missing parts and oversize tokens with reason "malformed"', async () => {
+  it('rejects a token of another format version (one minted before an engine update) with reason "version", before any crypto', async () => {
+    const keys = await ring(`k1:${key("one")}`);
+    const [, kid, payload, mac] = (await mint(keys)).split(".") as [string, string, string, string];
+    const verify = vi.spyOn(crypto.subtle, "verify");
+    try {
+      for (const version of ["v1", "v3", "v20"]) {
+        expect(await open(keys, `${version}.${kid}.${payload}.${mac}`, options)).toEqual({ ok: false, reason: "version" });
+      }
+      expect(verify).not.toHaveBeenCalled();
+    } finally {
+      verify.mockRestore();
+    }
+  });
+
+  it('rejects a missing or odd version, bad base64url, missing parts and oversize tokens with reason "malformed"', async () => {
     const keys = await ring(`k1:${key("one")}`);
     const [, kid, payload, mac] = (await mint(keys)).split(".") as [string, string, string, string];
     for (const bad of [
-      `v2.${kid}.${payload}.${mac}`,
-      `v1.${kid}.${payload}!.${mac}`,
-      `v1.${kid}.${payload}`,
+      `${kid}.${payload}.${mac}`,
+      `V2.${kid}.${payload}.${mac}`,
+      `v.${kid}.${payload}.${mac}`,
+      `v12345.${kid}.${payload}.${mac}`,
+      `v2.${kid}.${payload}!.${mac}`,
+      `v2.${kid}.${payload}`,
       "",
-      `v1.${kid}.${"A".repeat(20_000)}.${mac}`,
+      `v2.${kid}.${"A".repeat(20_000)}.${mac}`,
     ]) {
       expect(await open(keys, bad, options)).toEqual({ ok: false, reason: "malformed" });
     }
@@ -63,7 +80,7 @@ describe("requestState codec", () => {
     const [, kid, payload, mac] = (await mint(keys)).split(".") as [string, string, string, string];
     const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     const sibling = alphabet[alphabet.indexOf(mac.at(-1)!) ^ 1];
-    expect(await open(keys, `v1.${kid}.${payload}.${mac.slice(0, -1)}${sibling}`, options)).toEqual({ ok: false, reason: "malformed" });
+    expect(await open(keys, `v2.${kid}.${payload}.${mac.slice(0, -1)}${sibling}`, options)).toEqual({ ok: false, reason: "malformed" });
   });
 
   it('rejects an expired token with reason "expired"', async () => {
@@ -72,18 +89,54 @@ describe("requestState codec", () => {
     expect(await open(keys, token, options)).toEqual({ ok: false, reason: "expired" });
   });
 
-  it('rejects a token used for another tool, other arguments, another principal or purpose with reason "bind"', async () => {
+  it('rejects a token used for another tool, other arguments, another principal or purpose with reason "mac" (the MAC covers the binding)', async () => {
     const keys = await ring(`k1:${key("one")}`);
     const token = await mint(keys);
-    for (const bind of [
+    const others: Record<string, string>[] = [
       { ...BIND, name: "add_note" },
       { ...BIND, args: "digest-2" },
       { ...BIND, principal: "bob" },
       { ...BIND, method: "prompts/get" },
-    ]) {
-      expect(await open(keys, token, { ...options, bind })).toEqual({ ok: false, reason: "bind" });
+      { ...BIND, extra: "x" },
+      { method: BIND.method, name: BIND.name, args: BIND.args },
+      {},
+    ];
+    for (const bind of others) {
+      expect(await open(keys, token, { ...options, bind })).toEqual({ ok: false, reason: "mac" });
     }
-    expect(await open(keys, token, { ...options, purpose: "mcp.subscription" })).toEqual({ ok: false, reason: "bind" });
+    expect(await open(keys, token, { ...options, purpose: "mcp.subscription" })).toEqual({ ok: false, reason: "mac" });
+  });
+
+  it("accepts the binding's names in any order (they are sorted before they are signed)", async () => {
+    const keys = await ring(`k1:${key("one")}`);
+    const token = await mint(keys);
+    const reversed = Object.fromEntries(Object.entries(BIND).reverse());
+    expect(await open(keys, token, { ...options, bind: reversed })).toEqual({ ok: true, body: { a: 1 } });
+  });
+
+  it("keeps values that only a naive join would confuse apart (a name or value holding the separators)", async () => {
+    const keys = await ring(`k1:${key("one")}`);
+    const token = await seal(keys, { purpose: PURPOSE, bind: { a: "1,b:2" }, ttlMs: 60_000, body: {} });
+    expect((await open(keys, token, { ...options, bind: { a: "1", b: "2" } })).ok).toBe(false);
+    expect((await open(keys, token, { ...options, bind: { "a:1,b": "2" } })).ok).toBe(false);
+    expect((await open(keys, token, { ...options, bind: { a: "1,b:2" } })).ok).toBe(true);
+  });
+
+  it("computes one HMAC to seal and one to open, the binding included (a retry costs one MAC)", async () => {
+    const keys = await ring(`k1:${key("one")}`);
+    const sign = vi.spyOn(crypto.subtle, "sign");
+    const verify = vi.spyOn(crypto.subtle, "verify");
+    try {
+      const token = await mint(keys);
+      expect([sign.mock.calls.length, verify.mock.calls.length]).toEqual([1, 0]);
+      expect((await open(keys, token, options)).ok).toBe(true);
+      expect([sign.mock.calls.length, verify.mock.calls.length]).toEqual([1, 1]);
+      expect(await open(keys, token, { ...options, bind: { ...BIND, args: "digest-2" } })).toEqual({ ok: false, reason: "mac" });
+      expect([sign.mock.calls.length, verify.mock.calls.length]).toEqual([1, 2]);
+    } finally {
+      sign.mockRestore();
+      verify.mockRestore();
+    }
   });
 
   it("never embeds the bound values themselves (the principal stays out of the token)", async () => {

@@ -17,7 +17,7 @@ describe("the test client on 2025: the handshake", () => {
     const wire = recording(server);
     const client = await connect(wire.fetch, { era: "2025" });
     expect(client.version).toBe("2025-11-25");
-    expect(client.sessionId).toMatch(/^v1\./);
+    expect(client.sessionId).toMatch(/^v2\./);
     expect(client.initializeResult).toMatchObject({ protocolVersion: "2025-11-25", serverInfo: { name: "engine-fixture" } });
     const [initialize, initialized] = wire.sent;
     expect(initialize!.body).toMatchObject({

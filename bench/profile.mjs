@@ -1,0 +1,308 @@
+/**
+ * Engine CPU per request, in-process, through the ROOT template Worker (src/index.ts with the root wrangler.toml:
+ * every binding, MCP_ENV production, STATE_KEYS and ALLOWED_HOSTS set, the rate limiter on). A profiling loop, not
+ * part of `npm run bench`: it tells where a request's CPU goes, so what it prints is for people, never an assert.
+ *
+ *   node bench/profile.mjs [--n 1000] [--runs 7] [--profile] [--only tools/call|tools/list|retry]
+ *
+ * How: the bundle `wrangler deploy --dry-run` writes is imported by a small driver Worker that calls its `fetch`
+ * N times inside one workerd request (the same env, ctx and isolate, as a deployed Worker's requests share them).
+ * CPU is the workerd process's on-CPU time from /proc (all threads, nanoseconds), read before and after each run:
+ * the median of `--runs` runs is printed in µs per request. With `--profile`, one more run is sampled by V8's CPU
+ * profiler through workerd's inspector, and the self time is printed per source module and per function (µs per
+ * request), the bundle's `// src/...` module comments telling which source file each line came from.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const fromRoot = createRequire(join(ROOT, "package.json"));
+const fromWrangler = createRequire(fromRoot.resolve("wrangler/package.json"));
+const { Miniflare, Log, LogLevel } = fromWrangler("miniflare");
+const WebSocket = createRequire(fromWrangler.resolve("miniflare"))("ws");
+
+const { values: args } = parseArgs({
+  options: {
+    n: { type: "string", default: "1000" },
+    runs: { type: "string", default: "7" },
+    profile: { type: "boolean", default: false },
+    only: { type: "string" },
+    top: { type: "string", default: "12" },
+  },
+});
+const N = Number(args.n);
+const RUNS = Number(args.runs);
+const HOST = "notes.example.com";
+const ORIGIN = `https://${HOST}`;
+const VERSION = "2026-07-28";
+const META = { "io.modelcontextprotocol/protocolVersion": VERSION, "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } };
+// A throwaway key: the bench Worker never leaves this machine.
+const STATE_KEYS = `bench:${Buffer.from("profile key, 32 bytes or more, never deployed").toString("base64")}`;
+
+/** A 2026-07-28 request as a client sends it (the mirrored Mcp-Method / Mcp-Name headers included). */
+function rpc(method, params = {}, name) {
+  const headers = {
+    host: HOST,
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": VERSION,
+    "mcp-method": method,
+  };
+  if (name) headers["mcp-name"] = name;
+  return {
+    url: `${ORIGIN}/mcp`,
+    method: "POST",
+    headers,
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: META } }),
+  };
+}
+
+/** The driver: the template's own exports, and `/drive`, which replays the given requests N times in this isolate. */
+const DRIVER = `
+import worker from "./index.js";
+export * from "./index.js";
+let served = 0;
+export default {
+  async fetch(request, env, ctx) {
+    if (new URL(request.url).pathname !== "/drive") return worker.fetch(request, env, ctx);
+    const { n, requests } = await request.json();
+    let failures = 0;
+    let sample;
+    let last;
+    for (let i = 0; i < n; i++) {
+      const r = requests[i % requests.length];
+      const headers = new Headers(r.headers);
+      // As a client's request arrives: with its length declared (the engine then reads the body in one call).
+      headers.set("content-length", String(new TextEncoder().encode(r.body).byteLength));
+      // Why a caller per 500 requests: the template's limit is 600 per minute and caller; each run stays under it.
+      const caller = Math.floor(served++ / 500);
+      headers.set("cf-connecting-ip", "10." + ((caller >> 16) & 255) + "." + ((caller >> 8) & 255) + "." + (caller & 255));
+      const response = await worker.fetch(new Request(r.url, { method: r.method, headers, body: r.body }), env, ctx);
+      const text = await response.text();
+      last = text;
+      if (response.status !== 200 || !text.includes('"result"')) {
+        failures++;
+        sample ??= response.status + " " + text.slice(0, 300);
+      }
+    }
+    return Response.json({ failures, sample, last });
+  },
+};
+`;
+
+function build() {
+  const out = mkdtempSync(join(tmpdir(), "mcp-profile-"));
+  const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
+  const built = spawnSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", out, "--env-file", "test/no-local-settings.env"], {
+    cwd: ROOT,
+    env,
+    encoding: "utf8",
+  });
+  if (built.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${built.stdout}\n${built.stderr}`);
+  writeFileSync(join(out, "driver.mjs"), DRIVER);
+  return out;
+}
+
+/** On-CPU nanoseconds of a process, all its threads (/proc/<pid>/task/<tid>/schedstat, first field). */
+function cpuNs(pid) {
+  let total = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`))
+    total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+  return total;
+}
+
+function workerdPids() {
+  return readdirSync("/proc").filter((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      return name === "workerd" && Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.pid;
+    } catch {
+      return false;
+    }
+  });
+}
+
+async function start(out, inspectorPort) {
+  const config = join(ROOT, "wrangler.toml");
+  const { workerOptions } = fromRoot("wrangler").unstable_getMiniflareWorkerOptions(config, undefined, {
+    envFiles: [join(ROOT, "test/no-local-settings.env")],
+  });
+  const before = new Set(workerdPids());
+  const mf = new Miniflare({
+    ...workerOptions,
+    bindings: { ...workerOptions.bindings, STATE_KEYS, ALLOWED_HOSTS: HOST },
+    log: new Log(LogLevel.ERROR),
+    handleRuntimeStdio: (stdout, stderr) => {
+      stdout.resume();
+      stderr.resume();
+    },
+    modules: true,
+    modulesRules: [{ type: "ESModule", include: ["**/*.js", "**/*.mjs"] }],
+    modulesRoot: out,
+    scriptPath: join(out, "driver.mjs"),
+    host: "127.0.0.1",
+    port: 0,
+    cf: false,
+    ...(inspectorPort && { inspectorPort }),
+  });
+  const url = await mf.ready;
+  const pids = workerdPids().filter((pid) => !before.has(pid));
+  return { mf, url, pids };
+}
+
+/** One request through the driver (setup only): its JSON-RPC result, or a throw. */
+async function call(url, request) {
+  const message = JSON.parse(await drive(url, [request], 1));
+  if (!message.result) throw new Error(`setup call failed: ${JSON.stringify(message).slice(0, 400)}`);
+  return message.result;
+}
+
+/** Replays the requests n times in the driver's one workerd request; the last answer's text. */
+async function drive(url, requests, n) {
+  const response = await fetch(new URL("/drive", url), { method: "POST", body: JSON.stringify({ n, requests }) });
+  const outcome = await response.json();
+  if (outcome.failures) throw new Error(`${outcome.failures} of ${n} requests failed, e.g. ${outcome.sample}`);
+  return outcome.last;
+}
+
+/** The scenarios: one notebook with one note, then tools/list, a get_note call and an MRTR retry (draft_note's form). */
+async function scenarios(url) {
+  const created = await call(url, rpc("tools/call", { name: "create_notebook", arguments: { title: "Bench" } }, "create_notebook"));
+  const notebook_id = created.structuredContent.notebook_id;
+  const added = await call(url, rpc("tools/call", { name: "add_note", arguments: { notebook_id, title: "t", body: "b" } }, "add_note"));
+  const note_id = added.structuredContent.id;
+  const getNote = rpc("tools/call", { name: "get_note", arguments: { notebook_id, note_id } }, "get_note");
+  // The retry: draft_note's first round asks one form question (not single use, so the same retry can be replayed);
+  // the retry declines it and the call completes: one state verified, none minted.
+  const draftArgs = { notebook_id, topic: "bench" };
+  const asked = await call(url, rpc("tools/call", { name: "draft_note", arguments: draftArgs }, "draft_note"));
+  if (asked.resultType !== "input_required") throw new Error("draft_note did not ask");
+  const retry = rpc(
+    "tools/call",
+    { name: "draft_note", arguments: draftArgs, requestState: asked.requestState, inputResponses: { details: { action: "decline" } } },
+    "draft_note",
+  );
+  return { "tools/list": [rpc("tools/list")], "tools/call": [getNote], retry: [retry] };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function measure(url, pids, requests) {
+  await drive(url, requests, Math.min(N, 200)); // warm: JIT, the lazy declarations, the caches
+  const perRequest = [];
+  for (let run = 0; run < RUNS; run++) {
+    const before = pids.reduce((sum, pid) => sum + cpuNs(pid), 0);
+    await drive(url, requests, N);
+    const after = pids.reduce((sum, pid) => sum + cpuNs(pid), 0);
+    perRequest.push((after - before) / 1e3 / N);
+  }
+  return perRequest;
+}
+
+/** Which source file each line of the bundle came from, by esbuild's `// path` comments between modules. */
+function moduleMap(bundle) {
+  const starts = [];
+  bundle.split("\n").forEach((line, index) => {
+    const marker = /^\/\/ ((?:src|node_modules)\/\S+)$/.exec(line);
+    if (marker) starts.push({ line: index, file: marker[1].replace(/^node_modules\/(\.pnpm\/)?/, "npm:") });
+  });
+  return (line) => {
+    let file = "(bundle prelude)";
+    for (const start of starts) {
+      if (start.line > line) break;
+      file = start.file;
+    }
+    return file;
+  };
+}
+
+async function inspector(port) {
+  const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
+  const target = targets.find((t) => t.title?.includes("core:user")) ?? targets[0];
+  const socket = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    socket.once("open", resolve);
+    socket.once("error", reject);
+  });
+  let next = 0;
+  const pending = new Map();
+  socket.on("message", (data) => {
+    const message = JSON.parse(data.toString());
+    if (message.id !== undefined && pending.has(message.id)) {
+      pending.get(message.id)(message);
+      pending.delete(message.id);
+    }
+  });
+  const send = (method, params = {}) =>
+    new Promise((resolve, reject) => {
+      const id = ++next;
+      pending.set(id, (message) => (message.error ? reject(new Error(JSON.stringify(message.error))) : resolve(message.result)));
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  return { send, close: () => socket.close(), title: target.title };
+}
+
+async function profile(url, port, requests, fileOf) {
+  const cdp = await inspector(port);
+  await cdp.send("Profiler.enable");
+  await cdp.send("Profiler.setSamplingInterval", { interval: 50 });
+  await cdp.send("Profiler.start");
+  await drive(url, requests, N);
+  const { profile: result } = await cdp.send("Profiler.stop");
+  cdp.close();
+  const byId = new Map(result.nodes.map((node) => [node.id, node]));
+  const self = new Map();
+  for (let i = 0; i < result.samples.length; i++)
+    self.set(result.samples[i], (self.get(result.samples[i]) ?? 0) + (result.timeDeltas[i] ?? 0));
+  const byFile = new Map();
+  const byFunction = new Map();
+  let total = 0;
+  for (const [id, micros] of self) {
+    const { callFrame } = byId.get(id);
+    const inBundle = callFrame.url.endsWith("index.js");
+    const file = inBundle
+      ? fileOf(callFrame.lineNumber)
+      : callFrame.url
+        ? callFrame.url.split("/").pop()
+        : callFrame.functionName || "(native)";
+    if (file === "(idle)") continue;
+    total += micros;
+    const name = `${callFrame.functionName || "(anonymous)"} ${file}${inBundle ? `:${callFrame.lineNumber + 1}` : ""}`;
+    byFile.set(file, (byFile.get(file) ?? 0) + micros);
+    byFunction.set(name, (byFunction.get(name) ?? 0) + micros);
+  }
+  const top = (map) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, Number(args.top))
+      .map(([name, micros]) => `  ${(micros / N).toFixed(1).padStart(7)} µs  ${((100 * micros) / total).toFixed(1).padStart(5)} %  ${name}`)
+      .join("\n");
+  console.log(`  sampled JS-thread time (idle excluded): ${(total / N).toFixed(1)} µs per request`);
+  console.log(`  self time by source module:\n${top(byFile)}`);
+  console.log(`  self time by function:\n${top(byFunction)}`);
+}
+
+const out = build();
+const fileOf = moduleMap(readFileSync(join(out, "index.js"), "utf8"));
+const inspectorPort = args.profile ? 9300 + Math.floor(Math.random() * 500) : undefined;
+const { mf, url, pids } = await start(out, inspectorPort);
+try {
+  const all = await scenarios(url);
+  for (const [name, requests] of Object.entries(all)) {
+    if (args.only && args.only !== name) continue;
+    const runs = await measure(url, pids, requests);
+    console.log(
+      `${name}: ${median(runs).toFixed(0)} µs per request in-process (median of ${RUNS} runs of ${N}: ${runs.map((v) => v.toFixed(0)).join(", ")})`,
+    );
+    if (args.profile) await profile(url, inspectorPort, requests, fileOf);
+  }
+} finally {
+  await mf.dispose();
+}
