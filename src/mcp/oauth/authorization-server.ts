@@ -29,6 +29,7 @@ export interface AuthorizationServer {
  *   name: "weather",
  *   version: "1.0.0",
  *   tools: [getForecast],
+ *   // With AUTH_LOGIN set: without this line the configuration is invalid, and /mcp answers 503 until it is added.
  *   authorizationServer,
  * });
  * ```
