@@ -8,7 +8,8 @@ import { resources } from "./resources";
 import { skills } from "./skills";
 import { tools } from "./tools";
 
-export default createMcpWorker<Env>({
+/** The server, exported on its own too: test/e2e/oauth/worker.ts serves the same one with the authorization server. */
+export const definition = {
   name: "mcp-notes-server",
   title: "Notes",
   version: "0.1.0",
@@ -16,7 +17,9 @@ export default createMcpWorker<Env>({
     "A personal notebook. Call create_notebook once and pass its notebook_id to the other tools. Notes are private to the caller.",
   // Built on the first request, not at startup: constructing the zod schemas would add milliseconds to every cold start.
   declarations: () => ({ tools: tools(), resources, prompts: prompts(), skills }),
-});
+};
+
+export default createMcpWorker<Env>(definition);
 
 export { LegacySession, ReplayGuard, SubscriptionHub, TaskRunner } from "./mcp";
 export { Notebook } from "./notes";

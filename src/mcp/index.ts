@@ -55,6 +55,7 @@ export { type ObjectSchema, titledEnum } from "./handler/schema";
 export { ReplayGuard } from "./input/replay-guard";
 export { LegacySession } from "./legacy/session";
 export { SubscriptionHub } from "./listen/hub";
+export { authorizationServer } from "./oauth/authorization-server";
 export type { Declarations, ServerDefinition } from "./server/server";
 export { defineSkill, type Skill, type SkillDefinition } from "./skills/define";
 export { TaskRunner } from "./tasks/runner";

@@ -232,6 +232,12 @@ const EDITS = [
   },
   {
     file: "src/index.ts",
+    what: "the server declared inside createMcpWorker's call (it was exported on its own for test/e2e/oauth/, removed)",
+    find: /^\/\*\* The server, exported on its own too: test\/e2e\/oauth\/[^\n]*\nexport const definition = \{\n([\s\S]*?\n)\};\n\nexport default createMcpWorker<Env>\(definition\);\n/m,
+    replace: "export default createMcpWorker<Env>({\n$1});\n",
+  },
+  {
+    file: "src/index.ts",
     what: 'server named "my-mcp-server"',
     find: '  name: "mcp-notes-server",\n',
     replace: '  name: "my-mcp-server",\n',

@@ -1,12 +1,12 @@
 /**
  * The Worker in authorization-server mode (AUTH_LOGIN=oidc against an issuer that never answers unless a test stubs
- * fetch), for tests of the OAuth endpoints through the real Worker. Without OAUTH_RATE_LIMITER: these tests send
- * many requests from one address, and the limit is tested on its own.
+ * fetch, and the `authorizationServer` option), for tests of the OAuth endpoints through the real Worker. Without
+ * OAUTH_RATE_LIMITER: these tests send many requests from one address, and the limit is tested on its own.
  */
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { vi } from "vitest";
-import { createMcpWorker, type ServerDefinition } from "../../src/mcp";
+import { authorizationServer, createMcpWorker, type ServerDefinition } from "../../src/mcp";
 import { FIXTURE } from "./fixture";
 
 export const LOGIN = {
@@ -19,7 +19,7 @@ export const ORIGIN = "http://localhost:8787";
 export const REDIRECT_URI = "http://127.0.0.1:9/cb";
 
 export function authServer(definition: ServerDefinition = FIXTURE) {
-  const worker = createMcpWorker(definition);
+  const worker = createMcpWorker({ ...definition, authorizationServer });
   const bindings = { ...env, ...LOGIN, OAUTH_RATE_LIMITER: undefined } as unknown as Env;
   return (path: string, init?: RequestInit) => worker.fetch(new Request(`${ORIGIN}${path}`, init), bindings, createExecutionContext());
 }

@@ -193,6 +193,13 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
     checks = copyChecks(copy);
   });
 
+  it("declares the server inside createMcpWorker's call, with nothing exported for the OAuth end-to-end test it removed", () => {
+    const entry = readFileSync(join(copy, "src/index.ts"), "utf8");
+    expect(entry).toContain('export default createMcpWorker<Env>({\n  name: "my-mcp-server",\n');
+    expect(entry).toContain("  declarations: () => ({ tools: tools(), resources, prompts: prompts(), skills }),\n});\n");
+    expect(entry).not.toContain("definition");
+  });
+
   it("leaves no name of the example in src/ (outside the engine), test/app/, test/e2e/, wrangler.toml (outside its migrations) or the README", () => {
     const files = [
       ...filesUnder(join(copy, "src")).filter((file) => !file.startsWith(join(copy, "src/mcp/"))),

@@ -263,6 +263,12 @@ function readAuthServerSettings(read: VarReader, mode: Settings["mode"]): AuthSe
   };
 }
 
+/** Whether a setting is given: any value but undefined, null and the empty string (presence only, never its value). */
+export function isSettingGiven(vars: Record<string, unknown>, name: string): boolean {
+  const value = vars[name];
+  return value !== undefined && value !== null && value !== "";
+}
+
 /** Reads string vars with defaults, recording a problem (by name, never by value) for each malformed one. */
 class VarReader {
   constructor(
@@ -272,8 +278,7 @@ class VarReader {
 
   /** Whether a setting is given (a non-empty value of any type): presence only, never its value. */
   isSet(name: string): boolean {
-    const value = this.vars[name];
-    return value !== undefined && value !== null && value !== "";
+    return isSettingGiven(this.vars, name);
   }
 
   /** Whether a binding (not a setting) is present: presence only, never its value. */

@@ -22,8 +22,8 @@ import { opaqueUserId } from "./user-id";
 
 export const CALLBACK_PATH = "/oauth/callback";
 
-/** How long a remembered approval lasts before the consent page shows again. */
-const REMEMBER_SECONDS = 30 * 86_400;
+/** How long a remembered approval lasts before the consent page shows again: 30 days (a literal: oauth-client.ts). */
+const REMEMBER_SECONDS = 2_592_000;
 
 export interface LoginContext {
   settings: AuthServerSettings;

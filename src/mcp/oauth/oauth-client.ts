@@ -36,8 +36,12 @@ export interface ClientCredentials {
 /** A token response that passed `exchangeCode`: a bearer access token, and the rest of the members unchecked. */
 export type TokenResponse = JsonObject & { access_token: string };
 
-/** Largest answer accepted from the provider (discovery document, token response, user record), in bytes as received. */
-export const UPSTREAM_MAX_BYTES = 64 * 1024;
+/**
+ * Largest answer accepted from the provider (discovery document, token response, user record), in bytes as received:
+ * 64 KiB. A literal, not `64 * 1024`: the bundler keeps a module-level product, and with it this file, in Workers
+ * that never import the authorization server.
+ */
+export const UPSTREAM_MAX_BYTES = 65_536;
 /** How long one request to the provider may take, in milliseconds. */
 const UPSTREAM_TIMEOUT_MS = 5_000;
 

@@ -41,9 +41,10 @@ const GITHUB: Provider = {
 
 /**
  * The provider: fixed for GitHub, discovered once per isolate for OpenID Connect (a failed discovery is forgotten,
- * so the next login tries again: memo.ts).
+ * so the next login tries again: memo.ts). Why marked pure: the bundler keeps a module-level call it cannot prove
+ * free of side effects, and with it this folder, in Workers that never import the authorization server.
  */
-const providerOf = memoize(
+const providerOf = /* @__PURE__ */ memoize(
   async (settings: AuthServerSettings): Promise<Provider> => (settings.login === "github" ? GITHUB : discover(settings.issuer!)),
 );
 

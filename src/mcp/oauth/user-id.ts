@@ -16,13 +16,12 @@ import { memoize } from "../util/memo";
 /** Keeps this HMAC's inputs apart from anything else the same secret signs (the approvals cookie). */
 const PURPOSE = "mcp-user-id\n";
 
-const encoder = new TextEncoder();
-
-const hmacKey = memoize(async (secret: { consentSecret: string }) =>
-  crypto.subtle.importKey("raw", encoder.encode(secret.consentSecret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]),
+/** The HMAC key, imported once per secret. Marked pure so a Worker without the authorization server drops it (upstream.ts). */
+const hmacKey = /* @__PURE__ */ memoize(async (secret: { consentSecret: string }) =>
+  crypto.subtle.importKey("raw", new TextEncoder().encode(secret.consentSecret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]),
 );
 
 /** The opaque, stable id of the person `upstreamId` names, for the provider's `userId`. */
 export async function opaqueUserId(upstreamId: string, settings: { consentSecret: string }): Promise<string> {
-  return base64url(await crypto.subtle.sign("HMAC", await hmacKey(settings), encoder.encode(PURPOSE + upstreamId)));
+  return base64url(await crypto.subtle.sign("HMAC", await hmacKey(settings), new TextEncoder().encode(PURPOSE + upstreamId)));
 }

@@ -3,16 +3,28 @@
  * `createMcpWorker`: turns the server's declarations into a Worker `fetch` handler; `validateServer` checks them.
  */
 
-import { type ConfigResult, parseConfig } from "../config/config";
+import type { ConfigResult } from "../config/config";
 import { type EngineOptions, resolveOptions } from "../config/options";
-import { type EngineRouter, purgeExpiredGrants, serveAuthorizationServer } from "../oauth/host";
+// Types only, never a value: a Worker that does not pass `authorizationServer` must bundle none of oauth/ (issue 25).
+import type { AuthorizationServer } from "../oauth/authorization-server";
+import type { EngineRouter } from "../oauth/host";
 import { McpServer, type ServerDefinition } from "../server/server";
 import { registerServer } from "../tasks/servers";
 import { lazy, memoize } from "../util/memo";
 import type { EngineBindings } from "./bindings";
 import { CARD_PATHS, type CardOptions, checkServerIdentity } from "./card";
+import { loadConfig } from "./load-config";
 import { createRouter } from "./router";
 import { announceStartup } from "./startup";
+
+/**
+ * The option that includes the built-in authorization server (AUTH_LOGIN). Why here and not in `EngineOptions`:
+ * its type belongs to oauth/, which the configuration layer sits below.
+ */
+interface AuthorizationServerOption {
+  /** `authorizationServer` from the engine's module; without it, AUTH_LOGIN makes the configuration invalid. */
+  authorizationServer?: AuthorizationServer;
+}
 
 /** The server and its router, built from the declarations (and the server card's options, when it is on). */
 function buildEngine(definition: ServerDefinition, card: CardOptions | undefined): EngineRouter {
@@ -23,13 +35,15 @@ function buildEngine(definition: ServerDefinition, card: CardOptions | undefined
 
 /**
  * Builds the Worker's `fetch` handler (and a `scheduled` one that purges expired OAuth grants in authorization-server
- * mode). `E` is the app's env (`Env` from `wrangler types`): it may hold any bindings, and the engine uses those of
- * `EngineBindings` that it has. Declarations given directly are checked now (invalid ones throw at startup); those
- * of `definition.declarations` are built and checked on the first request. The entry module exports its result
- * as the Worker (`export default createMcpWorker<Env>({...})`), next to the Durable Object classes it binds.
+ * mode, which the `authorizationServer` option includes). `E` is the app's env (`Env` from `wrangler types`): it may
+ * hold any bindings, and the engine uses those of `EngineBindings` that it has. Declarations given directly are
+ * checked now (invalid ones throw at startup); those of `definition.declarations` are built and checked on the first
+ * request. The entry module exports its result as the Worker (`export default createMcpWorker<Env>({...})`), next to
+ * the Durable Object classes it binds.
  *
- * @param definition - The server (`ServerDefinition`: name, version, instructions, declarations) and the engine's
- *   options (`EngineOptions`: limits, legacyClients, scopeHierarchy, upstreamToken, serverCard).
+ * @param definition - The server (`ServerDefinition`: name, version, instructions, declarations), the engine's
+ *   options (`EngineOptions`: limits, legacyClients, scopeHierarchy, upstreamToken, serverCard) and, for AUTH_LOGIN,
+ *   `authorizationServer` (imported from the engine's module; without it that mode's configuration is invalid).
  * @returns The Worker's handlers, `{ fetch, scheduled }`, for `export default`.
  * @throws When a limit is out of its range, a declaration given directly is invalid, or the server card is on and the
  *   server's name, version or description cannot be the card's.
@@ -47,8 +61,10 @@ function buildEngine(definition: ServerDefinition, card: CardOptions | undefined
  * @see docs/configuration.md
  * @see docs/architecture.md
  */
-export function createMcpWorker<E extends EngineBindings = EngineBindings>(definition: ServerDefinition & EngineOptions) {
-  const { declarations, limits, legacyClients, scopeHierarchy, upstreamToken, serverCard, ...info } = definition;
+export function createMcpWorker<E extends EngineBindings = EngineBindings>(
+  definition: ServerDefinition & EngineOptions & AuthorizationServerOption,
+) {
+  const { declarations, limits, legacyClients, scopeHierarchy, upstreamToken, serverCard, authorizationServer, ...info } = definition;
   // Checked now: a limit out of its range, or a server the card could not describe, stops the Worker at startup.
   const options = resolveOptions({ limits, legacyClients, scopeHierarchy, upstreamToken });
   const card = checkServerIdentity(info, serverCard);
@@ -56,7 +72,8 @@ export function createMcpWorker<E extends EngineBindings = EngineBindings>(defin
   // (/mcp and every path under it) would demand one for /mcp/server-card.
   const isCardPath = (request: Request) => card !== undefined && (CARD_PATHS as readonly string[]).includes(new URL(request.url).pathname);
   // The configuration of one environment (the Worker's env object is stable for the isolate): built once, then passed down.
-  const configOf = memoize((env: object): ConfigResult => parseConfig(env as Record<string, unknown>, options));
+  const load = (vars: Record<string, unknown>) => loadConfig(vars, options, authorizationServer !== undefined);
+  const configOf = memoize((env: object): ConfigResult => load(env as Record<string, unknown>));
   if (declarations && (info.tools || info.resources || info.prompts)) {
     throw new Error("Declare tools, resources and prompts either directly or in declarations(), not both");
   }
@@ -66,20 +83,23 @@ export function createMcpWorker<E extends EngineBindings = EngineBindings>(defin
   // A task's Durable Object runs in an isolate of this Worker and finds its tools here (see tasks/servers.ts).
   registerServer(definition.name, () => engine().server);
   // In development, the authorization mode (or what is wrong) is the first thing `wrangler dev` shows.
-  announceStartup();
+  announceStartup(load);
   return {
     fetch: async (request: Request, env: E, execution: ExecutionContext) => {
       const loaded = configOf(env);
-      if (loaded.ok && loaded.config.authServer && !isCardPath(request)) {
+      // loadConfig refuses AUTH_LOGIN without the option, so a valid configuration in this mode has it. Checked here
+      // too: without it a request can only reach the router, which fails closed (503, or 401 with no grant).
+      if (authorizationServer && loaded.ok && loaded.config.authServer && !isCardPath(request)) {
         // The built-in authorization server; "none" and "resource server" never evaluate its library (oauth/library.ts).
-        return serveAuthorizationServer(request, env, execution, engine(), loaded.config);
+        return authorizationServer.serve(request, env, execution, engine(), loaded.config);
       }
       return engine().fetch(request, env, execution, loaded);
     },
     scheduled: async (_controller: ScheduledController, env: E) => {
       const loaded = configOf(env);
-      if (!loaded.ok || !loaded.config.authServer) return;
-      const { grantsPurged } = await purgeExpiredGrants(env, engine(), loaded.config);
+      // Invalid (AUTH_LOGIN without the option among the reasons), or another mode: there is nothing to purge.
+      if (!authorizationServer || !loaded.ok || !loaded.config.authServer) return;
+      const { grantsPurged } = await authorizationServer.purgeExpiredGrants(env, engine(), loaded.config);
       console.log(JSON.stringify({ level: "info", message: "oauth purge", grantsPurged }));
     },
   } satisfies ExportedHandler<E>;
@@ -102,8 +122,8 @@ export function createMcpWorker<E extends EngineBindings = EngineBindings>(defin
  * ```
  */
 export function validateServer(definition: ServerDefinition): void {
-  const { declarations, limits, legacyClients, scopeHierarchy, upstreamToken, serverCard, ...info } = definition as ServerDefinition &
-    EngineOptions;
+  const { declarations, limits, legacyClients, scopeHierarchy, upstreamToken, serverCard, authorizationServer, ...info } =
+    definition as ServerDefinition & EngineOptions & AuthorizationServerOption;
   resolveOptions({ limits, legacyClients, scopeHierarchy, upstreamToken });
   checkServerIdentity(info, serverCard);
   new McpServer({ ...info, ...declarations?.() }).validate();

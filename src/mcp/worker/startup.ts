@@ -7,26 +7,31 @@
  * nothing at startup: its problems are logged per request, and `/health` reports them.
  */
 import { env } from "cloudflare:workers";
-import { parseConfig } from "../config/config";
+import type { ConfigResult } from "../config/config";
 import { log } from "../util/log";
+
+/** How the Worker loads its configuration from the vars: the same function its requests are served with. */
+export type ConfigLoader = (vars: Record<string, unknown>) => ConfigResult;
 
 let announced = false;
 
-/** Prints the startup line once per isolate (a test builds many servers in one). */
-export function announceStartup(): void {
+/** Prints the startup line once per isolate (a test builds many servers in one), from the Worker's own `load`. */
+export function announceStartup(load: ConfigLoader): void {
   if (announced) return;
   announced = true;
-  const line = startupLine(env);
+  const line = startupLine(env, load);
   if (line) log(undefined, line.level, line.message);
 }
 
 /**
  * The startup line for these settings: in development, their problems or the authorization mode in effect; in
- * production (or with MCP_ENV malformed, which means production) nothing, and nothing is parsed.
+ * production (or with MCP_ENV malformed, which means production) nothing, and nothing is parsed. `load` is the
+ * Worker's loader, so the line names every problem its requests would meet (AUTH_LOGIN without the
+ * `authorizationServer` option among them).
  */
-export function startupLine(vars: object): { level: "info" | "warn" | "error"; message: string } | undefined {
+export function startupLine(vars: object, load: ConfigLoader): { level: "info" | "warn" | "error"; message: string } | undefined {
   if ((vars as Record<string, unknown>).MCP_ENV !== "development") return undefined;
-  const loaded = parseConfig(vars as Record<string, unknown>);
+  const loaded = load(vars as Record<string, unknown>);
   if (!loaded.ok) {
     return {
       level: "error",

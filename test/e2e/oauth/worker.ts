@@ -1,9 +1,11 @@
 /**
- * The app's Worker for the authorization-server end-to-end tests, with one change: the client ID metadata document
- * of a test client (at an https URL that does not exist) is answered here instead of fetched, so the CIMD flow runs
- * offline. Every other fetch (the fake upstream provider on 127.0.0.1) goes out as usual.
+ * The app's server for the authorization-server end-to-end tests, with two changes: it includes the built-in
+ * authorization server (the `authorizationServer` option, as a fork that sets AUTH_LOGIN adds it), and the client ID
+ * metadata document of a test client (at an https URL that does not exist) is answered here instead of fetched, so
+ * the CIMD flow runs offline. Every other fetch (the fake upstream provider on 127.0.0.1) goes out as usual.
  */
-import app from "../../../src/index";
+import { definition } from "../../../src/index";
+import { authorizationServer, createMcpWorker } from "../../../src/mcp";
 import { CIMD_CLIENT_ID, CIMD_REDIRECT_URI } from "./cimd";
 
 const realFetch = globalThis.fetch;
@@ -23,5 +25,5 @@ globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
   );
 }) as typeof fetch;
 
-export default app;
+export default createMcpWorker<Env>({ ...definition, authorizationServer });
 export { LegacySession, Notebook, ReplayGuard, SubscriptionHub } from "../../../src/index";

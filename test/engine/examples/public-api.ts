@@ -15,6 +15,7 @@ import {
   type AskOptions,
   type Audience,
   audio,
+  authorizationServer,
   type CacheHint,
   type ClientCapabilities,
   type ClientView,
@@ -559,6 +560,15 @@ export const worker = createMcpWorker<Env>({
   instructions: "Call echo with a text to hear it back.",
   declarations: () => ({ tools: tools(), prompts: prompts() }),
   limits: { request: { maxBodyBytes: 262_144 } },
+});
+
+// @example authorizationServer
+export const signedInWorker = createMcpWorker<Env>({
+  name: "weather",
+  version: "1.0.0",
+  tools: [getForecast],
+  // With AUTH_LOGIN set: without this line the configuration is invalid, and /mcp answers 503 until it is added.
+  authorizationServer,
 });
 
 // @example validateServer

@@ -6,7 +6,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createMcpWorker } from "../../../src/mcp";
+import { authorizationServer, createMcpWorker } from "../../../src/mcp";
 import { parseConfig } from "../../../src/mcp/config/config";
 import { McpServer } from "../../../src/mcp/server/server";
 import { createRouter } from "../../../src/mcp/worker/router";
@@ -22,7 +22,8 @@ const LOGIN = {
   AUTH_LOGIN_CLIENT_ID: "upstream-client",
   AUTH_LOGIN_CLIENT_SECRET: "upstream-secret",
 };
-const definition = { ...FIXTURE, tools: [...FIXTURE.tools, adminOnly] };
+/** The Worker's definition in these tests: with the option that includes the authorization server. */
+const definition = { ...FIXTURE, tools: [...FIXTURE.tools, adminOnly], authorizationServer };
 const loginEnv = { ...env, ...LOGIN } as unknown as Env;
 
 /** The engine's router as the provider calls it: with the grant's props and the token's scopes on the context. */

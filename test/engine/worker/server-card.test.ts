@@ -11,7 +11,16 @@ import { env } from "cloudflare:workers";
 import { Validator } from "@cfworker/json-schema";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import * as z from "zod/mini";
-import { createMcpWorker, defineTool, defineView, type EngineOptions, type ServerDefinition, text, validateServer } from "../../../src/mcp";
+import {
+  authorizationServer,
+  createMcpWorker,
+  defineTool,
+  defineView,
+  type EngineOptions,
+  type ServerDefinition,
+  text,
+  validateServer,
+} from "../../../src/mcp";
 import { parseConfig } from "../../../src/mcp/config/config";
 import { resolveOptions } from "../../../src/mcp/config/options";
 import { McpServer } from "../../../src/mcp/server/server";
@@ -67,7 +76,7 @@ describe("the server card, off (the default)", () => {
     for (const path of PATHS) expect((await off.fetch(at(ORIGIN, path))).status, path).toBe(404);
     // In authorization-server mode both paths go where they always went: the well-known one to the engine (404), the
     // one under /mcp to the provider, which wants a token for every path there.
-    const worker = createMcpWorker(FIXTURE);
+    const worker = createMcpWorker({ ...FIXTURE, authorizationServer });
     const bindings = { ...env, ...LOGIN, OAUTH_RATE_LIMITER: undefined } as unknown as Env;
     expect((await worker.fetch(at(ORIGIN, PATHS[1]!), bindings, createExecutionContext())).status).toBe(404);
     expect((await worker.fetch(at(ORIGIN, PATHS[0]!), bindings, createExecutionContext())).status).toBe(401);
@@ -271,7 +280,7 @@ describe("the server card with authorization on", () => {
   });
 
   it("is read without a token from the built-in authorization server, on both paths, while /mcp still demands one", async () => {
-    const worker = createMcpWorker(CARDED);
+    const worker = createMcpWorker({ ...CARDED, authorizationServer });
     const bindings = { ...env, ...LOGIN, OAUTH_RATE_LIMITER: undefined } as unknown as Env;
     const target = rpc((request) => worker.fetch(request, bindings, createExecutionContext()));
     for (const path of PATHS) expect(await cardOf(target, path)).toEqual(await withoutAuthorization());

@@ -5,9 +5,15 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { startupLine } from "../../../src/mcp/worker/startup";
+import { resolveOptions } from "../../../src/mcp/config/options";
+import { loadConfig } from "../../../src/mcp/worker/load-config";
+import { startupLine as startupLineOf } from "../../../src/mcp/worker/startup";
 
 const development = { ...env, MCP_ENV: "development" };
+
+/** The line of a Worker built with the default options, with or without the `authorizationServer` option. */
+const startupLine = (vars: object, hasAuthorizationServer = true) =>
+  startupLineOf(vars, (given) => loadConfig(given, resolveOptions(), hasAuthorizationServer));
 
 describe("the startup line", () => {
   it("says in development that authorization is off, and how to turn it on, when neither mode is set", () => {
@@ -30,6 +36,17 @@ describe("the startup line", () => {
       level: "info",
       message: "development mode: authorization on, the built-in authorization server with sign-in through GitHub",
     });
+  });
+
+  it("says in development, for AUTH_LOGIN without the authorizationServer option, that /mcp answers 503 and what to add to src/index.ts", () => {
+    const login = { AUTH_LOGIN: "github", AUTH_LOGIN_CLIENT_ID: "id", AUTH_LOGIN_CLIENT_SECRET: "secret" };
+    expect(startupLine({ ...development, ...login }, false)).toEqual({
+      level: "error",
+      message:
+        'development mode: configuration invalid, /mcp answers 503 until fixed: AUTH_LOGIN is set but this Worker does not include the built-in authorization server: in src/index.ts, add authorizationServer to the import from "./mcp" and pass it to createMcpWorker({ ..., authorizationServer })',
+    });
+    // The option plays no part in the other modes.
+    expect(startupLine(development, false)?.level).toBe("warn");
   });
 
   it("names every configuration problem in development, a half-applied auth setting included, by name and never by value", () => {
