@@ -27,7 +27,7 @@ const url = () => new URL(inject("mcpUrl"));
 const textOf = (result: any) => result.content.map((block: any) => block.text ?? "").join("\n");
 const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
 /** A 2025 session id: a signed token (`v1.<kid>.<payload>.<mac>`). */
-const SESSION_TOKEN = /^v1\.[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/;
+const SESSION_TOKEN = /^v2\.[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/;
 
 /** The v1 client; declaring elicitation and sampling makes the server store its session at initialize. */
 async function connectV1(interactive = true) {
