@@ -10,11 +10,12 @@ import { setMaxListeners } from "node:events";
  * publishing tool call took (the hubs' side of the fan-out: it returns once every shard has sent the event to its
  * listeners' Workers), the shards each hub group opened, the resident memory of workerd, and the load average.
  * The rate limiter is lifted (all streams come from one address); every other setting is the template's default
- * unless LISTEN_CAPACITY sets LISTEN_SHARD_CAPACITY. Bounded: every phase has a timeout; everything is stopped.
+ * but one: a caller's listener share is lifted (bench/workers/listen/worker.ts). Bounded: every phase has a timeout;
+ * everything is stopped.
  * Not a test: nothing asserts on timing.
  *
- * Environment: LISTEN_SIZES (default 100,1000,10000), LISTEN_EVENTS (default 20, and 3 from 10,000 listeners),
- * LISTEN_CAPACITY. Each stream holds one socket in this process and one in workerd: the open-file limit
+ * Environment: LISTEN_SIZES (default 100,1000,10000), LISTEN_EVENTS (default 20, and 3 from 10,000 listeners).
+ * Each stream holds one socket in this process and one in workerd: the open-file limit
  * (`ulimit -n`) must exceed the largest size; the bench checks it first.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -24,13 +25,13 @@ import { fileURLToPath } from "node:url";
 import { buildWorker } from "./lib/build.mjs";
 import { cpuSeconds } from "./lib/cpu.mjs";
 import { serveBundle } from "./lib/miniflare.mjs";
+import { writeListenConfig } from "./lib/template-config.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SIZES = (process.env.LISTEN_SIZES ?? "100,1000,10000").split(",").map(Number);
 /** Fewer events, further apart, for the largest sizes: each must reach every listener before the next starts. */
 const eventsFor = (size) => Number(process.env.LISTEN_EVENTS ?? (size >= 10_000 ? 3 : 20));
 const gapFor = (size) => (size >= 10_000 ? 3_000 : 100);
-const CAPACITY = process.env.LISTEN_CAPACITY;
 const PHASE_TIMEOUT_MS = 60_000;
 /** The bench's own open files (the Miniflare connection, stdio, ...) on top of one per stream. */
 const SPARE_FILES = 500;
@@ -140,14 +141,14 @@ const withTimeout = (promise, what) =>
 async function shardCounts(mf) {
   const hubs = await mf.getDurableObjectNamespace("SUBSCRIPTIONS");
   const shards = async (name) => hubs.get(hubs.idFromName(name)).shards();
-  return { global: await shards("global"), principal: await shards("principal:anonymous") };
+  return { global: await shards("global") };
 }
 
 async function run(size, bundle) {
   const EVENTS = eventsFor(size);
   const GAP_MS = gapFor(size);
-  const { mf, url, pids } = await serveBundle(join(root, "wrangler.toml"), bundle, {
-    bindings: { MCP_ENV: "development", ...(CAPACITY && { LISTEN_SHARD_CAPACITY: CAPACITY }) },
+  const { mf, url, pids } = await serveBundle(config, bundle, {
+    bindings: { MCP_ENV: "development" },
     ratelimits: { RATE_LIMITER: { simple: { limit: 1_000_000, period: 60 } } },
   });
   const abort = new AbortController();
@@ -212,7 +213,8 @@ async function run(size, bundle) {
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
 process.env.WRANGLER_LOG ??= "error";
-const built = await buildWorker(join(root, "wrangler.toml"), join(root, "bench/dist/listen"));
+const config = writeListenConfig(join(root, "bench/dist"));
+const built = await buildWorker(config, join(root, "bench/dist/listen"));
 const bundle = join(
   built.outdir,
   built.modules.find((name) => name.endsWith(".js")),
@@ -233,13 +235,13 @@ const command = "npm run bench:listen";
 const lines = [
   `# subscriptions/listen fan-out (${new Date().toISOString().slice(0, 10)})`,
   "",
-  `Command: \`${command}\` — the template's minified bundle in Miniflare on 127.0.0.1 (${CAPACITY ? `LISTEN_SHARD_CAPACITY=${CAPACITY}` : "default settings"}), one principal`,
-  "(anonymous), so every listener joins the global group and that one principal's group. Each event is a",
-  "resources/updated published by update_note to the principal's group (20 events 100 ms apart; from 10,000 listeners,",
-  "3 events 3 s apart).",
+  `Command: \`${command}\` — the template's minified bundle in Miniflare on 127.0.0.1 (default limits, a caller's listener share lifted), every`,
+  "listener anonymous and from one address, so each joins the global group (and that address's caller group, which only",
+  "counts). Each event is a resources/updated published by update_note; an anonymous caller's events go to the global",
+  "group, marked anonymous (20 events 100 ms apart; from 10,000 listeners, 3 events 3 s apart).",
   "Latency runs from the start of the publishing tool call to the event's arrival at the listener (one clock); the",
   "publish call is that tool call's duration (median), which ends once every shard has handed the event to its",
-  "listeners' Workers. Shards: those each group opened (global / principal). Memory: RSS of the workerd processes.",
+  "listeners' Workers. Shards: those the global group opened. Memory: RSS of the workerd processes.",
   "CPU: seconds used while the events fanned out (from the first publish to 1 s after the last), by workerd (hubs",
   "and the listeners' Workers) and by the bench's own clients; per event: workerd's CPU divided by the events delivered",
   "(the hub's send and the listener's Worker's write together: Miniflare runs both in one workerd process, so the split",
@@ -250,7 +252,7 @@ const lines = [
   "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ...rows.map(
     (row) =>
-      `| ${row.size} | ${row.openSeconds.toFixed(2)} s | ${row.delivered} / ${row.expected} | ${row.p50.toFixed(1)} ms | ${row.p99.toFixed(1)} ms | ${row.max.toFixed(1)} ms | ${row.publishCall.toFixed(1)} ms | ${row.shards ? `${row.shards.global} / ${row.shards.principal}` : "?"} | ${row.cpu.workerd.toFixed(1)} s / ${row.cpu.client.toFixed(1)} s | ${row.delivered ? ((row.cpu.workerd / row.delivered) * 1e6).toFixed(0) : "?"} µs | ${row.idleMb} → ${row.loadedMb} MB | ${row.load.toFixed(2)} |`,
+      `| ${row.size} | ${row.openSeconds.toFixed(2)} s | ${row.delivered} / ${row.expected} | ${row.p50.toFixed(1)} ms | ${row.p99.toFixed(1)} ms | ${row.max.toFixed(1)} ms | ${row.publishCall.toFixed(1)} ms | ${row.shards ? row.shards.global : "?"} | ${row.cpu.workerd.toFixed(1)} s / ${row.cpu.client.toFixed(1)} s | ${row.delivered ? ((row.cpu.workerd / row.delivered) * 1e6).toFixed(0) : "?"} µs | ${row.idleMb} → ${row.loadedMb} MB | ${row.load.toFixed(2)} |`,
   ),
   "",
 ];

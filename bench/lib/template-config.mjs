@@ -43,3 +43,18 @@ export function writeTemplateConfigs(dist) {
   }
   return paths;
 }
+
+/**
+ * bench:listen's config: the root config without `[assets]` and `[build]` (the fan-out reads no asset), with `main`
+ * pointing at bench/workers/listen/worker.ts (the template with a caller's listener share lifted). Its path.
+ */
+export function writeListenConfig(dist) {
+  const { experimental_readRawConfig } = createRequire(join(ROOT, "package.json"))("wrangler");
+  const { rawConfig } = experimental_readRawConfig({ config: join(ROOT, "wrangler.toml") });
+  const { assets: _assets, build: _build, ...rest } = rawConfig;
+  const dir = join(dist, "config-listen");
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, "wrangler.json");
+  writeFileSync(path, `${JSON.stringify({ ...rest, main: join(ROOT, "bench/workers/listen/worker.ts") }, null, 2)}\n`);
+  return path;
+}

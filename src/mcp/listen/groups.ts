@@ -17,7 +17,7 @@ export const principalGroup = (principal: string) => `principal:${principal}`;
 
 /**
  * The group a caller's listeners are counted in, so that each caller has a bounded share of the listeners
- * (LISTEN_MAX_PER_CALLER), whatever others hold: an authenticated principal's own group, or (anonymous callers) one
+ * (`limits.listen.maxPerCaller`), whatever others hold: an authenticated principal's own group, or (anonymous callers) one
  * per client address, as the rate limit and the task quota count them (`callerKey`). Nothing is published to an
  * address's group: it only counts.
  */
