@@ -119,7 +119,7 @@ export default defineConfig({
           isolate: false,
           setupFiles: ["test/helpers/fresh-state.ts"],
           // Why longer than vitest's 5 s: with three files at a time on two cores and CI's full fuzz counts beside
-          // them, a test that runs a task over 60 notes or fills a replay buffer took over 5 s (never over 10).
+          // them, a test that runs a task over 60 notes or fills a replay buffer went past 5 s.
           testTimeout: 20_000,
           include: ["test/engine/**/*.test.ts", "test/app/**/*.test.ts"],
           // The views' HTML and the skills (build/assets): the pool binds it as ASSETS, and does not start without it.
