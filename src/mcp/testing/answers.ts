@@ -36,7 +36,7 @@ export interface SampleAnswer {
  * The answer to `roots/list`: the client's workspace roots.
  *
  * @example
- * const answer: RootsAnswer = { roots: [{ uri: "file:///work/garden", name: "garden" }] }; // roots({ uri: ..., name: ... })
+ * const answer: RootsAnswer = { roots: [{ uri: "file:///home/me/garden", name: "garden" }] }; // roots({ uri: ..., name: ... })
  */
 export interface RootsAnswer {
   roots: { uri: string; name?: string }[];
@@ -236,7 +236,7 @@ export function sampled(text: string, model = "test-model"): SampleAnswer {
  *
  * @param entries each root, as a `file://` URI or `{ uri, name }`
  * @example
- * const client = await connect(app, { onRoots: () => roots({ uri: "file:///work/garden", name: "garden" }) });
+ * const client = await connect(app, { onRoots: () => roots({ uri: "file:///home/me/garden", name: "garden" }) });
  */
 export function roots(...entries: (string | { uri: string; name?: string })[]): RootsAnswer {
   return { roots: entries.map((entry) => (typeof entry === "string" ? { uri: entry } : entry)) };
