@@ -11,9 +11,9 @@ import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextproto
 import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appBinds } from "./app-bindings";
+import { postModern } from "./modern-request";
 import { mcpSpans, type RecordedSpan, startTracedTemplate, type TracedTemplate } from "./tail/start";
 
-const MODERN = "2026-07-28";
 const sessions = appBinds("LEGACY_SESSIONS");
 
 let dev: TracedTemplate;
@@ -37,22 +37,9 @@ async function spanOf(id: string): Promise<RecordedSpan> {
 
 const FORM = { elicitation: { form: {} } };
 
-/** A 2026-07-28 request as a conforming client sends it, declaring forms; `signal` lets the test hang up. */
-function modern(id: string, params: Record<string, unknown>, metaExtra: Record<string, unknown> = {}, signal?: AbortSignal) {
-  const meta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": FORM, ...metaExtra };
-  return fetch(dev.url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": MODERN,
-      "mcp-method": "tools/call",
-      "mcp-name": String(params.name),
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { ...params, _meta: meta } }),
-    signal,
-  });
-}
+/** A 2026-07-28 tools/call declaring forms; `signal` lets the test hang up. */
+const modern = (id: string, params: Record<string, unknown>, meta: Record<string, unknown> = {}, signal?: AbortSignal) =>
+  postModern(dev.url, { id, method: "tools/call", params, capabilities: FORM, meta, signal });
 
 async function tool(name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   const response = await modern(crypto.randomUUID(), { name, arguments: args, ...extra });

@@ -6,12 +6,12 @@
  * here has an id no other file sends, and the marker below appears in no other file.
  */
 import { describe, expect, inject, it } from "vitest";
+import { MODERN, postModern } from "./modern-request";
 import { mcpSpans, type RecordedSpan, receivedEvents } from "./tail/start";
 
 /** Sent in arguments and note text: it must appear nowhere in what the tail consumer receives (spans, logs...). */
 const MARKER = "zq-private-marker-7c41";
 const TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-const MODERN = "2026-07-28";
 
 const url = inject("mcpUrl");
 const events = () => receivedEvents(inject("tailEventsUrl"));
@@ -23,21 +23,9 @@ async function spanOf(id: string): Promise<RecordedSpan> {
   return (await find())!;
 }
 
-/** A 2026-07-28 request as a conforming client sends it; `_meta` extras (traceparent) merged in. */
-async function modern(id: string, method: string, params: Record<string, unknown> = {}, metaExtra: Record<string, unknown> = {}) {
-  const meta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}, ...metaExtra };
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": MODERN,
-    "mcp-method": method,
-  };
-  if (typeof params.name === "string") headers["mcp-name"] = params.name;
-  const response = await fetch(url, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } }),
-  });
+/** A 2026-07-28 request, its answer read as JSON; `_meta` extras (traceparent) merged in. */
+async function modern(id: string, method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) {
+  const response = await postModern(url, { id, method, params, meta });
   return (await response.json()) as { result?: any; error?: { code: number } };
 }
 
