@@ -31,8 +31,8 @@ type Method = (params: JsonObject, scope: RequestScope) => Promise<JsonObject>;
 export class Skills {
   /** Built once per isolate from the ASSETS binding's manifest (a failed read is tried again on the next request). */
   private readonly catalogOf = memoize((assets: Fetcher) => loadCatalog(assets, this.declared));
-  /** Once per isolate (per env): which version it serves, told to the hub. */
-  private readonly announced = memoize((env: object) => this.tellHub(env));
+  /** The envs (one per isolate) whose hub has been told which version this isolate serves. */
+  private readonly told = new WeakSet<object>();
 
   constructor(readonly declared: readonly Skill[]) {
     const names = new Set<string>();
@@ -122,7 +122,12 @@ export class Skills {
    * request's path). Does nothing without the hub or the assets.
    */
   announce(exchange: HttpExchange): void {
-    if (hubsOf(exchange.env) && this.offered(exchange.env)) exchange.execution.waitUntil(this.announced(exchange.env));
+    const { env } = exchange;
+    // Why a set and not a memoized promise: after the first request there is nothing to wait for, so nothing to hand
+    // to waitUntil on every later one.
+    if (this.told.has(env) || !hubsOf(env) || !this.offered(env)) return;
+    this.told.add(env);
+    exchange.execution.waitUntil(this.tellHub(env));
   }
 
   private catalog(env: object): Promise<SkillCatalog> {
