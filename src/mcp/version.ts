@@ -13,4 +13,4 @@
  * ```
  * @see src/mcp/CHANGELOG.md
  */
-export const ENGINE_VERSION = "1.4.0";
+export const ENGINE_VERSION = "1.4.1";

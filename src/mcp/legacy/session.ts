@@ -84,6 +84,13 @@ export const KEPT_STREAMS = { maxBytes: 512 * 1024, maxStreams: 16, ttlMs: 10 * 
 /** How many cancelled request ids a session remembers (a handler may start watching after the cancellation came). */
 const MAX_CANCELLED = 256;
 
+/**
+ * How many answers a session keeps that came before their tool waited for them (see `deliver`), oldest dropped first.
+ * Why so few: each may be as large as a request body (`limits.http.maxBodyBytes`), and a tool waits within moments of
+ * asking, so only the answers of the questions in flight are ever kept.
+ */
+export const MAX_EARLY_ANSWERS = 8;
+
 /** Request ids are a string or a number, and "1" is not 1. */
 const requestKey = (id: RequestId) => `${typeof id}:${id}`;
 
@@ -121,6 +128,8 @@ export class LegacySession extends DurableObject<HubBindings> {
   private readonly cancelWatchers = new Map<string, Set<(cancelled: boolean) => void>>();
   /** Resuming clients waiting for more of a kept stream, by stream. */
   private readonly streamReaders = new Map<string, Set<() => void>>();
+  /** Answers that arrived before `awaitResponse` for their id (oldest first), at most `MAX_EARLY_ANSWERS`. */
+  private readonly earlyAnswers = new Map<string, JsonObject>();
 
   async open(state: Omit<SessionState, "lastSeen">): Promise<void> {
     const session: SessionState = { ...state, lastSeen: Date.now() };
@@ -193,6 +202,7 @@ export class LegacySession extends DurableObject<HubBindings> {
 
   /** Ends the session: its state is deleted, its notification stream closed, and waiting tools released. */
   async end(): Promise<void> {
+    this.earlyAnswers.clear();
     for (const [id, waiter] of this.waiters) this.settle(id, waiter, "The session ended");
     for (const watchers of this.cancelWatchers.values()) for (const watcher of watchers) watcher(false);
     for (const readers of this.streamReaders.values()) for (const wake of readers) wake();
@@ -208,19 +218,38 @@ export class LegacySession extends DurableObject<HubBindings> {
    * JSON-RPC error response instead (resolving, not rejecting: a rejected RPC is logged as an uncaught error).
    */
   awaitResponse(id: string, clientRequestId: RequestId, timeoutMs: number): Promise<JsonObject> {
+    const early = this.earlyAnswers.get(id);
+    if (early) {
+      this.earlyAnswers.delete(id);
+      return Promise.resolve(early);
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.settle(id, this.waiters.get(id), "The client did not answer in time"), timeoutMs);
       this.waiters.set(id, { clientRequestId, resolve, timer });
     });
   }
 
-  /** Delivers a client's JSON-RPC response; false when no tool is waiting for that id. */
+  /**
+   * Delivers a client's JSON-RPC response to the tool waiting for it; false when none is waiting yet. Such an answer
+   * is kept for the `awaitResponse` about to come. Why: the Worker sends its question on the call's stream and then
+   * calls `awaitResponse` here, while the answer comes by another path (the client's POST, in any isolate); nothing
+   * orders the two calls, so a quick client's answer can arrive first, and dropping it would leave the tool waiting
+   * until `inputTimeoutMs`. Only the newest `MAX_EARLY_ANSWERS` are kept: an id no tool asked for is pushed out.
+   */
   async deliver(message: JsonObject): Promise<boolean> {
     const id = String(message.id);
     const waiter = this.waiters.get(id);
-    if (!waiter) return false;
-    this.settle(id, waiter, message);
-    return true;
+    if (waiter) {
+      this.settle(id, waiter, message);
+      return true;
+    }
+    this.earlyAnswers.delete(id);
+    this.earlyAnswers.set(id, message);
+    for (const oldest of this.earlyAnswers.keys()) {
+      if (this.earlyAnswers.size <= MAX_EARLY_ANSWERS) break;
+      this.earlyAnswers.delete(oldest);
+    }
+    return false;
   }
 
   /**
