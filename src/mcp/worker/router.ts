@@ -43,10 +43,17 @@ type Handler = (request: IRequest, env: EngineBindings, execution: ExecutionCont
 export function createRouter(server: McpServer, card?: CardOptions) {
   // The bare router: no per-request stages; CORS is applied once, below, to whatever a route answered.
   const router = IttyRouter<IRequest, [EngineBindings, ExecutionContext, ConfigResult]>();
+  // RFC 9728 metadata, when authorization is on (else the path is unknown, 404 to every method): GET and HEAD answer
+  // it, OPTIONS is the generic preflight (its route comes first), any other method 405, as for the server card.
   const metadata = withConfig(
     onAllowedHost(async ({ request, config }) => {
       const document = protectedResourceMetadata(request, config, scopesOf(server), server.info.title ?? server.info.name);
-      return document ? Response.json(document) : new Response("Not found", { status: 404 });
+      if (!document) return new Response("Not found", { status: 404 });
+      if (request.method !== "GET" && request.method !== "HEAD") {
+        return new Response(null, { status: 405, headers: { allow: "GET, HEAD, OPTIONS" } });
+      }
+      const response = Response.json(document);
+      return request.method === "HEAD" ? new Response(null, { headers: response.headers }) : response;
     }),
   );
   // POST /mcp first: routes are tried in order, and nearly every request is one.
@@ -74,8 +81,8 @@ export function createRouter(server: McpServer, card?: CardOptions) {
       );
     })
     .get("/health", health)
-    .get("/.well-known/oauth-protected-resource", metadata)
-    .get("/.well-known/oauth-protected-resource/mcp", metadata)
+    .all("/.well-known/oauth-protected-resource", metadata)
+    .all("/.well-known/oauth-protected-resource/mcp", metadata)
     .get(
       "/mcp",
       withConfig((exchange) => guarded(server, exchange, "GET", () => openSessionStream(server, exchange))),

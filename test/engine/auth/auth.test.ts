@@ -30,7 +30,10 @@ const METADATA = "http://localhost:8787/.well-known/oauth-protected-resource/mcp
 
 describe("authorization off (the default)", () => {
   it("serves anonymous callers and publishes no resource metadata", async () => {
-    expect((await fixture.fetch("http://localhost:8787/.well-known/oauth-protected-resource/mcp")).status).toBe(404);
+    for (const method of ["GET", "HEAD", "POST"]) {
+      const request = new Request("http://localhost:8787/.well-known/oauth-protected-resource/mcp", { method });
+      expect((await fixture.fetch(request)).status, method).toBe(404);
+    }
     const { result } = await readMessage(await fixture.send("tools/call", { name: "echo", arguments: {} }));
     expect(result?.structuredContent).toMatchObject({ principal: "anonymous", authenticated: false });
   });
@@ -47,6 +50,19 @@ describe("OAuth resource server", () => {
         scopes_supported: ["notes:admin"],
         resource_name: FIXTURE.title,
       });
+    }
+  });
+
+  it("answers HEAD on the metadata with its headers and no body, and any other method but OPTIONS with 405", async () => {
+    for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
+      const head = await server().fetch(new Request(`http://localhost:8787${path}`, { method: "HEAD" }));
+      expect([head.status, head.headers.get("content-type"), await head.text()]).toEqual([200, "application/json", ""]);
+      for (const method of ["POST", "PUT", "DELETE"]) {
+        const refused = await server().fetch(
+          new Request(`http://localhost:8787${path}`, { method, body: method === "DELETE" ? null : "{}" }),
+        );
+        expect([refused.status, refused.headers.get("allow")], `${method} ${path}`).toEqual([405, "GET, HEAD, OPTIONS"]);
+      }
     }
   });
 
