@@ -20,6 +20,7 @@ import type { Config } from "../config/config";
 import type { ServerCardRepository } from "../config/options";
 import type { HttpExchange } from "../http/exchange";
 import { accepts } from "../http/guards";
+import { documentAnswer, refuseUnlessRead } from "../http/read-only";
 import type { McpServer, ServerDefinition } from "../server/server";
 import { base64url } from "../util/encoding";
 import { memoize } from "../util/memo";
@@ -111,7 +112,6 @@ const CARD_HEADERS = {
   "access-control-allow-origin": "*",
   "access-control-expose-headers": "ETag",
 };
-const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 /** A browser's preflight for a conditional GET (If-None-Match is not a CORS-safelisted header); cached 600 s. */
 const PREFLIGHT = {
   "access-control-allow-origin": "*",
@@ -134,9 +134,8 @@ export function serverCardRoute(server: McpServer, options: CardOptions): (excha
   const documents = memoize((_config: Config) => new Map<string, Promise<CardDocument>>());
   return async ({ request, config }) => {
     if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: PREFLIGHT });
-    if (request.method !== "GET" && request.method !== "HEAD") {
-      return new Response(null, { status: 405, headers: { allow: ALLOWED_METHODS } });
-    }
+    const refused = refuseUnlessRead(request);
+    if (refused) return refused;
     const origin = new URL(request.url).origin;
     const known = documents(config);
     let document = known.get(origin);
@@ -151,6 +150,6 @@ export function serverCardRoute(server: McpServer, options: CardOptions): (excha
     // response whose tag it names; a shared tag could hand a client the other type.
     const etag = type === MEDIA_TYPE ? `"${digest}"` : `"${digest}.json"`;
     if (matches(request.headers.get("if-none-match"), etag)) return new Response(null, { status: 304, headers: { ...CARD_HEADERS, etag } });
-    return new Response(request.method === "HEAD" ? null : body, { headers: { ...CARD_HEADERS, etag, "content-type": type } });
+    return documentAnswer(request, body, { headers: { ...CARD_HEADERS, etag, "content-type": type } });
   };
 }

@@ -19,6 +19,7 @@ import type { HttpExchange } from "../http/exchange";
 import { checkAccept, checkContentType, checkHost, checkOrigin } from "../http/guards";
 import { readMcpHeader } from "../http/headers";
 import { checkRateLimit } from "../http/rate-limit";
+import { documentAnswer, refuseUnlessRead } from "../http/read-only";
 import { jsonResponse } from "../http/reply";
 import { serveLegacy } from "../legacy/serve";
 import { endSession, methodNotAllowed, openSessionStream } from "../legacy/stream";
@@ -43,17 +44,15 @@ type Handler = (request: IRequest, env: EngineBindings, execution: ExecutionCont
 export function createRouter(server: McpServer, card?: CardOptions) {
   // The bare router: no per-request stages; CORS is applied once, below, to whatever a route answered.
   const router = IttyRouter<IRequest, [EngineBindings, ExecutionContext, ConfigResult]>();
-  // RFC 9728 metadata, when authorization is on (else the path is unknown, 404 to every method): GET and HEAD answer
-  // it, OPTIONS is the generic preflight (its route comes first), any other method 405, as for the server card.
+  // RFC 9728 metadata, when authorization is on (else the path is unknown, 404 to every method); a read-only document
+  // (http/read-only.ts) whose OPTIONS is the generic preflight, whose route comes first.
   const metadata = withConfig(
     onAllowedHost(async ({ request, config }) => {
       const document = protectedResourceMetadata(request, config, scopesOf(server), server.info.title ?? server.info.name);
       if (!document) return new Response("Not found", { status: 404 });
-      if (request.method !== "GET" && request.method !== "HEAD") {
-        return new Response(null, { status: 405, headers: { allow: "GET, HEAD, OPTIONS" } });
-      }
-      const response = Response.json(document);
-      return request.method === "HEAD" ? new Response(null, { headers: response.headers }) : response;
+      return (
+        refuseUnlessRead(request) ?? documentAnswer(request, JSON.stringify(document), { headers: { "content-type": "application/json" } })
+      );
     }),
   );
   // POST /mcp first: routes are tried in order, and nearly every request is one.
