@@ -2,7 +2,7 @@
  * The Worker entry: builds the MCP server from the declarations in tools.ts, resources.ts, prompts.ts and
  * skills.ts, and exports the Durable Object classes that wrangler.toml binds.
  */
-import { createMcpWorker } from "./mcp";
+import { createMcpWorker } from "mcp-workers-engine";
 import { prompts } from "./prompts";
 import { resources } from "./resources";
 import { skills } from "./skills";
@@ -21,5 +21,5 @@ export const definition = {
 
 export default createMcpWorker<Env>(definition);
 
-export { LegacySession, ReplayGuard, SubscriptionHub, TaskRunner } from "./mcp";
+export { LegacySession, ReplayGuard, SubscriptionHub, TaskRunner } from "mcp-workers-engine";
 export { Notebook } from "./notes";

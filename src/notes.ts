@@ -13,7 +13,7 @@
  * exist without asking it), but the object gets its tables only on its first write, so it keeps no storage.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { Principal } from "./mcp";
+import type { Principal } from "mcp-workers-engine";
 
 export interface Note {
   id: string;

@@ -4,7 +4,7 @@
  * its zod schemas cost nothing at startup.
  */
 import * as z from "zod/mini";
-import { definePrompt, embeddedResource, type Prompt, text } from "./mcp";
+import { definePrompt, embeddedResource, type Prompt, text } from "mcp-workers-engine";
 import { NOTEBOOK_ID, notebookFor } from "./notes";
 
 export function prompts(): Prompt[] {

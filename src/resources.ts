@@ -4,7 +4,7 @@
  * `complete` offers completion for template variables; `list` lists the caller's concrete resources in
  * `resources/list`, one page at a time.
  */
-import { defineResource, defineResourceTemplate } from "./mcp";
+import { defineResource, defineResourceTemplate } from "mcp-workers-engine";
 import { listNotes, listsNotes, NOTE_ID, NOTEBOOK_ID, notebookFor } from "./notes";
 
 const GUIDE = `# Notes server

@@ -4,7 +4,7 @@
  * and `description`, then the instructions) and the files it refers to; declare it here by that name. The build
  * (`npm run dev`, the tests, every deploy) copies the files into the static assets with their digests.
  */
-import { defineSkill } from "./mcp";
+import { defineSkill } from "mcp-workers-engine";
 
 export const skills = [
   // How to keep a notebook organised with the notes tools: skills/notebook-keeping/.

@@ -2,7 +2,7 @@
  * Interactive views (MCP Apps): HTML a host renders next to a tool's result. Each one is built from views/<name>/
  * into build/assets/views/<name>.html (views/build.mjs) and named by the tools that show it (`view:`).
  */
-import { defineView } from "./mcp";
+import { defineView } from "mcp-workers-engine";
 
 /**
  * The notebook: list, search, add, open, edit and delete notes. It reads the list again when the host forwards it a

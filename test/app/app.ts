@@ -7,7 +7,7 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../../src";
-import { rpc } from "../helpers/rpc";
+import { rpc } from "../../engine/test/helpers/rpc";
 
 /** Requests into the app's Worker, as the test client sends them. */
 export const fetchApp = (request: Request) => worker.fetch(request, env, createExecutionContext());

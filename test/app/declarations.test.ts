@@ -3,7 +3,7 @@
  * binding fails `npm test` rather than the first request after deploying.
  */
 import { describe, expect, it } from "vitest";
-import { validateServer } from "../../src/mcp";
+import { validateServer } from "mcp-workers-engine";
 import { prompts } from "../../src/prompts";
 import { resources } from "../../src/resources";
 import { skills } from "../../src/skills";

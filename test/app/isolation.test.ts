@@ -5,9 +5,9 @@
  * listener that names the notebook and does hear the change, so a silent stream means "refused", not "slow".
  */
 import { describe, expect, it } from "vitest";
-import { connect, type Listener } from "../../src/mcp/testing";
-import { readMessage } from "../helpers/rpc";
-import { sseReader } from "../helpers/sse";
+import { connect, type Listener } from "mcp-workers-engine/testing";
+import { readMessage } from "../../engine/test/helpers/rpc";
+import { sseReader } from "../../engine/test/helpers/sse";
 import { app, fetchApp } from "./app";
 
 type Reader = ReturnType<typeof sseReader>;

@@ -1,12 +1,12 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { accept, connect, decline, type Listener, type McpTestClient, type Question, roots, sampled } from "../../src/mcp/testing";
+import { accept, connect, decline, type Listener, type McpTestClient, type Question, roots, sampled } from "mcp-workers-engine/testing";
 import { prompts } from "../../src/prompts";
 import { resources } from "../../src/resources";
 import { tools } from "../../src/tools";
-import { localIssuer } from "../helpers/issuer";
-import { testServer } from "../helpers/rpc";
-import { randomBase64url, storedTables } from "../helpers/storage";
+import { localIssuer } from "../../engine/test/helpers/issuer";
+import { testServer } from "../../engine/test/helpers/rpc";
+import { randomBase64url, storedTables } from "../../engine/test/helpers/storage";
 import { app, fetchApp } from "./app";
 
 /** A client of the app's own Worker (src/index.ts) that declares everything: elicitation, sampling, roots, tasks. */

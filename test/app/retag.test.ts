@@ -7,9 +7,9 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src";
-import { accept, connect, type Question } from "../../src/mcp/testing";
-import { meta, standardHeaders, URL_MCP } from "../helpers/rpc";
-import { sseReader } from "../helpers/sse";
+import { accept, connect, type Question } from "mcp-workers-engine/testing";
+import { meta, standardHeaders, URL_MCP } from "../../engine/test/helpers/rpc";
+import { sseReader } from "../../engine/test/helpers/sse";
 import { fetchApp } from "./app";
 
 type Json = Record<string, any>;

@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { connect } from "../../src/mcp/testing";
+import { connect } from "mcp-workers-engine/testing";
 import { skills } from "../../src/skills";
 import { fetchApp } from "./app";
 

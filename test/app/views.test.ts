@@ -7,7 +7,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { accept, connect, decline } from "../../src/mcp/testing";
+import { accept, connect, decline } from "mcp-workers-engine/testing";
 import { fetchApp } from "./app";
 
 const RENDERS_VIEWS = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };

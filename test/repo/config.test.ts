@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { limitTable } from "../../src/mcp/config/options";
+import { limitTable } from "../../engine/src/config/options";
 
 const wranglerToml = readFileSync("wrangler.toml", "utf8");
 const entry = readFileSync("src/index.ts", "utf8");

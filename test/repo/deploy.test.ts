@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/mcp/config/config";
+import { parseConfig } from "../../engine/src/config/config";
 
 const wranglerToml = readFileSync("wrangler.toml", "utf8");
 const devVarsExample = readFileSync(".dev.vars.example", "utf8");

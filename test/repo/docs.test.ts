@@ -10,8 +10,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { describe, expect, it } from "vitest";
-import { limitTable } from "../../src/mcp/config/options";
-import { EXAMPLE_SCRIPTS, isExamplePath } from "../../src/mcp/start-from-blank.mjs";
+import { limitTable } from "../../engine/src/config/options";
+import { EXAMPLE_SCRIPTS, isExamplePath } from "../../scripts/blank.mjs";
 
 const pages = ["README.md", ...walk("docs")];
 const text = Object.fromEntries(pages.map((page) => [page, readFileSync(page, "utf8")]));

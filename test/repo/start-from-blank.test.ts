@@ -24,7 +24,7 @@ import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXAMPLE_PATHS, EXAMPLE_WORDS, pendingChanges, withoutMigrations } from "../../src/mcp/start-from-blank.mjs";
+import { EXAMPLE_PATHS, EXAMPLE_WORDS, pendingChanges, withoutMigrations } from "../../scripts/blank.mjs";
 
 const root = resolve(import.meta.dirname, "../..");
 /** Each step runs one of the copy's own commands (a type check, a test run, a bundle): generous, for a busy machine. */

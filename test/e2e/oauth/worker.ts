@@ -5,7 +5,7 @@
  * the CIMD flow runs offline. Every other fetch (the fake upstream provider on 127.0.0.1) goes out as usual.
  */
 import { definition } from "../../../src/index";
-import { authorizationServer, createMcpWorker } from "../../../src/mcp";
+import { authorizationServer, createMcpWorker } from "mcp-workers-engine";
 import { CIMD_CLIENT_ID, CIMD_REDIRECT_URI } from "./cimd";
 
 const realFetch = globalThis.fetch;

@@ -1,0 +1,40 @@
+/**
+ * Bench Worker (b): this template's protocol engine, unchanged (`createMcpWorker` from src/mcp), serving the
+ * same `echo` tool as the peers plus an MRTR tool that asks one form question and completes on the retry.
+ *
+ * Served with the template's own configuration: bench/lib/template-config.mjs derives its wrangler config from the
+ * root wrangler.toml (every binding, var, trigger and setting; only `main` points here), once as shipped and once
+ * without `[assets]`/`[build]`. So it exports every Durable Object class the template exports, whatever the fork
+ * keeps (after `npm run blank` too): the re-export below takes them from the template's entry.
+ */
+import * as z from "zod/mini";
+import { createMcpWorker, defineTool, elicitForm, text } from "../../../src";
+
+// Declared once, as the SDK Worker does (and as src/tools.ts does for delete_note's form).
+const input = z.strictObject({ text: z.string().check(z.maxLength(100)) });
+const confirmForm = z.object({ ok: z.boolean() });
+
+export default createMcpWorker<Env>({
+  name: "bench-template",
+  version: "1.0.0",
+  tools: [
+    defineTool({
+      name: "echo",
+      description: "Echoes the text back.",
+      input,
+      handler: ({ text: value }) => ({ content: [text(value)] }),
+    }),
+    defineTool({
+      name: "confirm",
+      description: "Asks the user to confirm (one form question), then echoes the text.",
+      input,
+      // Not singleUse: the bench replays the same signed retry many times.
+      async handler({ text: value }, ctx) {
+        const { confirm } = await ctx.ask({ confirm: elicitForm("Go ahead?", confirmForm) });
+        return { content: [text(confirm.action === "accept" && confirm.content.ok ? value : "declined")] };
+      },
+    }),
+  ],
+});
+// The Durable Object classes the root wrangler.toml binds (`export *` leaves the template's default export out).
+export * from "../../../../src/index";

@@ -1,0 +1,78 @@
+/**
+ * The engine's folders are layers: each may import only from the folders below it, never from one above, so no two
+ * folders import each other. The order, from the bottom: what every layer uses, the wire, the configuration, the
+ * building blocks of HTTP and signing, the one way a handler runs, the declarations, the features, the method table,
+ * the two transports, the Worker, and on top the test client, which only tests import. A new folder must be placed here (the test fails until it is).
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const engine = resolve(import.meta.dirname, "../../src/mcp");
+
+/** Bottom first. `version.ts` is a leaf; `index.ts`, the public module, re-exports from the top. */
+const LAYERS = [
+  "util", // encoding, logging, memoization
+  "wire", // JSON-RPC and MCP on the wire: types, errors, messages, the envelope, who is calling
+  "config", // settings from the environment, limits and options from createMcpWorker
+  "signing", // signed tokens and the key ring
+  "http", // HTTP building blocks: body, guards, headers, replies as JSON or SSE, rate limit
+  "auth", // bearer tokens, scopes, protected resource metadata
+  "handler", // the one way a handler runs: its ctx, the ask loop, answers, cancellation
+  "define", // defineTool, defineResource, definePrompt, defineView, and their methods
+  "input", // multi round-trip rounds (2026-07-28)
+  "listen", // subscriptions/listen, publishing, the hub
+  "skills", // the Skills extension: defineSkill, the build's manifest, skills/list, skills/get, directory reads
+  "tasks", // the Tasks extension
+  "server", // the method table and capabilities
+  "stateless", // the 2026-07-28 transport
+  "legacy", // the 2025 transport (sessions)
+  "oauth", // the built-in authorization server, in front of the router
+  "worker", // createMcpWorker, the routes, the landing page
+  "testing", // the test client for a fork's tests (never imported by the Worker: see boundary.test.ts)
+] as const;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.(ts|mjs)$/.test(name) ? [path] : [];
+  });
+}
+
+/** Every relative module a file imports (static, dynamic, type-only, re-export), resolved to a path. */
+function importsOf(file: string): string[] {
+  // Comment lines are not imports: a JSDoc example (`import worker from "../../../src"`) names what its reader imports.
+  const source = readFileSync(file, "utf8").replace(/^\s*(?:\*|\/\/|\/\*).*$/gm, "");
+  return [...source.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)["'](\.{1,2}\/[^"']+)["']/g)].map(([, spec]) => {
+    const base = resolve(dirname(file), spec!);
+    return [base, `${base}.ts`, join(base, "index.ts")].find((path) => existsSync(path) && statSync(path).isFile()) ?? base;
+  });
+}
+
+/** The layer of an engine file: its folder's index in LAYERS; root files are -1 (version.ts) or the top (index.ts). */
+function layerOf(file: string): number {
+  const path = relative(engine, file);
+  const folder = path.includes("/") ? path.split("/")[0]! : undefined;
+  if (folder === undefined) return path === "version.ts" ? -1 : LAYERS.length;
+  return (LAYERS as readonly string[]).indexOf(folder);
+}
+
+describe("the engine's layers", () => {
+  const files = sourceFiles(engine);
+
+  it("names every engine folder in the order", () => {
+    const folders = readdirSync(engine).filter((name) => statSync(join(engine, name)).isDirectory());
+    expect(folders.sort()).toEqual([...LAYERS].sort());
+  });
+
+  it("has no import that points up, or across to a folder above it", () => {
+    const upward = files.flatMap((file) =>
+      importsOf(file)
+        .filter((target) => target.startsWith(`${engine}/`))
+        .filter((target) => layerOf(target) > layerOf(file))
+        .map((target) => `${relative(engine, file)} -> ${relative(engine, target)}`),
+    );
+    expect(upward).toEqual([]);
+  });
+});

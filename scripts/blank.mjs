@@ -1,0 +1,540 @@
+#!/usr/bin/env node
+/**
+ * `npm run blank [-- --force]`
+ *
+ * Starts a fork from blank: removes the example app (the private notebook: its storage, tools, resources, prompt,
+ * skill, view, tests and configuration) and leaves a server with one tool, `count_words` (the README's "Add a tool"
+ * example), its test (the README's "Test it" example) and an end-to-end test of a real client calling it through
+ * `npm run dev`. The engine (src/mcp/) and its tests are not touched, and every engine feature whose binding stays in
+ * wrangler.toml stays on. Prints each change; a second run finds nothing left to remove and changes nothing.
+ *
+ * Meant for a fork that starts out: the example's files go whole, with anything a fork added to them (its tools in
+ * src/tools.ts, a view of its own in views/). Why it refuses to run over uncommitted changes in the files it deletes
+ * or edits: they would be lost. Commit them first (or pass --force), and review the result with `git status` and
+ * `git diff` before committing it; git keeps what it removed.
+ *
+ * Imported without running (the lists below): test/repo/docs.test.ts lets the docs name the example's files and
+ * scripts, so they stay true after a fork removed them.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The example's own files and folders (a path ending in "/" is a folder): removed whole. */
+export const EXAMPLE_PATHS = [
+  "src/notes.ts",
+  "src/views.ts",
+  // The notebook view, and the views' build: a server without views needs neither (nor Vite); [build] and [assets] stay for skills.
+  "views/",
+  // The example's skill: skills/ itself stays (with src/skills.ts's empty list) for the fork's own.
+  "skills/notebook-keeping/",
+  "test/app/isolation.test.ts",
+  "test/app/notes.test.ts",
+  "test/app/retag.test.ts",
+  "test/app/skills.test.ts",
+  "test/app/views.test.ts",
+  // End-to-end flows through the example's tools; dev-server, landing, local-settings and quick-start hold for any app.
+  "test/e2e/dev-server-example.test.ts",
+  "test/e2e/ext-tasks.test.ts",
+  // The MCP Inspector's run of the example's task (npm run inspector), and its install.
+  "test/e2e/inspector.mjs",
+  "test/e2e/inspector/",
+  "test/e2e/legacy-clients.test.ts",
+  "test/e2e/listen.test.ts",
+  "test/e2e/modern-client.test.ts",
+  "test/e2e/oauth-flow.test.ts",
+  "test/e2e/oauth/",
+  "test/e2e/skills-client.test.ts",
+  "test/e2e/tasks-client.test.ts",
+  "test/e2e/tracing.test.ts",
+  "test/e2e/views.browser.test.ts",
+  "test/e2e/views/",
+];
+
+/** npm scripts that served only the example (its view's build, the Inspector's run of its task). */
+export const EXAMPLE_SCRIPTS = ["build:views", "inspector"];
+
+/** Dev dependencies only the example used: Vite built its view, ext-apps ran it (and the view's test host). */
+const EXAMPLE_DEV_DEPENDENCIES = ["@modelcontextprotocol/ext-apps", "vite"];
+
+/** Whether a repository path (relative, `/`-separated) is, or is inside, one of the example's files or folders. */
+export function isExamplePath(path) {
+  return EXAMPLE_PATHS.some((entry) => (entry.endsWith("/") ? `${path}/`.startsWith(entry) : path === entry));
+}
+
+/** The example's Durable Object class: its binding goes, and a migration deletes it where it was deployed. */
+const EXAMPLE_CLASS = "Notebook";
+
+/** The blank's one tool: exactly the README's "Add a tool" example, indented into the array. */
+const TOOLS_TS = `/**
+ * Every tool this server offers. To add one, append a \`defineTool({...})\` to the array \`tools()\` returns below: a
+ * name, a description written for the model, a zod schema for the arguments (and for \`structuredContent\` if the tool
+ * returns data), and a handler. Nothing else needs editing; \`tools/list\` follows this array's order.
+ *
+ * Handlers get \`(args, ctx)\`: \`args\` already validated against \`input\`; \`ctx\` carries \`env\`, the caller
+ * (\`ctx.principal\`), a cancellation \`ctx.signal\`, \`ctx.progress()\`/\`ctx.log()\` and \`ctx.ask()\` to ask the
+ * client for input (see docs/guides/asking-the-user.md). Return \`toolError("...")\` for failures the model should read.
+ */
+import * as z from "zod/mini";
+import { defineTool, type Tool } from "./mcp";
+
+/**
+ * Every tool, in \`tools/list\` order. A function, not a constant: src/index.ts calls it on the first request rather
+ * than at startup, because constructing zod schemas costs CPU that every cold start would pay; so keep schemas
+ * inside it (a schema built at module scope is built on every cold start).
+ */
+export function tools(): Tool[] {
+  return [
+    defineTool({
+      name: "count_words",
+      description: "Count the words in a text.",
+      input: z.strictObject({ text: z.string().check(z.maxLength(10_000)) }),
+      output: z.object({ words: z.int() }), // optional: structured output, checked before it is sent
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      handler: ({ text }) => ({ structuredContent: { words: text.split(/\\s+/).filter(Boolean).length } }),
+    }),
+  ];
+}
+`;
+
+const RESOURCES_TS = `/**
+ * Every resource this server offers: none yet. A fixed resource has a \`uri\`; a family of resources has a
+ * \`uriTemplate\` (RFC 6570, \`{name}\` variables) and a \`read\` that returns \`undefined\` when nothing exists at a URI.
+ * \`complete\` offers completion for template variables; \`list\` lists the caller's concrete resources in
+ * \`resources/list\`, one page at a time. Add one to the array: \`defineResource({...})\` or \`defineResourceTemplate({...})\`.
+ */
+import type { Resource } from "./mcp";
+
+export const resources: Resource[] = [];
+`;
+
+const SKILLS_TS = `/**
+ * Every skill this server offers (the Skills extension): none yet. A skill is a folder, skills/<name>/, with its
+ * SKILL.md (YAML frontmatter with \`name\` and \`description\`, then the instructions) and the files it refers to;
+ * declare it here by that name: \`defineSkill({ name: "<name>" })\`. The build (\`npm run dev\`, the tests, every
+ * deploy) copies its files into the static assets with their digests.
+ */
+import type { Skill } from "./mcp";
+
+export const skills: Skill[] = [];
+`;
+
+const PROMPTS_TS = `/**
+ * Every prompt this server offers: none yet. A prompt is a name, its string arguments as a zod object, optional
+ * completion for arguments, and \`get\`, which returns the messages; add one to the array with \`definePrompt({...})\`.
+ * A function, like \`tools()\`: built on the first request, so its zod schemas cost nothing at startup.
+ */
+import type { Prompt } from "./mcp";
+
+export function prompts(): Prompt[] {
+  return [];
+}
+`;
+
+/** The blank's only app test: exactly the README's "Test it" example. */
+const APP_TEST_TS = `import { expect, it } from "vitest";
+import { connect } from "mcp-workers-engine/testing";
+import { fetchApp } from "./app";
+
+it("counts the words of a text", async () => {
+  const client = await connect(fetchApp);
+  const result = await client.callTool("count_words", { text: "one two three" });
+  expect(result.structuredContent).toEqual({ words: 3 });
+});
+`;
+
+/** Every end-to-end test left is one that holds for any app; this one proves a real client works with the blank's. */
+const E2E_TEST_TS = `/**
+ * Real MCP clients call the server's tool through \`npm run dev\` (package.json's dev script, on a copy of wrangler.toml
+ * in a temporary directory): the official client on 2026-07-28, and the 1.x SDK client of the 2025 clients.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { copyTemplateConfig, type DevProcess, devScriptArguments, exited, spawnWranglerDev } from "./dev-server";
+
+let dir: string;
+let dev: DevProcess;
+let endpoint: URL;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "mcp-count-words-"));
+  dev = spawnWranglerDev([
+    ...devScriptArguments(),
+    ...["-c", copyTemplateConfig(dir), "--ip", "127.0.0.1", "--port", "0", "--inspector-port", "0"],
+    ...["--persist-to", join(dir, "state"), "--show-interactive-dev-session=false"],
+  ]);
+  endpoint = new URL("/mcp", await dev.ready);
+}, 60_000);
+
+afterAll(async () => {
+  if (dev) await exited(dev.child);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("count_words through npm run dev", () => {
+  it("counts words for the official client on 2026-07-28", async () => {
+    const client = new Client({ name: "e2e", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await client.connect(new StreamableHTTPClientTransport(endpoint));
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("count_words");
+      const result = await client.callTool({ name: "count_words", arguments: { text: "one two three" } });
+      expect(result.structuredContent).toEqual({ words: 3 });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("counts words for the SDK 1.x client on 2025-11-25", async () => {
+    const client = new ClientV1({ name: "e2e-v1", version: "1.0.0" });
+    const transport = new TransportV1(endpoint);
+    await client.connect(transport);
+    try {
+      expect(transport.protocolVersion).toBe("2025-11-25");
+      const result = await client.callTool({ name: "count_words", arguments: { text: "one two  three four" } });
+      expect(result.structuredContent).toEqual({ words: 4 });
+    } finally {
+      await client.close();
+    }
+  });
+});
+`;
+
+/**
+ * The blank's migration, appended after the fork's last one. Why not edit the migration that created the class:
+ * wrangler sends a deployed Worker only the migrations after the tag it already has, so a changed old migration
+ * never reaches a Worker that ran it, and that Worker would refuse a version that no longer exports the class.
+ */
+const deletionMigration = (tag, createdBy) => `
+# npm run blank removed the example's Durable Object class, ${EXAMPLE_CLASS} (created by ${createdBy}, was bound as NOTEBOOKS).
+# Applied migrations stay as they are: a Worker that served the example gets only this one on its next deploy,
+# which deletes every ${EXAMPLE_CLASS} object and its stored data; a first deploy runs them all, ending without it.
+[[migrations]]
+tag = "${tag}"
+deleted_classes = ["${EXAMPLE_CLASS}"]
+`;
+
+/**
+ * Exact edits of the fork's files, each applied only where its text is still found: what a fork changed is left
+ * alone, and said so at the end when it still names the example.
+ */
+const EDITS = [
+  {
+    file: "src/index.ts",
+    what: `no longer exports the example's ${EXAMPLE_CLASS} class`,
+    find: `export { ${EXAMPLE_CLASS} } from "./notes";\n`,
+    replace: "",
+  },
+  {
+    file: "src/index.ts",
+    what: "the server declared inside createMcpWorker's call (it was exported on its own for test/e2e/oauth/, removed)",
+    find: /^\/\*\* The server, exported on its own too: test\/e2e\/oauth\/[^\n]*\nexport const definition = \{\n([\s\S]*?\n)\};\n\nexport default createMcpWorker<Env>\(definition\);\n/m,
+    replace: "export default createMcpWorker<Env>({\n$1});\n",
+  },
+  {
+    file: "src/index.ts",
+    what: 'server named "my-mcp-server"',
+    find: '  name: "mcp-notes-server",\n',
+    replace: '  name: "my-mcp-server",\n',
+  },
+  { file: "src/index.ts", what: 'titled "My MCP server"', find: '  title: "Notes",\n', replace: '  title: "My MCP server",\n' },
+  {
+    file: "src/index.ts",
+    what: "the example's instructions removed",
+    find: /^ {2}instructions:\n {4}"A personal notebook\.[^\n]*\n/m,
+    replace: "",
+  },
+  {
+    file: "wrangler.toml",
+    what: 'Worker named "my-mcp-server" (one deployed as mcp-notes-server stays: `npx wrangler delete --name mcp-notes-server`)',
+    find: 'name = "mcp-notes-server"\n',
+    replace: 'name = "my-mcp-server"\n',
+  },
+  {
+    file: "wrangler.toml",
+    what: "the build watches skills/ only (views/ is gone)",
+    find: 'watch_dir = ["views", "skills"]\n',
+    replace: 'watch_dir = ["skills"]\n',
+  },
+  {
+    file: "wrangler.toml",
+    what: "the Durable Objects' comment no longer names the example's",
+    find: "# Durable Objects: notebooks (SQLite storage for the example), the single-use state guard,\n",
+    replace: "# Durable Objects: the single-use state guard,\n",
+  },
+  {
+    file: "wrangler.toml",
+    what: "no NOTEBOOKS binding",
+    find: `[[durable_objects.bindings]]\nname = "NOTEBOOKS"\nclass_name = "${EXAMPLE_CLASS}"\n\n`,
+    replace: "",
+  },
+  {
+    file: "vitest.config.ts",
+    what: "no views build before the workerd tests (the skills' stays)",
+    find: 'globalSetup: ["views/build.mjs", "src/mcp/skills/build.mjs"],',
+    replace: 'globalSetup: ["src/mcp/skills/build.mjs"],',
+  },
+  {
+    file: "test/tsconfig.json",
+    what: "no longer names the example's OAuth test Worker",
+    find: '"./e2e/oauth/worker.ts", ',
+    replace: "",
+  },
+  {
+    file: "test/e2e/tsconfig.json",
+    what: "no longer names the example's OAuth test Worker",
+    find: '"./oauth/worker.ts", ',
+    replace: "",
+  },
+  {
+    file: ".ci/run",
+    what: "no Inspector step (it ran the example's task)",
+    find: /\nstep "MCP Inspector[^\n]*\nnpm run inspector\n/,
+    replace: "",
+  },
+  {
+    file: "README.md",
+    what: "no sentence about the example",
+    find: " The example is a small private notebook, so every feature runs on real code paths.",
+    replace: "",
+  },
+  {
+    file: "README.md",
+    what: 'client configurations name the server "my-mcp-server"',
+    find: /\{ "notes": \{/g,
+    replace: '{ "my-mcp-server": {',
+  },
+  { file: "README.md", what: "no example handle named", find: " (the example's `notebook_id`)", replace: "" },
+];
+
+/** Where a fork's own files may still name the example (checked at the end; reported, never edited blindly). */
+const APP_FILES = [
+  "src/index.ts",
+  "src/tools.ts",
+  "src/resources.ts",
+  "src/prompts.ts",
+  "src/skills.ts",
+  "wrangler.toml",
+  "package.json",
+  "README.md",
+];
+/** How the example's names read: Notebook, notebook_id, notes, note://... */
+export const EXAMPLE_WORDS = /notebook|\bnotes?\b/i;
+
+/**
+ * A wrangler.toml without its migrations (each [[migrations]] table and the comment lines right above it): they keep
+ * naming the classes they created and deleted, the example's among them, for as long as the Worker lives.
+ */
+export function withoutMigrations(toml) {
+  const lines = toml.split("\n");
+  const kept = [];
+  let inMigration = false;
+  for (const line of lines) {
+    if (/^\[/.test(line)) inMigration = line === "[[migrations]]";
+    if (line === "[[migrations]]") while (kept.length && kept[kept.length - 1].startsWith("#")) kept.pop();
+    if (!inMigration) kept.push(line);
+  }
+  return kept.join("\n");
+}
+
+const read = (root, file) => readFileSync(join(root, file), "utf8");
+const found = (text, find) =>
+  typeof find === "string" ? text.includes(find) : new RegExp(find.source, find.flags.replace("g", "")).test(text);
+
+/** The migrations of a wrangler.toml: each one's tag and the classes it creates and deletes. */
+function migrationsOf(toml) {
+  return toml
+    .split(/^\[\[migrations\]\]$/m)
+    .slice(1)
+    .map((block) => {
+      const body = block.split(/^\[/m)[0];
+      const list = (key) =>
+        [...(new RegExp(`^${key} = \\[([^\\]]*)\\]`, "m").exec(body)?.[1] ?? "").matchAll(/"([^"]+)"/g)].map(([, name]) => name);
+      return {
+        tag: /^tag = "([^"]+)"/m.exec(body)?.[1],
+        created: [...list("new_sqlite_classes"), ...list("new_classes")],
+        deleted: list("deleted_classes"),
+      };
+    });
+}
+
+/** Whether wrangler.toml's migrations created the example's class and none deletes it yet. */
+function needsDeletionMigration(toml) {
+  const migrations = migrationsOf(toml);
+  return migrations.some((m) => m.created.includes(EXAMPLE_CLASS)) && !migrations.some((m) => m.deleted.includes(EXAMPLE_CLASS));
+}
+
+/** A tag no migration uses yet: v<n+1> for n migrations, or the next free one after it. */
+function freeTag(toml) {
+  const tags = new Set(migrationsOf(toml).map((m) => m.tag));
+  let n = tags.size + 1;
+  while (tags.has(`v${n}`)) n++;
+  return `v${n}`;
+}
+
+/** The example in the app's declarations: a tools, resources or prompts file that imports it, a skills file naming its skill. */
+const EXAMPLE_DECLARATIONS = /from "\.\/(notes|views)"|defineSkill\(\{ name: "notebook-keeping" \}\)/;
+const usesExample = (root, file) => existsSync(join(root, file)) && EXAMPLE_DECLARATIONS.test(read(root, file));
+
+/** The views' part of `build:assets`: the skills' build stays, for the fork's own skills. */
+const VIEWS_BUILD_STEP = "npm run build:views && ";
+
+function packageChanges(pkg) {
+  const scripts = EXAMPLE_SCRIPTS.filter((name) => pkg.scripts?.[name] !== undefined);
+  const check = pkg.scripts?.check?.includes(" && tsc --noEmit -p views") ?? false;
+  const assets = pkg.scripts?.["build:assets"]?.includes(VIEWS_BUILD_STEP) ?? false;
+  const dependencies = EXAMPLE_DEV_DEPENDENCIES.filter((name) => pkg.devDependencies?.[name] !== undefined);
+  return { scripts, check, assets, dependencies, any: scripts.length > 0 || check || assets || dependencies.length > 0 };
+}
+
+/** What is left to do in the fork at `root`: every part of the example still there. */
+export function pendingChanges(root) {
+  const toml = existsSync(join(root, "wrangler.toml")) ? read(root, "wrangler.toml") : "";
+  const pkg = existsSync(join(root, "package.json")) ? JSON.parse(read(root, "package.json")) : {};
+  return {
+    paths: EXAMPLE_PATHS.filter((path) => existsSync(join(root, path))),
+    declarations: ["src/tools.ts", "src/resources.ts", "src/prompts.ts", "src/skills.ts"].filter((file) => usesExample(root, file)),
+    edits: EDITS.filter(({ file, find }) => existsSync(join(root, file)) && found(read(root, file), find)),
+    migration: needsDeletionMigration(toml),
+    package: packageChanges(pkg),
+  };
+}
+
+const isEmpty = (pending) =>
+  pending.paths.length === 0 &&
+  pending.declarations.length === 0 &&
+  pending.edits.length === 0 &&
+  !pending.migration &&
+  !pending.package.any;
+
+/** Every file this script may delete or rewrite (the dirty check covers exactly these). */
+const TOUCHED = [
+  ...EXAMPLE_PATHS,
+  ...new Set(EDITS.map(({ file }) => file)),
+  "src/tools.ts",
+  "src/resources.ts",
+  "src/prompts.ts",
+  "src/skills.ts",
+  "test/app/count-words.test.ts",
+  "test/e2e/count-words.test.ts",
+  "package.json",
+  "worker-configuration.d.ts",
+];
+
+/** Removes the example from the fork at `root`, printing each change; says whether it changed anything and the deps. */
+export function startFromBlank(root, log = console.log) {
+  const pending = pendingChanges(root);
+  if (isEmpty(pending)) {
+    log("npm run blank: nothing left to remove (the example is gone already).");
+    return { changed: false, dependenciesChanged: false };
+  }
+  log("npm run blank: removing the example app (the private notebook)");
+
+  for (const path of pending.paths) {
+    rmSync(join(root, path), { recursive: true, force: true });
+    log(`  removed ${path}`);
+  }
+
+  const declarations = {
+    "src/tools.ts": TOOLS_TS,
+    "src/resources.ts": RESOURCES_TS,
+    "src/prompts.ts": PROMPTS_TS,
+    "src/skills.ts": SKILLS_TS,
+  };
+  for (const file of pending.declarations) {
+    writeFileSync(join(root, file), declarations[file]);
+    log(`  ${file}: ${file === "src/tools.ts" ? 'one tool, count_words (the README\'s "Add a tool" example)' : "an empty list"}`);
+  }
+  // The tests of the one tool come with it (and only with it: a tools.ts of the fork's own keeps its own tests).
+  if (pending.declarations.includes("src/tools.ts")) {
+    for (const [file, text, what] of [
+      ["test/app/count-words.test.ts", APP_TEST_TS, "count_words's test (the README's \"Test it\" example)"],
+      ["test/e2e/count-words.test.ts", E2E_TEST_TS, "a real client calls count_words through npm run dev"],
+    ]) {
+      if (existsSync(join(root, file)) || !existsSync(join(root, file, ".."))) continue;
+      writeFileSync(join(root, file), text);
+      log(`  wrote ${file}: ${what}`);
+    }
+  }
+
+  for (const { file, what, find, replace } of pending.edits) {
+    writeFileSync(join(root, file), read(root, file).replace(find, replace));
+    log(`  ${file}: ${what}`);
+  }
+
+  if (pending.migration) {
+    const toml = read(root, "wrangler.toml");
+    const tag = freeTag(toml);
+    const createdBy = migrationsOf(toml).find((m) => m.created.includes(EXAMPLE_CLASS))?.tag;
+    writeFileSync(join(root, "wrangler.toml"), `${toml.trimEnd()}\n${deletionMigration(tag, createdBy)}`);
+    log(`  wrangler.toml: migration ${tag} deletes the ${EXAMPLE_CLASS} class where the example was deployed (and its stored data)`);
+  }
+
+  const { scripts, check, assets, dependencies } = pending.package;
+  if (pending.package.any) {
+    const pkg = JSON.parse(read(root, "package.json"));
+    for (const name of scripts) delete pkg.scripts[name];
+    if (check) pkg.scripts.check = pkg.scripts.check.replace(" && tsc --noEmit -p views", "");
+    if (assets) pkg.scripts["build:assets"] = pkg.scripts["build:assets"].replace(VIEWS_BUILD_STEP, "");
+    for (const name of dependencies) delete pkg.devDependencies[name];
+    writeFileSync(join(root, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
+    const parts = [
+      ...scripts.map((name) => `script ${name}`),
+      ...(check ? ["check no longer type-checks views/"] : []),
+      ...(assets ? ["build:assets builds the skills only"] : []),
+    ];
+    if (dependencies.length) parts.push(`devDependencies ${dependencies.join(", ")}`);
+    log(`  package.json: removed ${parts.join("; ")}`);
+  }
+
+  // The Env type follows wrangler.toml's bindings and src/index.ts's exports: regenerate it as `npm run types` does.
+  if (pending.migration || pending.edits.some(({ file }) => file === "wrangler.toml" || file === "src/index.ts")) {
+    const types = spawnSync("npm", ["run", "--silent", "types"], { cwd: root, encoding: "utf8" });
+    if (types.status === 0) log("  worker-configuration.d.ts: regenerated (npm run types)");
+    else log(`  worker-configuration.d.ts: not regenerated (run \`npm run types\` once the install is done): ${types.stderr.trim()}`);
+  }
+
+  const leftovers = APP_FILES.filter((file) => existsSync(join(root, file))).flatMap((file) => {
+    const text = file === "wrangler.toml" ? withoutMigrations(read(root, file)) : read(root, file);
+    return text
+      .split("\n")
+      .filter((line) => EXAMPLE_WORDS.test(line))
+      .map((line) => `    ${file}: ${line.trim()}`);
+  });
+  if (leftovers.length) log(`Still naming the example, to edit by hand:\n${leftovers.join("\n")}`);
+  return { changed: true, dependenciesChanged: dependencies.length > 0 };
+}
+
+function main() {
+  const root = process.cwd();
+  const force = process.argv.slice(2).includes("--force");
+  const fail = (message) => {
+    console.error(`npm run blank: ${message}`);
+    process.exit(1);
+  };
+  if (!existsSync(join(root, "src/mcp/version.ts"))) fail("run it from the root of a fork (src/mcp/version.ts not found)");
+  if (isEmpty(pendingChanges(root))) {
+    startFromBlank(root);
+    return;
+  }
+  if (!force) {
+    let dirty;
+    try {
+      dirty = execFileSync("git", ["status", "--porcelain", "--", ...TOUCHED], { cwd: root, encoding: "utf8" }).trim();
+    } catch {
+      fail("cannot tell whether the files it changes are committed (not a git repository?): commit them, or pass --force");
+    }
+    if (dirty) fail(`uncommitted changes in files it deletes or rewrites would be lost (commit them, or pass --force):\n${dirty}`);
+  }
+  const { dependenciesChanged } = startFromBlank(root);
+  const next = dependenciesChanged ? "npm install (package.json's devDependencies changed), then npm test" : "npm test";
+  console.log(`Done. Next: ${next}. Review the change with git status and git diff, then commit it.`);
+}
+
+// Run as a command, not when imported. realpath: Node names the module by its real path (a tmpdir may be a symlink).
+if (process.argv[1] && realpathSync(resolve(process.argv[1])) === fileURLToPath(import.meta.url)) main();
