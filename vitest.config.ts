@@ -16,7 +16,7 @@ export const TEST_BINDINGS = {
 const LOCAL_SETTINGS_FILES = [".dev.vars", ".env", ".env.local"];
 
 /**
- * Every setting in a developer's local files, blanked (an empty setting is an unset one, src/mcp/config.ts). Why:
+ * Every setting in a developer's local files, blanked (an empty setting is an unset one). Why:
  * the pool builds the Worker's env from wrangler.toml the way `wrangler dev` does, `.dev.vars` included, and has no
  * option to skip it; without this a local AUTH_ISSUER would turn authorization on in every test. (The end-to-end
  * setup and `npm run check` point wrangler at test/no-local-settings.env instead.)
@@ -26,15 +26,6 @@ function localSettingsBlanked(): Record<string, string> {
     .filter((path) => existsSync(path))
     .flatMap((path) => Object.keys(parseEnv(readFileSync(path, "utf8"))));
   return Object.fromEntries(names.map((name) => [name, ""]));
-}
-
-/**
- * How many cases the property-based tests run (test/helpers/seed.ts reads it): FC_RUNS when set, every case in CI
- * (CI=true, as .ci/run and most CI services set), otherwise "" (a local run's smaller default).
- */
-function fuzzCases(): string {
-  const ci = process.env.CI !== undefined && !["", "0", "false"].includes(process.env.CI);
-  return process.env.FC_RUNS ?? (ci ? "full" : "");
 }
 
 /**
@@ -58,14 +49,15 @@ const fileIn = (files: string[]) => files.map((file) => (spec: TestSpecification
 /**
  * The order files start in, first match wins (within a rank, vitest's own: failed, then slowest, first). The blank
  * copy first: the longest file, mostly waiting on the copy's own commands; then the end-to-end files that wait. Then
- * the runtime's files together (a worker is reused only while the next file queued is of its own project; a
- * runtime takes seconds to start), then the rest of the end-to-end files together, the slowest first (their process
- * is reused the same way), then the repository checks, which are quick.
+ * each runtime's files together, the app's and the engine's (a worker is reused only while the next file queued is
+ * of its own project; a runtime takes seconds to start), then the rest of the end-to-end files together, the
+ * slowest first (their process is reused the same way), then the repository checks, which are quick.
  */
 const RANKS: ((spec: TestSpecification) => boolean)[] = [
   (spec) => endsWith(spec, "test/repo/start-from-blank.test.ts"),
   ...fileIn(WAITING_END_TO_END),
-  (spec) => spec.project.name === "workerd",
+  (spec) => spec.project.name === "app",
+  (spec) => spec.project.name === "engine",
   ...fileIn(SLOWEST_END_TO_END),
   (spec) => spec.project.name === "e2e",
 ];
@@ -89,50 +81,36 @@ export default defineConfig({
     maxWorkers: Math.max(4, availableParallelism()),
     sequence: { sequencer: StartOrder },
     // One access log line per request is right in production and noise in a run of thousands of requests; so is the
-    // development startup line (src/mcp/worker/startup.ts) once per test file.
+    // development startup line (the engine's worker/startup.ts) once per test file.
     onConsoleLog: (log) => !log.includes('"message":"mcp request"') && !log.includes('"message":"development mode: '),
     projects: [
       {
-        // Unit and integration tests inside workerd, against the Worker and its Durable Objects.
+        // The app's tests inside workerd, against the Worker as wrangler.toml builds it, through the engine's test
+        // client (`npm run test:app`: the inner loop).
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
-              bindings: { ...localSettingsBlanked(), ...TEST_BINDINGS, FC_SEED: process.env.FC_SEED ?? "", FC_RUNS: fuzzCases() },
-              // Every binding the engine understands, even if the app's wrangler.toml no longer binds it: the
-              // engine's tests cover every feature (test/helpers/engine-bindings.d.ts types them).
-              durableObjects: {
-                SUBSCRIPTIONS: { className: "SubscriptionHub", useSQLite: true },
-                LEGACY_SESSIONS: { className: "LegacySession", useSQLite: true },
-                REPLAY_GUARD: { className: "ReplayGuard", useSQLite: true },
-                TASKS: { className: "TaskRunner", useSQLite: true },
-              },
-              // Authorization-server mode's clients, grants and tokens (test/engine/oauth/authorization-server.test.ts).
-              kvNamespaces: ["OAUTH_KV"],
-              // The suite sends thousands of requests from one address; a tight limiter is tested on its own.
-              ratelimits: {
-                RATE_LIMITER: { simple: { limit: 1_000_000, period: 60 } },
-                TIGHT_LIMITER: { simple: { limit: 3, period: 60 } },
-              },
+              bindings: { ...localSettingsBlanked(), ...TEST_BINDINGS },
+              // The suite sends hundreds of requests from one address.
+              ratelimits: { RATE_LIMITER: { simple: { limit: 1_000_000, period: 60 } } },
             },
           }),
         ],
         test: {
-          name: "workerd",
-          // One runtime and one module graph for all the files (a fresh one per file cost about 2.5 s a file);
-          // each file still starts with no Durable Object and an empty fixture (test/helpers/fresh-state.ts).
+          name: "app",
+          // One runtime and one module graph for all the files; each file starts with no Durable Object
+          // (test/app/fresh-state.ts).
           isolate: false,
-          setupFiles: ["test/helpers/fresh-state.ts"],
-          // Why longer than vitest's 5 s: with four files at a time on two cores and CI's full fuzz counts beside
-          // them, a test that runs a task over 60 notes or fills a replay buffer went past 5 s.
+          setupFiles: ["test/app/fresh-state.ts"],
           testTimeout: 20_000,
-          include: ["test/engine/**/*.test.ts", "test/app/**/*.test.ts"],
+          include: ["test/app/**/*.test.ts"],
           // The views' HTML and the skills (build/assets): the pool binds it as ASSETS, and does not start without it.
-          globalSetup: ["views/build.mjs", "src/mcp/skills/build.mjs"],
+          globalSetup: ["test/build-assets.ts"],
         },
       },
       {
-        // Checks of the repository itself (import boundary, README), in Node: no Worker, no server.
+        // Checks of the repository itself (the README, the docs, the deploy paths, npm run blank), in Node.
         // One Node process for all the files, as for the runtime's: a fresh one per file cost about 0.4 s of CPU.
         test: { name: "repo", include: ["test/repo/**/*.test.ts"], environment: "node", isolate: false },
       },
@@ -151,6 +129,9 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      // The engine's own suite (engine/vitest.*.config.ts), while the engine is a package folder of this repository.
+      // A fork that installs the published package instead has no engine/ folder: the pattern matches nothing.
+      "engine/vitest.*.config.ts",
     ],
   },
 });

@@ -1,6 +1,6 @@
 /**
  * The Worker entry: builds the MCP server from the declarations in tools.ts, resources.ts, prompts.ts and
- * skills.ts, and exports the Durable Object classes that wrangler.toml binds.
+ * skills.ts, and exports what wrangler.toml names: the Worker, and each Durable Object class it binds.
  */
 import { createMcpWorker } from "mcp-workers-engine";
 import { prompts } from "./prompts";
@@ -19,7 +19,16 @@ export const definition = {
   declarations: () => ({ tools: tools(), resources, prompts: prompts(), skills }),
 };
 
-export default createMcpWorker<Env>(definition);
+const mcp = createMcpWorker<Env>(definition);
 
-export { LegacySession, ReplayGuard, SubscriptionHub, TaskRunner } from "mcp-workers-engine";
+export default mcp;
+
+// The engine's Durable Objects, each bound to this server: single-use multi round-trip state, the listen hub,
+// sessions of 2025 clients, and long-running tools (a task's object runs this server's tools).
+export class ReplayGuard extends mcp.ReplayGuard {}
+export class SubscriptionHub extends mcp.SubscriptionHub {}
+export class LegacySession extends mcp.LegacySession {}
+export class TaskRunner extends mcp.TaskRunner {}
+
+// The example's own: one notebook's notes in SQLite storage (src/notes.ts).
 export { Notebook } from "./notes";

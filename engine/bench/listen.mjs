@@ -27,7 +27,7 @@ import { cpuSeconds } from "./lib/cpu.mjs";
 import { serveBundle } from "./lib/miniflare.mjs";
 import { writeListenConfig } from "./lib/template-config.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const SIZES = (process.env.LISTEN_SIZES ?? "100,1000,10000").split(",").map(Number);
 /** Fewer events, further apart, for the largest sizes: each must reach every listener before the next starts. */
 const eventsFor = (size) => Number(process.env.LISTEN_EVENTS ?? (size >= 10_000 ? 3 : 20));
@@ -213,8 +213,8 @@ async function run(size, bundle) {
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
 process.env.WRANGLER_LOG ??= "error";
-const config = writeListenConfig(join(root, "bench/dist"));
-const built = await buildWorker(config, join(root, "bench/dist/listen"));
+const config = writeListenConfig(join(root, "engine/bench/dist"));
+const built = await buildWorker(config, join(root, "engine/bench/dist/listen"));
 const bundle = join(
   built.outdir,
   built.modules.find((name) => name.endsWith(".js")),
@@ -256,7 +256,7 @@ const lines = [
   ),
   "",
 ];
-mkdirSync(join(root, "bench/results"), { recursive: true });
-writeFileSync(join(root, "bench/results/listen.md"), lines.join("\n"));
+mkdirSync(join(root, "engine/bench/results"), { recursive: true });
+writeFileSync(join(root, "engine/bench/results/listen.md"), lines.join("\n"));
 console.log(lines.join("\n"));
 process.exit(rows.every((row) => row.delivered === row.expected) ? 0 : 1);

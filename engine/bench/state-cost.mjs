@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
  * `npm run bench:state`: what minting and verifying a `requestState` costs, measured in workerd.
  *
  * workerd freezes the clock during execution (a Spectre mitigation), so the cost cannot be timed from inside the
- * Worker. Instead a small Worker built from src/mcp/signing/token.ts answers three requests: one that does nothing, one
+ * Worker. Instead a small Worker built from src/signing/token.ts answers three requests: one that does nothing, one
  * that seals `OPS` tokens and one that opens `OPS` tokens (with the same binding as a real MRTR retry). Each is
  * requested `RUNS` times from Node; the cost per operation is (median request time - median no-op time) / OPS.
  * 127.0.0.1 only, bounded, nothing kept running.
@@ -18,8 +18,8 @@ const OPS = 200;
 const RUNS = Number(process.env.STATE_RUNS ?? 40);
 
 const entry = `
-import { parseKeySpec } from "./src/mcp/config/keys.ts";
-import { canonicalJson, importKeyRing, open, seal } from "./src/mcp/signing/token.ts";
+import { parseKeySpec } from "./src/config/keys.ts";
+import { canonicalJson, importKeyRing, open, seal } from "./src/signing/token.ts";
 const ring = importKeyRing(parseKeySpec("k1:" + btoa("bench-only-state-key-0123456789abcdef")).keys);
 const args = { notebook_id: "nb_AAAAAAAAAAAAAAAAAAAAAA", note_id: "n_0123456789ab" };
 const body = { answers: { confirm: { action: "accept", content: { delete: true } } }, state: {}, asked: { confirm: "form" } };

@@ -5,7 +5,7 @@
 import { createMcpWorker, defineSkill } from "../src";
 import { prompts, resources, tools } from "./fixtures";
 
-export default createMcpWorker<Env>({
+const fixture = createMcpWorker<Env>({
   name: "mcp-conformance-fixture",
   version: "1.0.0",
   instructions: "Fixture server for the official MCP conformance suite.",
@@ -15,4 +15,9 @@ export default createMcpWorker<Env>({
   // The Skills extension scenarios (SEP-2640) discover it through skills/list: skills/conformance-skill/.
   skills: [defineSkill({ name: "conformance-skill" })],
 });
-export { LegacySession, ReplayGuard, SubscriptionHub, TaskRunner } from "../src";
+
+export default fixture;
+export class ReplayGuard extends fixture.ReplayGuard {}
+export class SubscriptionHub extends fixture.SubscriptionHub {}
+export class LegacySession extends fixture.LegacySession {}
+export class TaskRunner extends fixture.TaskRunner {}

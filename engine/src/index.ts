@@ -1,11 +1,11 @@
 /**
- * @module mcp
- * The engine's public boundary: the only module that code outside `src/mcp/` imports (the app, its tests, the
- * conformance fixture and the bench Workers). Everything a tool, resource or prompt module needs (including the name
- * of every type a handler meets), the Worker factory, and the Durable Object classes (ReplayGuard, LegacySession,
- * SubscriptionHub, TaskRunner) that the app's entry module re-exports under the names wrangler.toml binds. Each
- * export is documented, with an example, where it is defined (test/repo/public-api.test.ts checks that, and that
- * every example compiles: test/engine/examples/public-api.ts). (Biome keeps these exports sorted by path.)
+ * @module index
+ * The package's main entry (`import ... from "mcp-workers-engine"`), the only engine module an app imports (the test
+ * client is the other entry, `mcp-workers-engine/testing`): everything a tool, resource or prompt module needs
+ * (including the name of every type a handler meets) and the Worker factory, whose result also carries the Durable
+ * Object classes the app's entry module exports. Each export is documented, with an example, where it is defined
+ * (test/repo/public-api.test.ts checks that, and that every example compiles: test/examples/public-api.ts). (Biome
+ * keeps these exports sorted by path.)
  */
 
 export type { EngineOptions, LimitOptions, Limits, ServerCardRepository } from "./config/options";
@@ -52,13 +52,9 @@ export {
   type UrlRequest,
 } from "./handler/questions";
 export { type ObjectSchema, titledEnum } from "./handler/schema";
-export { ReplayGuard } from "./input/replay-guard";
-export { LegacySession } from "./legacy/session";
-export { SubscriptionHub } from "./listen/hub";
 export { authorizationServer } from "./oauth/authorization-server";
 export type { Declarations, ServerDefinition } from "./server/server";
 export { defineSkill, type Skill, type SkillDefinition } from "./skills/define";
-export { TaskRunner } from "./tasks/runner";
 export { ENGINE_VERSION } from "./version";
 export type { Principal } from "./wire/principal";
 export type { TaskSupport } from "./wire/tasks";

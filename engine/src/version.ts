@@ -1,16 +1,14 @@
 /**
  * @module version
- * The engine's own version. A fork carries the engine as code; this says which release it is (see
- * `src/mcp/CHANGELOG.md`, and docs/development.md, "Updating the engine").
+ * The engine's own version, the `version` of its package.json (test/repo/package.test.ts keeps the two equal).
  */
 /**
- * The engine's release, as `src/mcp/CHANGELOG.md` names it: which engine a fork carries as code. `npm run
- * engine:update` reports the change from one release to the next.
+ * The release of the engine this Worker runs, as its package.json and CHANGELOG.md name it.
  *
  * @example
  * ```ts
  * export const serverInfo = { name: "weather", version: `1.0.0+engine.${ENGINE_VERSION}` };
  * ```
- * @see src/mcp/CHANGELOG.md
+ * @see CHANGELOG.md
  */
-export const ENGINE_VERSION = "1.4.1";
+export const ENGINE_VERSION = "2.0.0";

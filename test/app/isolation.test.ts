@@ -5,12 +5,9 @@
  * listener that names the notebook and does hear the change, so a silent stream means "refused", not "slow".
  */
 import { describe, expect, it } from "vitest";
-import { connect, type Listener } from "mcp-workers-engine/testing";
-import { readMessage } from "../../engine/test/helpers/rpc";
-import { sseReader } from "../../engine/test/helpers/sse";
-import { app, fetchApp } from "./app";
-
-type Reader = ReturnType<typeof sseReader>;
+import { connect, type Listener, type SseReader, sseReader } from "mcp-workers-engine/testing";
+import { answerOf, LEGACY, legacyRequest, MCP_URL } from "../wire";
+import { fetchApp } from "./app";
 
 const PREFIXES = ["note://", "note:", "note", "note://nb_"];
 
@@ -39,36 +36,38 @@ async function subscribedListener(uri: string): Promise<Listener> {
 }
 
 // Raw from here: resuming with an invented Last-Event-ID is an attack, not something a client's API does.
-const VERSION = "2025-11-25";
-const legacyHeaders = (session?: string): Record<string, string> => ({
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": VERSION,
-  ...(session && { "mcp-session-id": session }),
-});
-const legacy = (method: string, params: Record<string, unknown>, session?: string) =>
-  app.post({ jsonrpc: "2.0", id: 1, method, params }, legacyHeaders(session));
+const legacy = (method: string, params: Record<string, unknown>, session?: string) => fetchApp(legacyRequest(MCP_URL, method, params, session));
 
 /** A 2025 session (stored at once: it declares elicitation) subscribed to `uri`. */
 async function subscribedSession(uri: string): Promise<string> {
   const initialized = await legacy("initialize", {
-    protocolVersion: VERSION,
+    protocolVersion: LEGACY,
     capabilities: { elicitation: {} },
     clientInfo: { name: "t", version: "1" },
   });
   const session = initialized.headers.get("mcp-session-id")!;
-  expect((await readMessage(await legacy("resources/subscribe", { uri }, session))).result).toEqual({});
+  expect((await answerOf(await legacy("resources/subscribe", { uri }, session))).result).toEqual({});
   return session;
 }
 
-/** The session's GET stream, past its opening comment and priming event. */
-async function getStream(session: string, lastEventId?: string): Promise<Reader> {
-  const headers: Record<string, string> = { accept: "text/event-stream", "mcp-session-id": session, "mcp-protocol-version": VERSION };
+/** The session's GET stream, past its opening comment and priming event (an id with empty data). */
+async function getStream(session: string, lastEventId?: string): Promise<SseReader> {
+  const headers: Record<string, string> = { accept: "text/event-stream", "mcp-session-id": session, "mcp-protocol-version": LEGACY };
   if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
-  const reader = sseReader(await app.fetch("http://localhost:8787/mcp", { headers }));
-  expect(await reader.frame()).toEqual({ comment: "listening" });
-  expect(await reader.frame()).toEqual({ priming: expect.any(String) });
+  const reader = sseReader((await fetchApp(new Request(MCP_URL, { headers }))).body!);
+  expect(await reader.next(2_000)).toEqual({ comment: "listening" });
+  expect(await reader.next(2_000)).toEqual({ id: expect.any(String), data: "" });
   return reader;
+}
+
+/** The next message of a stream (comments skipped), parsed: "timeout" when none comes within `timeoutMs`. */
+async function nextMessage(reader: SseReader, timeoutMs = 2_000): Promise<Record<string, unknown> | "timeout" | "end"> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const event = await reader.next(Math.max(1, deadline - Date.now()));
+    if (typeof event === "string") return event;
+    if (event.data) return JSON.parse(event.data);
+  }
 }
 
 describe("anonymous callers never reach each other's notes through subscriptions", () => {
@@ -112,8 +111,8 @@ describe("anonymous callers never reach each other's notes through subscriptions
     const control = await getStream(controlSession, invented);
     const attacker = await getStream(attackerSession, invented);
     try {
-      expect(await control.message()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: victim.uri } });
-      expect(await attacker.message(300)).toBe("timeout");
+      expect(await nextMessage(control)).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: victim.uri } });
+      expect(await nextMessage(attacker, 300)).toBe("timeout");
     } finally {
       await Promise.all([attacker.cancel(), control.cancel()]);
     }

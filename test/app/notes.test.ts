@@ -1,13 +1,20 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { accept, connect, decline, type Listener, type McpTestClient, type Question, roots, sampled } from "mcp-workers-engine/testing";
-import { prompts } from "../../src/prompts";
-import { resources } from "../../src/resources";
-import { tools } from "../../src/tools";
-import { localIssuer } from "../../engine/test/helpers/issuer";
-import { testServer } from "../../engine/test/helpers/rpc";
-import { randomBase64url, storedTables } from "../../engine/test/helpers/storage";
-import { app, fetchApp } from "./app";
+import {
+  accept,
+  connect,
+  decline,
+  type Listener,
+  type McpTestClient,
+  type Question,
+  roots,
+  sampled,
+  type TestIssuer,
+  testIssuer,
+} from "mcp-workers-engine/testing";
+import { MCP_URL } from "../wire";
+import { fetchApp, fetchAppWith } from "./app";
+import { storedTables } from "./storage";
 
 /** A client of the app's own Worker (src/index.ts) that declares everything: elicitation, sampling, roots, tasks. */
 const client = await connect(fetchApp);
@@ -74,7 +81,8 @@ describe("notes example: plain tools", () => {
 
 describe("notes example: a notebook_id nobody minted stores nothing", () => {
   it("every tool, resources/read, completion and the prompt answer 'unknown' for it and leave its object without a table", async () => {
-    const notebook_id = `nb_${randomBase64url()}`;
+    // A well-formed handle nobody minted: 128 random bits, as create_notebook's are.
+    const notebook_id = `nb_${crypto.getRandomValues(new Uint8Array(16)).toBase64({ alphabet: "base64url", omitPadding: true })}`;
     const note_id = "n_000000000000";
     const asker = await connect(fetchApp, { capabilities: { elicitation: { form: {} }, sampling: {} } });
     for (const [name, args] of [
@@ -104,7 +112,7 @@ describe("notes example: a notebook_id nobody minted stores nothing", () => {
     const prompt = await client.getPrompt("review_notes", { notebook_id });
     expect(prompt.messages).toHaveLength(1);
 
-    // Why tables: waking an object makes a 4 KiB SQLite file under Miniflare whatever it does (test/helpers/storage.ts).
+    // Why tables: waking an object makes a 4 KiB SQLite file under Miniflare whatever it does (./storage.ts).
     expect(await storedTables(env.NOTEBOOKS.getByName(`anonymous:${notebook_id}`))).toEqual([]);
   });
 
@@ -395,11 +403,12 @@ describe("notes example: resources, prompt and completion", () => {
 });
 
 describe("notes example: resources/list", () => {
-  let issuer: Awaited<ReturnType<typeof localIssuer>>;
-  let server: ReturnType<typeof testServer>;
+  let issuer: TestIssuer;
+  /** The app's Worker with authorization on, against the test's own issuer. */
+  let signedInApp: (request: Request) => Promise<Response>;
   beforeAll(async () => {
-    issuer = await localIssuer();
-    server = testServer({ tools: tools(), resources, prompts: prompts() }, issuer.vars);
+    issuer = await testIssuer();
+    signedInApp = fetchAppWith(issuer.vars);
   });
   const clients: McpTestClient[] = [];
   afterEach(async () => {
@@ -409,7 +418,7 @@ describe("notes example: resources/list", () => {
   /** A signed-in user with a fresh subject, so no other test's notebooks or listeners share it. */
   async function signedIn(name: string) {
     const sub = `${name}-${crypto.randomUUID()}`;
-    const user = await connect(server.fetch, { headers: { authorization: `Bearer ${await issuer.token({ sub })}` } });
+    const user = await connect(signedInApp, { headers: { authorization: `Bearer ${await issuer.token({ sub })}` } });
     clients.push(user);
     const notebook = async () => (await user.callTool("create_notebook", {})).structuredContent.notebook_id as string;
     const add = async (notebookId: string, title: string) =>
@@ -561,7 +570,7 @@ describe("notes example: what is acknowledged is what is stored", () => {
 
 describe("notes example: landing page", () => {
   it("names the notes server and lists its tools, resources and prompt", async () => {
-    const html = await (await app.fetch("http://localhost:8787/")).text();
+    const html = await (await fetchApp(new Request(new URL("/", MCP_URL)))).text();
     for (const text of [
       "<title>Notes · MCP server</title>",
       "create_notebook",

@@ -7,9 +7,8 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../../src";
-import { accept, connect, type Question } from "mcp-workers-engine/testing";
-import { meta, standardHeaders, URL_MCP } from "../../engine/test/helpers/rpc";
-import { sseReader } from "../../engine/test/helpers/sse";
+import { accept, connect, type Question, sseReader } from "mcp-workers-engine/testing";
+import { MCP_URL, modernRequest } from "../wire";
 import { fetchApp } from "./app";
 
 type Json = Record<string, any>;
@@ -117,20 +116,15 @@ describe("retag_notebook without the Tasks extension", () => {
       arguments: args,
       inputResponses: { apply: { action: "accept", content: { apply: true, mode: "replace" } } },
       requestState: first.requestState,
-      _meta: meta(form, { progressToken: "retag" }),
     };
     // Its own execution context: a streamed answer's handler runs on in waitUntil, which the test waits for.
     const execution = createExecutionContext();
-    const request = new Request(URL_MCP, {
-      method: "POST",
-      headers: standardHeaders("tools/call", params),
-      body: JSON.stringify({ jsonrpc: "2.0", id: "retag-gone", method: "tools/call", params }),
-    });
-    const stream = sseReader(await worker.fetch(request, env, execution));
+    const request = modernRequest(MCP_URL, { id: "retag-gone", method: "tools/call", params, capabilities: form, meta: { progressToken: "retag" } });
+    const stream = sseReader((await worker.fetch(request, env, execution)).body!);
     for (;;) {
-      const message = await stream.message();
-      if (typeof message === "string") throw new Error(`the stream ended (${message}) before the first batch was applied`);
-      if (message.params?.message === "Retagged 25 of 30 notes") break;
+      const event = await stream.next(2_000);
+      if (typeof event === "string") throw new Error(`the stream ended (${event}) before the first batch was applied`);
+      if (event.data !== undefined && JSON.parse(event.data).params?.message === "Retagged 25 of 30 notes") break;
     }
     // The tool now waits before its second batch; the client goes away meanwhile.
     await stream.cancel();

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextproto
 import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appBinds } from "./app-bindings";
-import { postModern } from "./modern-request";
+import { modernRequest } from "../wire";
 import { mcpSpans, type RecordedSpan, startTracedTemplate, type TracedTemplate } from "./tail/start";
 
 const sessions = appBinds("LEGACY_SESSIONS");
@@ -39,7 +39,7 @@ const FORM = { elicitation: { form: {} } };
 
 /** A 2026-07-28 tools/call declaring forms; `signal` lets the test hang up. */
 const modern = (id: string, params: Record<string, unknown>, meta: Record<string, unknown> = {}, signal?: AbortSignal) =>
-  postModern(dev.url, { id, method: "tools/call", params, capabilities: FORM, meta, signal });
+  fetch(modernRequest(dev.url, { id, method: "tools/call", params, capabilities: FORM, meta, signal }));
 
 async function tool(name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   const response = await modern(crypto.randomUUID(), { name, arguments: args, ...extra });

@@ -6,7 +6,7 @@
  * here has an id no other file sends, and the marker below appears in no other file.
  */
 import { describe, expect, inject, it } from "vitest";
-import { MODERN, postModern } from "./modern-request";
+import { MODERN, modernRequest } from "../wire";
 import { mcpSpans, type RecordedSpan, receivedEvents } from "./tail/start";
 
 /** Sent in arguments and note text: it must appear nowhere in what the tail consumer receives (spans, logs...). */
@@ -25,7 +25,7 @@ async function spanOf(id: string): Promise<RecordedSpan> {
 
 /** A 2026-07-28 request, its answer read as JSON; `_meta` extras (traceparent) merged in. */
 async function modern(id: string, method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) {
-  const response = await postModern(url, { id, method, params, meta });
+  const response = await fetch(modernRequest(url, { id, method, params, meta }));
   return (await response.json()) as { result?: any; error?: { code: number } };
 }
 

@@ -8,7 +8,8 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+/** The repository's root (the template): the bench lives in engine/bench/. */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 // wrangler's CLI itself, not its bin shim: the shim re-spawns node, which would leave a grandchild to clean up.
 const WRANGLER = join(ROOT, "node_modules/wrangler/wrangler-dist/cli.js");
 
@@ -102,7 +103,7 @@ const FEATURES = [
   ["subscriptions/listen (listen/)", /^src\/mcp\/listen\//],
   ["skills (skills/, src/skills.ts)", /^src\/(mcp\/skills\/|skills\.ts)/],
   ["server card (worker/card.ts)", /^src\/mcp\/worker\/card\.ts/],
-  ["engine core (rest of src/mcp/, itty-router)", /^(src\/mcp\/|itty-router\/)/],
+  ["engine core (rest of engine/src/, itty-router)", /^(engine\/src\/|itty-router\/)/],
   ["example app (src/*.ts)", /^src\/[^/]+$/],
 ];
 

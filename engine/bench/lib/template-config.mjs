@@ -14,18 +14,27 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { ROOT } from "./build.mjs";
 
-const BENCH_ENTRY = join(ROOT, "bench/workers/template/worker.ts");
+const BENCH_ENTRY = join(ROOT, "engine/bench/workers/template/worker.ts");
 // Why: bench/node_modules has its own zod (for the peers), and worker.ts would pick it up while the engine in src/
 // uses the root one. Send its `zod/mini` to the root copy's ESM entry, the very file src/ resolves to, so the bundle
 // holds zod once, as the real template does. (Wrangler matches alias keys exactly.)
 const ZOD_MINI = join(ROOT, "node_modules/zod/mini/index.js");
+
+/** The Durable Object classes the bench Worker exports: the engine's, from its createMcpWorker result. */
+const ENGINE_CLASSES = ["ReplayGuard", "SubscriptionHub", "LegacySession", "TaskRunner"];
 
 export function writeTemplateConfigs(dist) {
   const { experimental_readRawConfig } = createRequire(join(ROOT, "package.json"))("wrangler");
   const { rawConfig } = experimental_readRawConfig({ config: join(ROOT, "wrangler.toml") });
   if (!rawConfig.assets) throw new Error("root wrangler.toml has no [assets]: the 'as shipped' and 'no assets' rows would be the same");
   const { assets, build, ...rest } = rawConfig;
-  const common = { ...rest, main: BENCH_ENTRY, alias: { ...rest.alias, "zod/mini": ZOD_MINI } };
+  const common = {
+    ...rest,
+    main: BENCH_ENTRY,
+    alias: { ...rest.alias, "zod/mini": ZOD_MINI },
+    // The engine's objects only: the bench Worker has none of the app's (the example's notebooks).
+    durable_objects: { bindings: rest.durable_objects.bindings.filter(({ class_name }) => ENGINE_CLASSES.includes(class_name)) },
+  };
   const shipped = {
     ...common,
     assets: { ...assets, directory: join(ROOT, assets.directory) },
@@ -55,6 +64,6 @@ export function writeListenConfig(dist) {
   const dir = join(dist, "config-listen");
   mkdirSync(dir, { recursive: true });
   const path = join(dir, "wrangler.json");
-  writeFileSync(path, `${JSON.stringify({ ...rest, main: join(ROOT, "bench/workers/listen/worker.ts") }, null, 2)}\n`);
+  writeFileSync(path, `${JSON.stringify({ ...rest, main: join(ROOT, "engine/bench/workers/listen/worker.ts") }, null, 2)}\n`);
   return path;
 }

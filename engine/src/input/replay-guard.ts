@@ -8,16 +8,9 @@ import { DurableObject } from "cloudflare:workers";
  * Remembers single-use `requestState` nonces until they expire, so a state that authorized a one-time action
  * (such as a deletion) cannot authorize it again. Sharded by nonce prefix; expired nonces are purged by alarm.
  *
- * Yours to bind, not to call: export it from the Worker's entry module (`export { ReplayGuard } from "./mcp"`),
- * bind it in wrangler.toml as `REPLAY_GUARD` (`class_name = "ReplayGuard"`, a SQLite class in `migrations`), and
+ * Yours to bind, not to call: export `createMcpWorker`'s `ReplayGuard` from the Worker's entry module, bind it in
+ * wrangler.toml as `REPLAY_GUARD` (`class_name = "ReplayGuard"`, a SQLite class in `migrations`), and
  * `ctx.ask(..., { singleUse: true })` works. Without the binding, a single-use `ask` is refused.
- *
- * @example
- * ```ts
- * export interface ReplayGuardEnv {
- *   REPLAY_GUARD: DurableObjectNamespace<ReplayGuard>;
- * }
- * ```
  * @see docs/security.md
  */
 export class ReplayGuard extends DurableObject<unknown> {

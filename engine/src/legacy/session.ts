@@ -108,16 +108,9 @@ export const sessionsOf = (env: object) => (env as SessionBindings).LEGACY_SESSI
  * uses `resources/subscribe` or `logging/setLevel`. Every other session is a signed token and stores nothing; the
  * 2026-07-28 path never reads this object.
  *
- * Yours to bind, not to call: export it from the Worker's entry module (`export { LegacySession } from "./mcp"`)
- * and bind it in wrangler.toml as `LEGACY_SESSIONS` (`class_name = "LegacySession"`, a SQLite class in
- * `migrations`). Without the binding, 2025 clients are served statelessly only.
- *
- * @example
- * ```ts
- * export interface LegacySessionEnv {
- *   LEGACY_SESSIONS: DurableObjectNamespace<LegacySession>;
- * }
- * ```
+ * Yours to bind, not to call: export `createMcpWorker`'s `LegacySession` from the Worker's entry module and bind it
+ * in wrangler.toml as `LEGACY_SESSIONS` (`class_name = "LegacySession"`, a SQLite class in `migrations`). Without
+ * the binding, 2025 clients are served statelessly only.
  * @see docs/guides/2025-clients.md
  */
 export class LegacySession extends DurableObject<HubBindings> {

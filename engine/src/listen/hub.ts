@@ -214,16 +214,9 @@ export const hubsOf = (env: object) => (env as HubBindings).SUBSCRIPTIONS;
  * to the GET streams of 2025 sessions, from whichever isolate published them. It holds its listeners with the
  * WebSocket Hibernation API, so an idle hub costs no memory, and opens shards as its listeners grow.
  *
- * Yours to bind, not to call: export it from the Worker's entry module (`export { SubscriptionHub } from "./mcp"`)
- * and bind it in wrangler.toml as `SUBSCRIPTIONS` (`class_name = "SubscriptionHub"`, a SQLite class in
- * `migrations`). Without the binding, nothing is published or listened to, and list changes are not advertised.
- *
- * @example
- * ```ts
- * export interface SubscriptionHubEnv {
- *   SUBSCRIPTIONS: DurableObjectNamespace<SubscriptionHub>;
- * }
- * ```
+ * Yours to bind, not to call: export `createMcpWorker`'s `SubscriptionHub` from the Worker's entry module and bind
+ * it in wrangler.toml as `SUBSCRIPTIONS` (`class_name = "SubscriptionHub"`, a SQLite class in `migrations`).
+ * Without the binding, nothing is published or listened to, and list changes are not advertised.
  * @see docs/guides/listening.md
  */
 export class SubscriptionHub extends DurableObject<HubBindings> {

@@ -6,4 +6,4 @@ export declare const SKILLS_OUT: string;
 export declare function parseFrontmatter(yaml: string): unknown;
 export declare function readSkills(source: string): Promise<{ name: string; files: { path: string; bytes: Uint8Array }[] }[]>;
 export declare function buildSkills(source?: string, out?: string): Promise<Manifest | undefined>;
-export default function build(): Promise<void>;
+export declare function buildAppSkills(): Promise<boolean>;

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * Builds the skills (skills/<name>/: SKILL.md and its other files) into build/assets/skills/: a copy of every file
  * and manifest.json, their sizes, digests and frontmatter (manifest.mjs). The Worker serves both through the ASSETS
@@ -8,20 +9,25 @@
  * describe (until the next build, it serves the previous files with their own digests). The manifest is written
  * last: a build that stops half way leaves no manifest, and the Worker then refuses to serve skills, loudly.
  *
- * Run by `npm run build:assets` (wrangler's [build]: npm run dev, npm run build, deploy; dev rebuilds when a file
- * under skills/ changes) and by the tests as a vitest global setup, like views/build.mjs.
+ * The package's command `mcp-build-skills [source out]`, run from the app's root by wrangler's [build] (npm run dev,
+ * npm run build, deploy; dev runs it again when a watched file changes) and by the app's tests before the runtime
+ * starts. Without arguments it builds the app's skills/ into build/assets/skills/, and does nothing when they are
+ * unchanged since its last build (a digest of every path and byte, kept in build/.stamps/, outside the assets).
  */
-import { existsSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, realpathSync } from "node:fs";
 import { lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { argv } from "node:process";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { skillManifest } from "./manifest.mjs";
 
-const root = fileURLToPath(new URL("../../..", import.meta.url));
-export const SKILLS_SOURCE = `${root}skills`;
-export const SKILLS_OUT = `${root}build/assets/skills`;
+/** The app's skills and where they are built: relative to the directory the build runs in, the app's root. */
+export const SKILLS_SOURCE = "skills";
+export const SKILLS_OUT = "build/assets/skills";
+/** The digest of the skills last built into SKILLS_OUT. */
+const STAMP = "build/.stamps/skills.sha256";
 
 /** YAML 1.2 with the core schema (as the official SDK's client reads frontmatter); a repeated key is an error. */
 export const parseFrontmatter = (yaml) => parse(yaml, { schema: "core", uniqueKeys: true });
@@ -77,13 +83,34 @@ export async function buildSkills(source = SKILLS_SOURCE, out = SKILLS_OUT) {
   return manifest;
 }
 
-/** The default export, so vitest can run it as a global setup. */
-export default async function build() {
-  await buildSkills();
+/** A digest of every skill's paths and bytes: what decides whether a build would change anything. */
+function digestOf(skills) {
+  const hash = createHash("sha256");
+  for (const { name, files } of skills) {
+    for (const { path, bytes } of files) hash.update(`${name}/${path}\0${bytes.length}\0`).update(bytes);
+  }
+  return hash.digest("hex");
 }
 
-// `node build.mjs [source out]`: the template's skills by default; another Worker's (the conformance fixture's).
-if (argv[1] === fileURLToPath(import.meta.url)) {
-  if (argv.length > 2) await buildSkills(resolve(argv[2]), resolve(argv[3] ?? "build/assets/skills"));
-  else await build();
+/**
+ * Builds the app's skills unless they are what its last build built (and that build's manifest is still there).
+ * Returns whether it built.
+ */
+export async function buildAppSkills() {
+  const skills = existsSync(SKILLS_SOURCE) ? await readSkills(SKILLS_SOURCE) : [];
+  const digest = digestOf(skills);
+  const built = existsSync(STAMP) && existsSync(`${SKILLS_OUT}/manifest.json`) && (await readFile(STAMP, "utf8")) === digest;
+  if (built) return false;
+  await buildSkills(SKILLS_SOURCE, SKILLS_OUT);
+  await mkdir(dirname(STAMP), { recursive: true });
+  await writeFile(STAMP, digest);
+  return true;
+}
+
+// `mcp-build-skills [source out]`: the app's skills by default; another Worker's (the conformance fixture's).
+// realpath: npm links the command into node_modules/.bin, and Node names the module by its real path.
+if (argv[1] && realpathSync(argv[1]) === fileURLToPath(import.meta.url)) {
+  if (argv.length > 2) await buildSkills(resolve(argv[2]), resolve(argv[3] ?? SKILLS_OUT));
+  else if (await buildAppSkills()) console.log(`skills: built ${SKILLS_SOURCE}/ into ${SKILLS_OUT}/`);
+  else console.log(`skills: ${SKILLS_OUT}/ is up to date`);
 }

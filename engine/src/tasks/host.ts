@@ -23,6 +23,7 @@ import { detailedTask, type TaskInit, type TaskRecord, taskFields } from "./reco
 import type { UpdateOutcome } from "./rpc";
 import { tasksOf } from "./rpc";
 import { type RunOutcome, runTask } from "./run";
+import type { TaskServers } from "./servers";
 
 const KEY = "task";
 const DEFAULT_TASK_LIMITS = resolveOptions().limits.tasks;
@@ -34,6 +35,7 @@ export class TaskHost {
   constructor(
     private readonly state: DurableObjectState,
     private readonly env: object,
+    private readonly servers: TaskServers,
   ) {}
 
   async create(init: TaskInit): Promise<JsonObject> {
@@ -137,6 +139,7 @@ export class TaskHost {
     let outcome: RunOutcome;
     try {
       outcome = await runTask(record, {
+        server: this.servers(record.server),
         env: this.env,
         signal: controller.signal,
         waitUntil: (promise) => this.state.waitUntil(promise),

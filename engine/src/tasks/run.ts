@@ -21,7 +21,7 @@ import { RpcError } from "../wire/errors";
 import type { JsonObject } from "../wire/types";
 import { freshKey, usedKeys } from "./keys";
 import type { TaskRecord } from "./record";
-import { serverNamed } from "./servers";
+import type { TaskServer } from "./servers";
 
 export type RunOutcome =
   | { kind: "completed"; result: JsonObject }
@@ -34,6 +34,8 @@ export type RunOutcome =
 
 /** What the object lends a run. */
 export interface RunHost {
+  /** The server whose tool the task runs; undefined when this Worker serves it no longer. */
+  server: TaskServer | undefined;
   env: object;
   signal: AbortSignal;
   waitUntil(promise: Promise<unknown>): void;
@@ -43,7 +45,7 @@ export interface RunHost {
 
 export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOutcome> {
   const scope: LogScope = { traceId: record.traceId, requestId: record.requestId, method: "tools/call" };
-  const server = serverNamed(record.server);
+  const { server } = host;
   const tool = server?.tools.get(record.tool);
   if (!server || !tool) return { kind: "failed", error: { code: -32603, message: `Tool ${record.tool} is no longer served` } };
 

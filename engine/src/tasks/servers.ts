@@ -1,9 +1,8 @@
 /**
  * @module tasks/servers
- * How a task's Durable Object finds the tool it runs. Code cannot travel with a task, but every isolate of the
- * Worker evaluates the entry module, whose `createMcpWorker(...)` registers its server here, before any handler
- * (fetch or alarm) runs. A task records its server's name; the object looks it up when it runs (building the
- * server from its declarations if no request in this isolate has yet).
+ * How a task's Durable Object finds the tool it runs. Code cannot travel with a task: the object's class is made for
+ * its server (`createTaskRunner`, called by `createMcpWorker`), and a task records its server's name, which the
+ * class's lookup answers when the task runs.
  */
 import type { Registry } from "../define/registry";
 import type { Tool } from "../define/tools";
@@ -14,12 +13,5 @@ export interface TaskServer {
   resources: { handleOf(uri: string): string };
 }
 
-const servers = new Map<string, () => TaskServer>();
-
-export function registerServer(name: string, server: () => TaskServer): void {
-  servers.set(name, server);
-}
-
-export function serverNamed(name: string): TaskServer | undefined {
-  return servers.get(name)?.();
-}
+/** The server a task runs for, by the name the task recorded: undefined when this Worker serves it no longer. */
+export type TaskServers = (name: string) => TaskServer | undefined;

@@ -7,9 +7,12 @@ import type { ConfigResult } from "../config/config";
 import { type EngineOptions, resolveOptions } from "../config/options";
 // Types only, never a value: a Worker that does not pass `authorizationServer` must bundle none of oauth/ (issue 25).
 import type { AuthorizationServer } from "../oauth/authorization-server";
+import { ReplayGuard } from "../input/replay-guard";
+import { LegacySession } from "../legacy/session";
+import { SubscriptionHub } from "../listen/hub";
 import type { EngineRouter } from "../oauth/host";
 import { McpServer, type ServerDefinition } from "../server/server";
-import { registerServer } from "../tasks/servers";
+import { createTaskRunner } from "../tasks/runner";
 import { lazy, memoize } from "../util/memo";
 import type { EngineBindings } from "./bindings";
 import { CARD_PATHS, type CardOptions, checkServerIdentity } from "./card";
@@ -34,34 +37,41 @@ function buildEngine(definition: ServerDefinition, card: CardOptions | undefined
 }
 
 /**
- * Builds the Worker's `fetch` handler (and a `scheduled` one that purges expired OAuth grants in authorization-server
- * mode, which the `authorizationServer` option includes). `E` is the app's env (`Env` from `wrangler types`): it may
- * hold any bindings, and the engine uses those of `EngineBindings` that it has. Declarations given directly are
- * checked now (invalid ones throw at startup); those of `definition.declarations` are built and checked on the first
- * request. The entry module exports its result as the Worker (`export default createMcpWorker<Env>({...})`), next to
- * the Durable Object classes it binds.
+ * Builds the Worker from the server's declarations: its `fetch` handler, a `scheduled` one (it purges expired OAuth
+ * grants in authorization-server mode, which the `authorizationServer` option includes), and the Durable Object
+ * classes of this server. `E` is the app's env (`Env` from `wrangler types`): it may hold any bindings, and the engine
+ * uses those of `EngineBindings` that it has. Declarations given directly are checked now (invalid ones throw at
+ * startup); those of `definition.declarations` are built and checked on the first request.
+ *
+ * The entry module exports the result as the Worker (`export default`), and each Durable Object class that
+ * wrangler.toml binds, under its `class_name`: `export class TaskRunner extends mcp.TaskRunner {}`. The classes are
+ * this server's (a task's object runs this server's tools), so nothing is registered anywhere as a side effect.
  *
  * @param definition - The server (`ServerDefinition`: name, version, instructions, declarations), the engine's
  *   options (`EngineOptions`: limits, legacyClients, scopeHierarchy, upstreamToken, serverCard) and, for AUTH_LOGIN,
  *   `authorizationServer` (imported from the engine's module; without it that mode's configuration is invalid).
- * @returns The Worker's handlers, `{ fetch, scheduled }`, for `export default`.
+ * @returns The Worker's handlers `{ fetch, scheduled }` and its Durable Object classes `ReplayGuard` (single-use
+ *   state, binding `REPLAY_GUARD`), `SubscriptionHub` (`SUBSCRIPTIONS`), `LegacySession` (`LEGACY_SESSIONS`) and
+ *   `TaskRunner` (`TASKS`).
  * @throws When a limit is out of its range, a declaration given directly is invalid, or the server card is on and the
  *   server's name, version or description cannot be the card's.
  *
  * @example
  * ```ts
- * export const worker = createMcpWorker<Env>({
+ * export const weather = createMcpWorker<Env>({
  *   name: "weather",
  *   version: "1.0.0",
  *   instructions: "Call echo with a text to hear it back.",
  *   declarations: () => ({ tools: tools(), prompts: prompts() }),
  *   limits: { request: { maxBodyBytes: 262_144 } },
  * });
+ * // In the entry module: `export default weather;`, and one line per class wrangler.toml binds:
+ * export class TaskRunner extends weather.TaskRunner {}
  * ```
  * @see docs/configuration.md
  * @see docs/architecture.md
  */
-export function createMcpWorker<E extends EngineBindings = EngineBindings>(
+export function createMcpWorker<E extends object = EngineBindings>(
   definition: ServerDefinition & EngineOptions & AuthorizationServerOption,
 ) {
   const { declarations, limits, legacyClients, scopeHierarchy, upstreamToken, serverCard, authorizationServer, ...info } = definition;
@@ -80,11 +90,9 @@ export function createMcpWorker<E extends EngineBindings = EngineBindings>(
   // Declared directly: built (and checked) now. Otherwise on the first request that needs it, once per isolate.
   const eager = declarations ? undefined : buildEngine(info, card);
   const engine = eager ? () => eager : lazy(() => buildEngine({ ...info, ...declarations!() }, card));
-  // A task's Durable Object runs in an isolate of this Worker and finds its tools here (see tasks/servers.ts).
-  registerServer(definition.name, () => engine().server);
   // In development, the authorization mode (or what is wrong) is the first thing `wrangler dev` shows.
   announceStartup(load);
-  return {
+  const handlers = {
     fetch: async (request: Request, env: E, execution: ExecutionContext) => {
       const loaded = configOf(env);
       // loadConfig refuses AUTH_LOGIN without the option, so a valid configuration in this mode has it. Checked here
@@ -103,6 +111,16 @@ export function createMcpWorker<E extends EngineBindings = EngineBindings>(
       console.log(JSON.stringify({ level: "info", message: "oauth purge", grantsPurged }));
     },
   } satisfies ExportedHandler<E>;
+  return {
+    ...handlers,
+    ReplayGuard,
+    SubscriptionHub,
+    LegacySession,
+    // Why a class of this server's: a task's object runs in an isolate of this Worker and runs this server's tools
+    // (built from its declarations there, if no request in that isolate has yet). Every task of its namespace is
+    // this server's, whatever name the server had when the task started.
+    TaskRunner: createTaskRunner(() => engine().server),
+  };
 }
 
 /**

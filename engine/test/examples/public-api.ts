@@ -48,7 +48,6 @@ import {
   type JsonObject,
   type JsonSchemaInput,
   jsonSchema,
-  type LegacySession,
   type LimitOptions,
   type Limits,
   type ListedResource,
@@ -62,7 +61,6 @@ import {
   type PromptMessage,
   type PromptResult,
   type Publisher,
-  type ReplayGuard,
   type RequestId,
   type Resource,
   type ResourceContents,
@@ -83,10 +81,8 @@ import {
   type ServerDefinition,
   type Skill,
   type SkillDefinition,
-  type SubscriptionHub,
   sample,
   samplingText,
-  type TaskRunner,
   type TaskSupport,
   type Tool,
   type ToolAnnotations,
@@ -554,13 +550,15 @@ export function declarations(): Declarations {
 }
 
 // @example createMcpWorker
-export const worker = createMcpWorker<Env>({
+export const weather = createMcpWorker<Env>({
   name: "weather",
   version: "1.0.0",
   instructions: "Call echo with a text to hear it back.",
   declarations: () => ({ tools: tools(), prompts: prompts() }),
   limits: { request: { maxBodyBytes: 262_144 } },
 });
+// In the entry module: `export default weather;`, and one line per class wrangler.toml binds:
+export class TaskRunner extends weather.TaskRunner {}
 
 // @example authorizationServer
 export const signedInWorker = createMcpWorker<Env>({
@@ -607,26 +605,6 @@ export interface WeatherEnv extends EngineBindings {
   WEATHER_API_KEY: string;
 }
 export const weatherWorker = createMcpWorker<WeatherEnv>({ name: "weather", version: "1.0.0", tools: [getForecast] });
-
-// @example ReplayGuard
-export interface ReplayGuardEnv {
-  REPLAY_GUARD: DurableObjectNamespace<ReplayGuard>;
-}
-
-// @example LegacySession
-export interface LegacySessionEnv {
-  LEGACY_SESSIONS: DurableObjectNamespace<LegacySession>;
-}
-
-// @example SubscriptionHub
-export interface SubscriptionHubEnv {
-  SUBSCRIPTIONS: DurableObjectNamespace<SubscriptionHub>;
-}
-
-// @example TaskRunner
-export interface TaskRunnerEnv {
-  TASKS: DurableObjectNamespace<TaskRunner>;
-}
 
 // @example ENGINE_VERSION
 export const serverInfo = { name: "weather", version: `1.0.0+engine.${ENGINE_VERSION}` };

@@ -8,6 +8,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { createMcpWorker, type EngineOptions, type ServerDefinition } from "../../src";
 import { FIXTURE } from "./fixture";
+import { runsTasksOf } from "./task-servers";
 
 export const MODERN = "2026-07-28";
 /** Every revision the server serves with legacyClients on (the default): 2026-07-28 first, then 2025 newest first. */
@@ -88,7 +89,9 @@ export function rpc(fetcher: Fetcher) {
  * `vars` override settings for this server only (for example a short keep-alive).
  */
 export function testServer(definition: Partial<ServerDefinition & EngineOptions>, vars: Record<string, string> = {}) {
-  const worker = createMcpWorker({ name: "test-server", version: "1.0.0", ...definition });
+  const full = { name: "test-server", version: "1.0.0", ...definition };
+  const worker = createMcpWorker(full);
+  runsTasksOf(full);
   const testEnv = { ...env, ...vars } as Env;
   return rpc((request) => worker.fetch(request, testEnv, createExecutionContext()));
 }

@@ -25,5 +25,11 @@ globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
   );
 }) as typeof fetch;
 
-export default createMcpWorker<Env>({ ...definition, authorizationServer });
-export { LegacySession, Notebook, ReplayGuard, SubscriptionHub } from "../../../src/index";
+const mcp = createMcpWorker<Env>({ ...definition, authorizationServer });
+
+export default mcp;
+export class ReplayGuard extends mcp.ReplayGuard {}
+export class SubscriptionHub extends mcp.SubscriptionHub {}
+export class LegacySession extends mcp.LegacySession {}
+export class TaskRunner extends mcp.TaskRunner {}
+export { Notebook } from "../../../src/notes";

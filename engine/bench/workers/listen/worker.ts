@@ -8,6 +8,11 @@
 import { definition } from "../../../../src/index";
 import { createMcpWorker } from "../../../src";
 
-export * from "../../../../src/index";
+const listen = createMcpWorker<Env>({ ...definition, limits: { listen: { maxPerCaller: 10_000 } } });
 
-export default createMcpWorker<Env>({ ...definition, limits: { listen: { maxPerCaller: 10_000 } } });
+export default listen;
+export class ReplayGuard extends listen.ReplayGuard {}
+export class SubscriptionHub extends listen.SubscriptionHub {}
+export class LegacySession extends listen.LegacySession {}
+export class TaskRunner extends listen.TaskRunner {}
+export { Notebook } from "../../../../src/notes";

@@ -3,9 +3,9 @@
  * same `echo` tool as the peers plus an MRTR tool that asks one form question and completes on the retry.
  *
  * Served with the template's own configuration: bench/lib/template-config.mjs derives its wrangler config from the
- * root wrangler.toml (every binding, var, trigger and setting; only `main` points here), once as shipped and once
- * without `[assets]`/`[build]`. So it exports every Durable Object class the template exports, whatever the fork
- * keeps (after `npm run blank` too): the re-export below takes them from the template's entry.
+ * root wrangler.toml (every binding, var, trigger and setting; only `main` points here, and the app's own Durable
+ * Objects are left out), once as shipped and once without `[assets]`/`[build]`. So it exports every Durable Object
+ * class of the engine, as the template does.
  */
 import * as z from "zod/mini";
 import { createMcpWorker, defineTool, elicitForm, text } from "../../../src";
@@ -14,7 +14,7 @@ import { createMcpWorker, defineTool, elicitForm, text } from "../../../src";
 const input = z.strictObject({ text: z.string().check(z.maxLength(100)) });
 const confirmForm = z.object({ ok: z.boolean() });
 
-export default createMcpWorker<Env>({
+const bench = createMcpWorker<Env>({
   name: "bench-template",
   version: "1.0.0",
   tools: [
@@ -36,5 +36,9 @@ export default createMcpWorker<Env>({
     }),
   ],
 });
-// The Durable Object classes the root wrangler.toml binds (`export *` leaves the template's default export out).
-export * from "../../../../src/index";
+
+export default bench;
+export class ReplayGuard extends bench.ReplayGuard {}
+export class SubscriptionHub extends bench.SubscriptionHub {}
+export class LegacySession extends bench.LegacySession {}
+export class TaskRunner extends bench.TaskRunner {}

@@ -1,0 +1,9 @@
+/**
+ * The engine's checks of itself in Node (its layers and public boundary, its documented API, its docs, the bench's
+ * report, what its bundle holds): no Worker, no server. One of the two projects of the engine's suite.
+ */
+import { defineProject } from "vitest/config";
+
+export default defineProject({
+  test: { name: "engine-repo", include: ["test/repo/**/*.test.ts"], environment: "node", isolate: false },
+});
