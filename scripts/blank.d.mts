@@ -1,13 +1,9 @@
-/** The types of start-from-blank.mjs's exports (the script is plain Node, run as it is, so its types live here). */
+/** The types of blank.mjs's exports (the script is plain Node, run as it is, so its types live here). */
 
 /** The example's own files and folders (a path ending in "/" is a folder): `npm run blank` removes them. */
 export declare const EXAMPLE_PATHS: readonly string[];
-/** npm scripts that served only the example. */
-export declare const EXAMPLE_SCRIPTS: readonly string[];
 /** How the example's names read: Notebook, notebook_id, notes, note://... */
 export declare const EXAMPLE_WORDS: RegExp;
-/** Whether a repository path (relative, `/`-separated) is, or is inside, one of the example's files or folders. */
-export declare function isExamplePath(path: string): boolean;
 /** A wrangler.toml without its [[migrations]] tables and the comment lines right above each. */
 export declare function withoutMigrations(toml: string): string;
 /** What is left to remove in the fork at `root`. */
@@ -18,5 +14,5 @@ export declare function pendingChanges(root: string): {
   migration: boolean;
   package: { scripts: string[]; check: boolean; dependencies: string[]; any: boolean };
 };
-/** Removes the example from the fork at `root`, printing each change through `log`. */
-export declare function startFromBlank(root: string, log?: (line: string) => void): { changed: boolean; dependenciesChanged: boolean };
+/** Removes the example (and then this command) from the fork at `root`, printing each change through `log`. */
+export declare function startFromBlank(root: string, log?: (line: string) => void): { changed: boolean; lockfile: "unchanged" | "updated" | "stale" };

@@ -25,7 +25,7 @@ import { fileURLToPath } from "node:url";
 export const EXAMPLE_PATHS = [
   "src/notes.ts",
   "src/views.ts",
-  // The notebook view, and the views' build: a server without views needs neither (nor Vite); [build] and [assets] stay for skills.
+  // The notebook view, and the views' build: a server without views needs neither; [build] stays for skills.
   "views/",
   // The example's skill: skills/ itself stays (with src/skills.ts's empty list) for the fork's own.
   "skills/notebook-keeping/",
@@ -33,13 +33,14 @@ export const EXAMPLE_PATHS = [
   "test/app/notes.test.ts",
   "test/app/retag.test.ts",
   "test/app/skills.test.ts",
+  "test/app/storage.ts",
   "test/app/views.test.ts",
-  // End-to-end flows through the example's tools; dev-server, landing, local-settings and quick-start hold for any app.
+  // End-to-end flows through the example's tools, and their helpers; dev-server, landing, local-settings and
+  // quick-start hold for any app.
+  "test/e2e/app-bindings.ts",
   "test/e2e/dev-server-example.test.ts",
+  "test/e2e/ext-tasks-session.ts",
   "test/e2e/ext-tasks.test.ts",
-  // The MCP Inspector's run of the example's task (npm run inspector), and its install.
-  "test/e2e/inspector.mjs",
-  "test/e2e/inspector/",
   "test/e2e/legacy-clients.test.ts",
   "test/e2e/listen.test.ts",
   "test/e2e/modern-client.test.ts",
@@ -52,16 +53,11 @@ export const EXAMPLE_PATHS = [
   "test/e2e/views/",
 ];
 
-/** npm scripts that served only the example (its view's build, the Inspector's run of its task). */
-export const EXAMPLE_SCRIPTS = ["build:views", "inspector"];
+/** This command's own files: once the example is gone, nothing uses them. Removed last. */
+const BLANK_TOOLING = ["scripts/", "test/repo/start-from-blank.test.ts"];
 
-/** Dev dependencies only the example used: Vite built its view, ext-apps ran it (and the view's test host). */
-const EXAMPLE_DEV_DEPENDENCIES = ["@modelcontextprotocol/ext-apps", "vite"];
-
-/** Whether a repository path (relative, `/`-separated) is, or is inside, one of the example's files or folders. */
-export function isExamplePath(path) {
-  return EXAMPLE_PATHS.some((entry) => (entry.endsWith("/") ? `${path}/`.startsWith(entry) : path === entry));
-}
+/** Dev dependencies only the example used: ext-apps ran its view (and the view's test host). */
+const EXAMPLE_DEV_DEPENDENCIES = ["@modelcontextprotocol/ext-apps"];
 
 /** The example's Durable Object class: its binding goes, and a migration deletes it where it was deployed. */
 const EXAMPLE_CLASS = "Notebook";
@@ -77,7 +73,7 @@ const TOOLS_TS = `/**
  * client for input (see docs/guides/asking-the-user.md). Return \`toolError("...")\` for failures the model should read.
  */
 import * as z from "zod/mini";
-import { defineTool, type Tool } from "./mcp";
+import { defineTool, type Tool } from "mcp-workers-engine";
 
 /**
  * Every tool, in \`tools/list\` order. A function, not a constant: src/index.ts calls it on the first request rather
@@ -104,7 +100,7 @@ const RESOURCES_TS = `/**
  * \`complete\` offers completion for template variables; \`list\` lists the caller's concrete resources in
  * \`resources/list\`, one page at a time. Add one to the array: \`defineResource({...})\` or \`defineResourceTemplate({...})\`.
  */
-import type { Resource } from "./mcp";
+import type { Resource } from "mcp-workers-engine";
 
 export const resources: Resource[] = [];
 `;
@@ -115,7 +111,7 @@ const SKILLS_TS = `/**
  * declare it here by that name: \`defineSkill({ name: "<name>" })\`. The build (\`npm run dev\`, the tests, every
  * deploy) copies its files into the static assets with their digests.
  */
-import type { Skill } from "./mcp";
+import type { Skill } from "mcp-workers-engine";
 
 export const skills: Skill[] = [];
 `;
@@ -125,7 +121,7 @@ const PROMPTS_TS = `/**
  * completion for arguments, and \`get\`, which returns the messages; add one to the array with \`definePrompt({...})\`.
  * A function, like \`tools()\`: built on the first request, so its zod schemas cost nothing at startup.
  */
-import type { Prompt } from "./mcp";
+import type { Prompt } from "mcp-workers-engine";
 
 export function prompts(): Prompt[] {
   return [];
@@ -227,14 +223,14 @@ const EDITS = [
   {
     file: "src/index.ts",
     what: `no longer exports the example's ${EXAMPLE_CLASS} class`,
-    find: `export { ${EXAMPLE_CLASS} } from "./notes";\n`,
+    find: `\n// The example's own: one notebook's notes in SQLite storage (src/notes.ts).\nexport { ${EXAMPLE_CLASS} } from "./notes";\n`,
     replace: "",
   },
   {
     file: "src/index.ts",
     what: "the server declared inside createMcpWorker's call (it was exported on its own for test/e2e/oauth/, removed)",
-    find: /^\/\*\* The server, exported on its own too: test\/e2e\/oauth\/[^\n]*\nexport const definition = \{\n([\s\S]*?\n)\};\n\nexport default createMcpWorker<Env>\(definition\);\n/m,
-    replace: "export default createMcpWorker<Env>({\n$1});\n",
+    find: /^\/\*\* The server, exported on its own too: test\/e2e\/oauth\/[^\n]*\nexport const definition = \{\n([\s\S]*?\n)\};\n\nconst mcp = createMcpWorker<Env>\(definition\);\n/m,
+    replace: "const mcp = createMcpWorker<Env>({\n$1});\n",
   },
   {
     file: "src/index.ts",
@@ -257,9 +253,24 @@ const EDITS = [
   },
   {
     file: "wrangler.toml",
-    what: "the build watches skills/ only (views/ is gone)",
-    find: 'watch_dir = ["views", "skills"]\n',
-    replace: 'watch_dir = ["skills"]\n',
+    what: "the build makes the skills only, and watches no views/ (it is gone)",
+    find: /^# Interactive views \(MCP Apps, views\/\) and skills \(skills\/\)[\s\S]*?^watch_dir = \["src", "engine\/src", "views", "skills"\]\n/m,
+    replace: `# Skills (skills/): built into build/assets before wrangler bundles the Worker, on dev, build and deploy alike (their
+# digests are computed here, never per request; the build does nothing when the files are unchanged).
+# \`mcp-build-skills\` is the engine package's command.
+# watch_dir: what \`wrangler dev\` watches, rebuilding and reloading on any change. It replaces wrangler's own watch of
+# the Worker's sources, so it names them too: src/ (your tools) and engine/src/ (the engine, while it is a folder of
+# this repository), beside skills/ (listeners hear of skills).
+[build]
+command = "mcp-build-skills"
+watch_dir = ["src", "engine/src", "skills"]
+`,
+  },
+  {
+    file: "wrangler.toml",
+    what: "the assets' comment names the skills only",
+    find: "# The views' HTML and the skills' files, as static assets outside the Worker bundle, read through the ASSETS binding\n# only when a host asks for them (resources/read, skills/list, ...).",
+    replace: "# The skills' files, as static assets outside the Worker bundle, read through the ASSETS binding only when a host\n# asks for them (skills/list, skills/get, ...).",
   },
   {
     file: "wrangler.toml",
@@ -274,12 +285,6 @@ const EDITS = [
     replace: "",
   },
   {
-    file: "vitest.config.ts",
-    what: "no views build before the workerd tests (the skills' stays)",
-    find: 'globalSetup: ["views/build.mjs", "src/mcp/skills/build.mjs"],',
-    replace: 'globalSetup: ["src/mcp/skills/build.mjs"],',
-  },
-  {
     file: "test/tsconfig.json",
     what: "no longer names the example's OAuth test Worker",
     find: '"./e2e/oauth/worker.ts", ',
@@ -292,15 +297,15 @@ const EDITS = [
     replace: "",
   },
   {
-    file: ".ci/run",
-    what: "no Inspector step (it ran the example's task)",
-    find: /\nstep "MCP Inspector[^\n]*\nnpm run inspector\n/,
+    file: "README.md",
+    what: "no sentence about the example",
+    find: " The example is a small private notebook, so every feature runs on real code paths.",
     replace: "",
   },
   {
     file: "README.md",
-    what: "no sentence about the example",
-    find: " The example is a small private notebook, so every feature runs on real code paths.",
+    what: "no sentence about npm run blank (it removed itself)",
+    find: /^Starting your own server\s+instead of growing the example\? [^\n]*\n(?:[^\n]*\n)*?[^\n]*its test\.\n/m,
     replace: "",
   },
   {
@@ -381,15 +386,12 @@ function freeTag(toml) {
 const EXAMPLE_DECLARATIONS = /from "\.\/(notes|views)"|defineSkill\(\{ name: "notebook-keeping" \}\)/;
 const usesExample = (root, file) => existsSync(join(root, file)) && EXAMPLE_DECLARATIONS.test(read(root, file));
 
-/** The views' part of `build:assets`: the skills' build stays, for the fork's own skills. */
-const VIEWS_BUILD_STEP = "npm run build:views && ";
-
+/** What package.json loses: this command's script, the views' type check, the example's own dev dependencies. */
 function packageChanges(pkg) {
-  const scripts = EXAMPLE_SCRIPTS.filter((name) => pkg.scripts?.[name] !== undefined);
+  const scripts = ["blank"].filter((name) => pkg.scripts?.[name] !== undefined);
   const check = pkg.scripts?.check?.includes(" && tsc --noEmit -p views") ?? false;
-  const assets = pkg.scripts?.["build:assets"]?.includes(VIEWS_BUILD_STEP) ?? false;
   const dependencies = EXAMPLE_DEV_DEPENDENCIES.filter((name) => pkg.devDependencies?.[name] !== undefined);
-  return { scripts, check, assets, dependencies, any: scripts.length > 0 || check || assets || dependencies.length > 0 };
+  return { scripts, check, dependencies, any: scripts.length > 0 || check || dependencies.length > 0 };
 }
 
 /** What is left to do in the fork at `root`: every part of the example still there. */
@@ -423,15 +425,28 @@ const TOUCHED = [
   "test/app/count-words.test.ts",
   "test/e2e/count-words.test.ts",
   "package.json",
+  "package-lock.json",
   "worker-configuration.d.ts",
 ];
 
-/** Removes the example from the fork at `root`, printing each change; says whether it changed anything and the deps. */
+/**
+ * Brings package-lock.json in step with package.json, as `npm install` would, without installing: versions already
+ * locked stay locked (a removed package is only taken out). Why here: a lockfile out of step fails `npm ci`.
+ */
+function updateLockfile(root) {
+  const args = ["install", "--package-lock-only", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"];
+  return spawnSync("npm", args, { cwd: root, encoding: "utf8" });
+}
+
+/**
+ * Removes the example from the fork at `root`, printing each change, then this command's own files. Says whether the
+ * lockfile could be brought in step (when package.json's dependencies changed).
+ */
 export function startFromBlank(root, log = console.log) {
   const pending = pendingChanges(root);
   if (isEmpty(pending)) {
     log("npm run blank: nothing left to remove (the example is gone already).");
-    return { changed: false, dependenciesChanged: false };
+    return { changed: false, lockfile: "unchanged" };
   }
   log("npm run blank: removing the example app (the private notebook)");
 
@@ -475,21 +490,29 @@ export function startFromBlank(root, log = console.log) {
     log(`  wrangler.toml: migration ${tag} deletes the ${EXAMPLE_CLASS} class where the example was deployed (and its stored data)`);
   }
 
-  const { scripts, check, assets, dependencies } = pending.package;
+  // This command's own files go too: with the example gone, nothing would run or use them.
+  for (const path of BLANK_TOOLING.filter((entry) => existsSync(join(root, entry)))) {
+    rmSync(join(root, path), { recursive: true, force: true });
+    log(`  removed ${path} (npm run blank itself: a fork without the example has no use for it)`);
+  }
+
+  const { scripts, check, dependencies } = pending.package;
+  let lockfile = "unchanged";
   if (pending.package.any) {
     const pkg = JSON.parse(read(root, "package.json"));
     for (const name of scripts) delete pkg.scripts[name];
     if (check) pkg.scripts.check = pkg.scripts.check.replace(" && tsc --noEmit -p views", "");
-    if (assets) pkg.scripts["build:assets"] = pkg.scripts["build:assets"].replace(VIEWS_BUILD_STEP, "");
     for (const name of dependencies) delete pkg.devDependencies[name];
     writeFileSync(join(root, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
-    const parts = [
-      ...scripts.map((name) => `script ${name}`),
-      ...(check ? ["check no longer type-checks views/"] : []),
-      ...(assets ? ["build:assets builds the skills only"] : []),
-    ];
+    const parts = [...scripts.map((name) => `script ${name}`), ...(check ? ["check no longer type-checks views/"] : [])];
     if (dependencies.length) parts.push(`devDependencies ${dependencies.join(", ")}`);
     log(`  package.json: removed ${parts.join("; ")}`);
+    if (dependencies.length) {
+      const updated = updateLockfile(root);
+      lockfile = updated.status === 0 ? "updated" : "stale";
+      if (updated.status === 0) log("  package-lock.json: in step with package.json (npm install --package-lock-only)");
+      else log(`  package-lock.json: NOT updated (${(updated.stderr || updated.stdout).trim()}): run \`npm install\``);
+    }
   }
 
   // The Env type follows wrangler.toml's bindings and src/index.ts's exports: regenerate it as `npm run types` does.
@@ -507,7 +530,7 @@ export function startFromBlank(root, log = console.log) {
       .map((line) => `    ${file}: ${line.trim()}`);
   });
   if (leftovers.length) log(`Still naming the example, to edit by hand:\n${leftovers.join("\n")}`);
-  return { changed: true, dependenciesChanged: dependencies.length > 0 };
+  return { changed: true, lockfile };
 }
 
 function main() {
@@ -517,7 +540,9 @@ function main() {
     console.error(`npm run blank: ${message}`);
     process.exit(1);
   };
-  if (!existsSync(join(root, "src/mcp/version.ts"))) fail("run it from the root of a fork (src/mcp/version.ts not found)");
+  if (!existsSync(join(root, "src/index.ts")) || !existsSync(join(root, "wrangler.toml"))) {
+    fail("run it from the root of a fork (src/index.ts or wrangler.toml not found)");
+  }
   if (isEmpty(pendingChanges(root))) {
     startFromBlank(root);
     return;
@@ -531,8 +556,8 @@ function main() {
     }
     if (dirty) fail(`uncommitted changes in files it deletes or rewrites would be lost (commit them, or pass --force):\n${dirty}`);
   }
-  const { dependenciesChanged } = startFromBlank(root);
-  const next = dependenciesChanged ? "npm install (package.json's devDependencies changed), then npm test" : "npm test";
+  const { lockfile } = startFromBlank(root);
+  const next = lockfile === "stale" ? "npm install (package-lock.json is out of step), then npm test" : "npm test";
   console.log(`Done. Next: ${next}. Review the change with git status and git diff, then commit it.`);
 }
 

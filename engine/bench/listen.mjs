@@ -5,7 +5,7 @@ import { setMaxListeners } from "node:events";
  *
  * For N in (100, 1000, 10000): serves the template's `wrangler deploy --dry-run` bundle from Miniflare (workerd on
  * 127.0.0.1, no dev proxy, which would hold about 3 file descriptors per stream), opens N listen streams for
- * updates of one notebook, then edits a note in it M times (each publishes one resources/updated to every listener) and
+ * updates of one topic, then touches an item of it M times (each publishes one resources/updated to every listener) and
  * measures: delivered / expected, delivery latency p50 / p99 (publish start to arrival, one clock), how long the
  * publishing tool call took (the hubs' side of the fan-out: it returns once every shard has sent the event to its
  * listeners' Workers), the shards each hub group opened, the resident memory of workerd, and the load average.
@@ -155,8 +155,7 @@ async function run(size, bundle) {
   // Every stream listens to this one signal: no listener-count warning (10,000 of them would flood the output).
   setMaxListeners(0, abort.signal);
   try {
-    const notebook = (await call(url, "create_notebook", {})).structuredContent.notebook_id;
-    const note = (await call(url, "add_note", { notebook_id: notebook, title: "watched", body: "x" })).structuredContent.id;
+    const topic = (await call(url, "open_topic", {})).structuredContent.topic;
     const idleMb = workerdMemoryMb();
 
     const arrivals = Array.from({ length: size }, () => []);
@@ -164,7 +163,7 @@ async function run(size, bundle) {
     for (let start = 0; start < size; start += 50) {
       const batch = arrivals
         .slice(start, start + 50)
-        .map((list, index) => listen(url, `l${start + index}`, `note://${notebook}`, list, abort));
+        .map((list, index) => listen(url, `l${start + index}`, `topic://${topic}`, list, abort));
       await withTimeout(Promise.all(batch), "opening listeners");
     }
     const openSeconds = (performance.now() - opened) / 1000;
@@ -178,7 +177,7 @@ async function run(size, bundle) {
     for (let event = 0; event < EVENTS; event++) {
       const start = performance.now();
       published.push(start);
-      await call(url, "update_note", { notebook_id: notebook, note_id: note, body: `event ${event}` });
+      await call(url, "touch_item", { topic, item: `i${event}` });
       calls.push(performance.now() - start);
       await new Promise((resolve) => setTimeout(resolve, GAP_MS));
     }
@@ -237,7 +236,7 @@ const lines = [
   "",
   `Command: \`${command}\` — the template's minified bundle in Miniflare on 127.0.0.1 (default limits, a caller's listener share lifted), every`,
   "listener anonymous and from one address, so each joins the global group (and that address's caller group, which only",
-  "counts). Each event is a resources/updated published by update_note; an anonymous caller's events go to the global",
+  "counts). Each event is a resources/updated published by touch_item; an anonymous caller's events go to the global",
   "group, marked anonymous (20 events 100 ms apart; from 10,000 listeners, 3 events 3 s apart).",
   "Latency runs from the start of the publishing tool call to the event's arrival at the listener (one clock); the",
   "publish call is that tool call's duration (median), which ends once every shard has handed the event to its",

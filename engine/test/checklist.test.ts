@@ -36,151 +36,151 @@ import { ANONYMOUS_CALLERS } from "./hub-groups";
 const COVERED_ELSEWHERE = {
   1: [
     [
-      "test/engine/http/transport.test.ts",
+      "test/http/transport.test.ts",
       "answers GET and DELETE on /mcp with 405, Allow: POST and a JSON-RPC error without id or detail",
     ],
   ],
-  2: [["test/engine/http/guards.test.ts", "refuses a foreign Origin with 403 and a JSON-RPC error without id, before any tool code runs"]],
+  2: [["test/http/guards.test.ts", "refuses a foreign Origin with 403 and a JSON-RPC error without id, before any tool code runs"]],
   3: [
-    ["test/engine/http/guards.test.ts", "refuses Origin: null and unparseable origins with 403"],
+    ["test/http/guards.test.ts", "refuses Origin: null and unparseable origins with 403"],
     [
-      "test/engine/http/guards.test.ts",
+      "test/http/guards.test.ts",
       "accepts no Origin (CLI, desktop client), the server's own origin, and loopback origins in development",
     ],
   ],
-  4: [["test/engine/http/guards.test.ts", "refuses a foreign Host (DNS rebinding against wrangler dev) in development with 403"]],
+  4: [["test/http/guards.test.ts", "refuses a foreign Host (DNS rebinding against wrangler dev) in development with 403"]],
   5: [
-    ["test/engine/http/guards.test.ts", "refuses a body that is not declared as JSON, or as JSON in another charset, with 415"],
-    ["test/engine/http/guards.test.ts", "refuses a missing Accept, or one without both application/json and text/event-stream, with 406"],
+    ["test/http/guards.test.ts", "refuses a body that is not declared as JSON, or as JSON in another charset, with 415"],
+    ["test/http/guards.test.ts", "refuses a missing Accept, or one without both application/json and text/event-stream, with 406"],
   ],
-  6: [["test/engine/http/guards.test.ts", "refuses a declared Content-Length over the 1 MiB cap with 413 before reading"]],
-  7: [["test/engine/http/guards.test.ts", "stops reading a chunked body once it passes the cap and answers 413 (production)"]],
+  6: [["test/http/guards.test.ts", "refuses a declared Content-Length over the 1 MiB cap with 413 before reading"]],
+  7: [["test/http/guards.test.ts", "stops reading a chunked body once it passes the cap and answers 413 (production)"]],
   8: [
     [
-      "test/engine/wire/envelope.test.ts",
+      "test/wire/envelope.test.ts",
       "answers an empty body, a body that is not JSON or is cut short, and invalid UTF-8 with -32700, HTTP 400 and no id",
     ],
   ],
   9: [
     [
-      "test/engine/http/guards.test.ts",
+      "test/http/guards.test.ts",
       "answers nesting deeper than 64 levels (limits.request.maxJsonDepth) with 400 and -32700 instead of crashing",
     ],
   ],
   10: [
     [
-      "test/engine/http/guards.test.ts",
+      "test/http/guards.test.ts",
       "answers more than 10,000 object members (limits.request.maxJsonMembers) with 400 and -32700, even inside the size cap",
     ],
   ],
   11: [
-    ["test/engine/wire/envelope.test.ts", "refuses a batch (JSON array) with -32600 and HTTP 400"],
-    ["test/engine/wire/envelope.test.ts", "refuses a JSON-RPC response or error response sent by the client with -32600 and HTTP 400"],
-    ["test/engine/legacy/legacy.test.ts", "answers a batch with an array of responses, skipping notifications"],
+    ["test/wire/envelope.test.ts", "refuses a batch (JSON array) with -32600 and HTTP 400"],
+    ["test/wire/envelope.test.ts", "refuses a JSON-RPC response or error response sent by the client with -32600 and HTTP 400"],
+    ["test/legacy/legacy.test.ts", "answers a batch with an array of responses, skipping notifications"],
   ],
   12: [
     [
-      "test/engine/wire/envelope.test.ts",
+      "test/wire/envelope.test.ts",
       'refuses jsonrpc other than "2.0" or missing, a missing method, and null, object, fractional, array or boolean ids with -32600 and HTTP 400',
     ],
   ],
-  14: [["test/engine/wire/envelope.test.ts", "accepts a notification with 202 and an empty body"]],
+  14: [["test/wire/envelope.test.ts", "accepts a notification with 202 and an empty body"]],
   15: [
     [
-      "test/engine/legacy/legacy.test.ts",
+      "test/legacy/legacy.test.ts",
       "treats a request with neither header nor _meta as 2025-03-26 (no title, no outputSchema, no structuredContent)",
     ],
-    ["test/engine/wire/envelope.test.ts", "answers a modern _meta with no MCP-Protocol-Version header with -32020"],
-    ["test/engine/wire/envelope.test.ts", "answers an unsupported version with -32022, HTTP 400, data.supported and data.requested"],
-    ["test/engine/legacy/legacy.test.ts", "turns away a 2025 client with -32022 and the supported versions when legacyClients is off"],
+    ["test/wire/envelope.test.ts", "answers a modern _meta with no MCP-Protocol-Version header with -32020"],
+    ["test/wire/envelope.test.ts", "answers an unsupported version with -32022, HTTP 400, data.supported and data.requested"],
+    ["test/legacy/legacy.test.ts", "turns away a 2025 client with -32022 and the supported versions when legacyClients is off"],
   ],
   16: [
-    ["test/engine/wire/envelope.test.ts", "answers a header version that differs from _meta with -32020 and HTTP 400"],
-    ["test/engine/http/guards.test.ts", "refuses an Mcp-Method that differs from the body, including by case"],
-    ["test/engine/http/guards.test.ts", "refuses a missing or mismatching Mcp-Name on tools/call, naming both values"],
+    ["test/wire/envelope.test.ts", "answers a header version that differs from _meta with -32020 and HTTP 400"],
+    ["test/http/guards.test.ts", "refuses an Mcp-Method that differs from the body, including by case"],
+    ["test/http/guards.test.ts", "refuses a missing or mismatching Mcp-Name on tools/call, naming both values"],
   ],
   17: [
-    ["test/engine/http/guards.test.ts", "decodes the =?base64?...?= form before comparing"],
-    ["test/engine/http/guards.test.ts", "refuses a malformed base64 header value with 400 and -32020"],
+    ["test/http/guards.test.ts", "decodes the =?base64?...?= form before comparing"],
+    ["test/http/guards.test.ts", "refuses a malformed base64 header value with 400 and -32020"],
   ],
-  18: [["test/engine/http/transport.test.ts", "ignores Mcp-Session-Id and Last-Event-ID: never minted or echoed"]],
-  19: [["test/engine/define/tools.test.ts", "answers an unknown tool with -32602 (a protocol error, HTTP 200)"]],
+  18: [["test/http/transport.test.ts", "ignores Mcp-Session-Id and Last-Event-ID: never minted or echoed"]],
+  19: [["test/define/tools.test.ts", "answers an unknown tool with -32602 (a protocol error, HTTP 200)"]],
   20: [
-    ["test/engine/define/tools.test.ts", "reports invalid arguments as an isError result the model can fix its call from"],
-    ["test/engine/define/tools.test.ts", "reports out-of-range values and missing arguments the same way"],
+    ["test/define/tools.test.ts", "reports invalid arguments as an isError result the model can fix its call from"],
+    ["test/define/tools.test.ts", "reports out-of-range values and missing arguments the same way"],
   ],
   21: [
     [
-      "test/engine/define/tools.test.ts",
+      "test/define/tools.test.ts",
       "keeps prototype-polluting keys out: __proto__, constructor and prototype are unknown keys, and no prototype changes",
     ],
   ],
-  22: [["test/engine/wire/envelope.test.ts", "keeps string ids as strings and ignores unknown envelope fields"]],
+  22: [["test/wire/envelope.test.ts", "keeps string ids as strings and ignores unknown envelope fields"]],
   23: [
     [
-      "test/engine/define/tools.test.ts",
+      "test/define/tools.test.ts",
       "turns a handler that throws into a generic isError result naming the request id, and logs the detail instead of answering it",
     ],
   ],
   25: [
     [
-      "test/engine/define/tools.test.ts",
+      "test/define/tools.test.ts",
       "answers structuredContent that breaks the outputSchema with -32603 (HTTP 500, a server bug) and a generic message, and logs it",
     ],
   ],
   26: [
     [
-      "test/engine/http/transport.test.ts",
+      "test/http/transport.test.ts",
       "treats a client closing the SSE response mid-call as cancellation: the handler sees an aborted signal",
     ],
   ],
   27: [
     [
-      "test/engine/auth/auth.test.ts",
+      "test/auth/auth.test.ts",
       "answers a request without a token with 401 and a challenge naming the metadata and the scopes to ask for",
     ],
   ],
-  30: [["test/engine/auth/auth.test.ts", "answers a call without the tool's scope with 403 insufficient_scope and every scope it needs"]],
+  30: [["test/auth/auth.test.ts", "answers a call without the tool's scope with 403 insufficient_scope and every scope it needs"]],
   38: [
     [
-      "test/engine/http/hardening.test.ts",
+      "test/http/hardening.test.ts",
       "answers /mcp with 503 and a generic message, and /health with 503 {status: error, config: invalid}, in production without STATE_KEYS or with a key under 32 bytes",
     ],
   ],
   40: [
     [
-      "test/engine/listen/listen.test.ts",
+      "test/listen/listen.test.ts",
       "flushes its headers at once, then sends the acknowledgement first, with the honoured filter and subscriptionId = the request id",
     ],
   ],
   41: [
     [
-      "test/engine/listen/listen.test.ts",
+      "test/listen/listen.test.ts",
       "drops notification types the server cannot deliver from the acknowledgement, and never sends them",
     ],
     [
-      "test/engine/listen/listen.test.ts",
+      "test/listen/listen.test.ts",
       "answers a malformed or oversized filter (over 64 URIs, over 12,000 bytes, a URI over 2,048 characters) with -32602 as JSON",
     ],
   ],
-  42: [["test/engine/listen/listen.test.ts", "sends comment keep-alives at the configured interval (default 20 s, within 15-25 s)"]],
-  43: [["test/engine/listen/limits.test.ts", "refuses a listener over the per-hub cap in-band, before any acknowledgement"]],
+  42: [["test/listen/listen.test.ts", "sends comment keep-alives at the configured interval (default 20 s, within 15-25 s)"]],
+  43: [["test/listen/limits.test.ts", "refuses a listener over the per-hub cap in-band, before any acknowledgement"]],
   44: [
     [
-      "test/engine/listen/listen.test.ts",
+      "test/listen/listen.test.ts",
       "ends the stream without a completion result when the hub restarts (evicted mid-stream), and a new listen works",
     ],
   ],
   45: [
     [
-      "test/engine/listen/listen.test.ts",
+      "test/listen/listen.test.ts",
       "ends the stream gracefully with the completion result {resultType: complete, _meta: {subscriptionId}} after the maximum lifetime",
     ],
   ],
-  46: [["test/engine/listen/listen.test.ts", "never announces one principal's resource changes to another principal's listeners"]],
+  46: [["test/listen/listen.test.ts", "never announces one principal's resource changes to another principal's listeners"]],
   48: [
     [
-      "test/engine/http/transport.test.ts",
+      "test/http/transport.test.ts",
       "answers GET /health with 200 {status: ok} under load, without touching storage or showing config",
     ],
   ],

@@ -20,21 +20,37 @@ const BENCH_ENTRY = join(ROOT, "engine/bench/workers/template/worker.ts");
 // holds zod once, as the real template does. (Wrangler matches alias keys exactly.)
 const ZOD_MINI = join(ROOT, "node_modules/zod/mini/index.js");
 
-/** The Durable Object classes the bench Worker exports: the engine's, from its createMcpWorker result. */
+/** The Durable Object classes the bench Workers export: the engine's, from their createMcpWorker results. */
 const ENGINE_CLASSES = ["ReplayGuard", "SubscriptionHub", "LegacySession", "TaskRunner"];
 
-export function writeTemplateConfigs(dist) {
+/**
+ * The root config with `main` pointing at `entry`, zod once, and the engine's objects only (a bench Worker has none
+ * of the app's, the example's notebooks): its `[assets]` and `[build]` apart, for the caller to keep or drop.
+ */
+function rootConfigFor(entry) {
   const { experimental_readRawConfig } = createRequire(join(ROOT, "package.json"))("wrangler");
   const { rawConfig } = experimental_readRawConfig({ config: join(ROOT, "wrangler.toml") });
-  if (!rawConfig.assets) throw new Error("root wrangler.toml has no [assets]: the 'as shipped' and 'no assets' rows would be the same");
   const { assets, build, ...rest } = rawConfig;
-  const common = {
+  const config = {
     ...rest,
-    main: BENCH_ENTRY,
+    main: entry,
     alias: { ...rest.alias, "zod/mini": ZOD_MINI },
-    // The engine's objects only: the bench Worker has none of the app's (the example's notebooks).
     durable_objects: { bindings: rest.durable_objects.bindings.filter(({ class_name }) => ENGINE_CLASSES.includes(class_name)) },
   };
+  return { config, assets, build };
+}
+
+function writeConfig(dist, id, config) {
+  const dir = join(dist, `config-${id}`);
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, "wrangler.json");
+  writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`);
+  return path;
+}
+
+export function writeTemplateConfigs(dist) {
+  const { config: common, assets, build } = rootConfigFor(BENCH_ENTRY);
+  if (!assets) throw new Error("root wrangler.toml has no [assets]: the 'as shipped' and 'no assets' rows would be the same");
   const shipped = {
     ...common,
     assets: { ...assets, directory: join(ROOT, assets.directory) },
@@ -43,27 +59,10 @@ export function writeTemplateConfigs(dist) {
       build: { ...build, cwd: join(ROOT, build.cwd ?? "."), watch_dir: [build.watch_dir ?? []].flat().map((dir) => join(ROOT, dir)) },
     }),
   };
-  const paths = {};
-  for (const [id, config] of Object.entries({ shipped, "no-assets": common })) {
-    const dir = join(dist, `config-template-${id}`);
-    mkdirSync(dir, { recursive: true });
-    paths[id] = join(dir, "wrangler.json");
-    writeFileSync(paths[id], `${JSON.stringify(config, null, 2)}\n`);
-  }
-  return paths;
+  return { shipped: writeConfig(dist, "template-shipped", shipped), "no-assets": writeConfig(dist, "template-no-assets", common) };
 }
 
-/**
- * bench:listen's config: the root config without `[assets]` and `[build]` (the fan-out reads no asset), with `main`
- * pointing at bench/workers/listen/worker.ts (the template with a caller's listener share lifted). Its path.
- */
+/** bench:listen's config: the root config without `[assets]` and `[build]` (the fan-out reads no asset). Its path. */
 export function writeListenConfig(dist) {
-  const { experimental_readRawConfig } = createRequire(join(ROOT, "package.json"))("wrangler");
-  const { rawConfig } = experimental_readRawConfig({ config: join(ROOT, "wrangler.toml") });
-  const { assets: _assets, build: _build, ...rest } = rawConfig;
-  const dir = join(dist, "config-listen");
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, "wrangler.json");
-  writeFileSync(path, `${JSON.stringify({ ...rest, main: join(ROOT, "engine/bench/workers/listen/worker.ts") }, null, 2)}\n`);
-  return path;
+  return writeConfig(dist, "listen", rootConfigFor(join(ROOT, "engine/bench/workers/listen/worker.ts")).config);
 }

@@ -248,7 +248,6 @@ export const defineResource = (definition: ResourceDefinition): Resource => defi
  *   list: () => ({ resources: CITIES.map((city) => ({ uri: `weather://${city}`, name: `Weather in ${city}` })) }),
  * });
  * ```
- * @see docs/guides/listening.md
  */
 export const defineResourceTemplate = (definition: ResourceTemplateDefinition): Resource => definition;
 

@@ -35,7 +35,6 @@ import type { View } from "./views";
  *   return response.json();
  * }
  * ```
- * @see docs/guides/asking-the-user.md
  */
 export type ToolContext = HandlerContext & InputApi;
 
@@ -92,8 +91,6 @@ export interface ToolResult<Structured = unknown> {
  *   return defineTool({ ...definition, scopes: ["admin", ...(definition.scopes ?? [])] });
  * }
  * ```
- * @see docs/guides/tools.md
- * @see docs/guides/long-running-tools.md
  */
 export interface ToolDefinition<In extends ToolInput, Out extends z.ZodMiniType | undefined> {
   /** 1-128 characters of A-Z a-z 0-9 _ - . ; unique within the server. */
@@ -187,7 +184,6 @@ export type Tool = ToolDefinition<ToolInput, z.ZodMiniType | undefined>;
  *   },
  * });
  * ```
- * @see docs/guides/tools.md
  */
 export function defineTool<In extends ToolInput, Out extends z.ZodMiniType | undefined = undefined>(
   definition: ToolDefinition<In, Out>,

@@ -31,7 +31,6 @@ export const VIEW_MIME_TYPE = "text/html;profile=mcp-app";
  * ```ts
  * export const tileCsp: ViewCsp = { connectDomains: ["https://api.weather.example"], resourceDomains: ["https://tiles.example"] };
  * ```
- * @see docs/guides/views.md
  */
 export interface ViewCsp {
   /** fetch/XHR/WebSocket (`connect-src`). */
@@ -155,7 +154,6 @@ export function toolViewMeta(view: View): JsonObject {
  *   prefersBorder: true,
  * });
  * ```
- * @see docs/guides/views.md
  */
 export function defineView(definition: ViewDefinition): View {
   if (!definition.uri.startsWith("ui://")) throw new Error(`View "${definition.name}": uri must start with ui://`);

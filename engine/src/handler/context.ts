@@ -20,7 +20,6 @@ import type { InputApi } from "./questions";
  *   await ctx.publish.resourceUpdated("status://service", audience);
  * }
  * ```
- * @see docs/guides/listening.md
  */
 export type Audience = "caller" | "everyone";
 
@@ -36,7 +35,6 @@ export type Audience = "caller" | "everyone";
  *   await Promise.all([publish.resourceUpdated(uri), publish.resourcesListChanged()]);
  * }
  * ```
- * @see docs/guides/listening.md
  */
 export interface Publisher {
   /** The list of tools changed (for everyone): listeners read `tools/list` again. */

@@ -26,7 +26,6 @@ import { type ObjectSchema, toElicitationSchema } from "./schema";
  *   return needed.filter((kind) => !ctx.supports(kind));
  * }
  * ```
- * @see docs/guides/asking-the-user.md
  */
 export type InputKind = "form" | "url" | "sampling" | "roots";
 
@@ -293,7 +292,6 @@ export type Answers<R extends Record<string, InputRequest>> = { [K in keyof R]: 
  *   },
  * });
  * ```
- * @see docs/guides/asking-the-user.md
  */
 export const elicitForm = <S extends ObjectSchema>(message: string, schema: S): FormRequest<S> => ({
   kind: "form",
@@ -321,7 +319,6 @@ export const elicitForm = <S extends ObjectSchema>(message: string, schema: S): 
  *   },
  * });
  * ```
- * @see docs/guides/asking-the-user.md
  */
 export const elicitUrl = (message: string, url: string): UrlRequest => ({ kind: "url", message, url });
 /**
@@ -347,7 +344,6 @@ export const elicitUrl = (message: string, url: string): UrlRequest => ({ kind: 
  *   },
  * });
  * ```
- * @see docs/guides/asking-the-user.md
  */
 export const sample = (params: SamplingParams): SamplingRequest => ({ kind: "sampling", params });
 /**
@@ -369,7 +365,6 @@ export const sample = (params: SamplingParams): SamplingRequest => ({ kind: "sam
  *   },
  * });
  * ```
- * @see docs/guides/asking-the-user.md
  */
 export const listRoots = (): RootsRequest => ({ kind: "roots" });
 
@@ -440,7 +435,6 @@ export interface AskOptions {
  *   return who.action === "accept" ? who.content.name : undefined;
  * }
  * ```
- * @see docs/guides/asking-the-user.md
  */
 export interface InputApi {
   /**

@@ -65,7 +65,6 @@ export function describeIssues(error: z.core.$ZodError, prefix = ""): string {
  *   },
  * });
  * ```
- * @see docs/guides/asking-the-user.md
  */
 export function titledEnum<const T extends string>(options: Record<T, string>) {
   const literals = Object.entries<string>(options).map(([value, title]) => z.literal(value as T).check(z.meta({ title })));

@@ -111,7 +111,6 @@ export const sessionsOf = (env: object) => (env as SessionBindings).LEGACY_SESSI
  * Yours to bind, not to call: export `createMcpWorker`'s `LegacySession` from the Worker's entry module and bind it
  * in wrangler.toml as `LEGACY_SESSIONS` (`class_name = "LegacySession"`, a SQLite class in `migrations`). Without
  * the binding, 2025 clients are served statelessly only.
- * @see docs/guides/2025-clients.md
  */
 export class LegacySession extends DurableObject<HubBindings> {
   private readonly waiters = new Map<string, Waiter>();

@@ -217,7 +217,6 @@ export const hubsOf = (env: object) => (env as HubBindings).SUBSCRIPTIONS;
  * Yours to bind, not to call: export `createMcpWorker`'s `SubscriptionHub` from the Worker's entry module and bind
  * it in wrangler.toml as `SUBSCRIPTIONS` (`class_name = "SubscriptionHub"`, a SQLite class in `migrations`).
  * Without the binding, nothing is published or listened to, and list changes are not advertised.
- * @see docs/guides/listening.md
  */
 export class SubscriptionHub extends DurableObject<HubBindings> {
   /** The probe round in progress, shared by every listener that found the group full meanwhile. */

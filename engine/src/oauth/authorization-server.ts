@@ -33,6 +33,5 @@ export interface AuthorizationServer {
  *   authorizationServer,
  * });
  * ```
- * @see docs/guides/authentication.md
  */
 export const authorizationServer: AuthorizationServer = { serve: serveAuthorizationServer, purgeExpiredGrants };

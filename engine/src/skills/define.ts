@@ -56,7 +56,6 @@ export interface Skill {
  * ```ts
  * export const skills: Skill[] = [defineSkill({ name: "code-review" })];
  * ```
- * @see docs/guides/skills.md
  */
 export function defineSkill(definition: SkillDefinition): Skill {
   const { name } = definition;

@@ -5,7 +5,12 @@
  * access tokens whose claims a test chooses. WebCrypto only, as the server verifies them.
  */
 
-/** What `testIssuer()` gives a test: the Worker's settings for it, and its tokens. */
+/**
+ * What `testIssuer()` gives a test: the Worker's settings for it, and its tokens.
+ *
+ * @example
+ * const expired = await issuer.token({ sub: "bob", exp: Math.floor(Date.now() / 1000) - 60 });
+ */
 export interface TestIssuer {
   /** The settings that turn authorization on against this issuer: merge them into the env the Worker is served with. */
   vars: { AUTH_ISSUER: string; AUTH_JWKS: string; AUTH_AUDIENCE: string };

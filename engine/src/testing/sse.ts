@@ -4,13 +4,27 @@
  * stays pending across timeouts, so no bytes are lost when a test waits again.
  */
 
-/** One SSE event: a message (`data`), a priming event (an `id` with empty data), or a comment. */
+/**
+ * One SSE event: a message (`data`, a JSON-RPC message as text), a priming event (an `id` with empty data), or a
+ * comment (the server's keep-alive or an opening comment).
+ *
+ * @example
+ * const event = await stream.next(2_000);
+ * if (typeof event !== "string" && event.data) messages.push(JSON.parse(event.data));
+ */
 export interface SseEvent {
   id?: string;
   data?: string;
   comment?: string;
 }
 
+/**
+ * A stream being read, one event at a time: what `sseReader` returns.
+ *
+ * @example
+ * expect(await stream.next(2_000)).toEqual({ comment: "listening" });
+ * await stream.cancel();
+ */
 export interface SseReader {
   /** The next event; "timeout" when none arrived within `timeoutMs`, "end" once the stream closed. */
   next(timeoutMs?: number): Promise<SseEvent | "timeout" | "end">;
@@ -18,6 +32,18 @@ export interface SseReader {
   cancel(): Promise<void>;
 }
 
+/**
+ * Reads a response's Server-Sent Events as they arrive, for the tests that speak the wire by hand (the client's own
+ * methods read their streams themselves): a 2025 session's GET stream resumed from an id of the test's choosing, or a
+ * call's stream the test drops part way, as a client that goes away does.
+ *
+ * @example
+ * const stream = sseReader((await worker.fetch(request, env, createExecutionContext())).body!);
+ * for (let event = await stream.next(2_000); typeof event !== "string"; event = await stream.next(2_000)) {
+ *   if (event.data?.includes('"notifications/progress"')) break;
+ * }
+ * await stream.cancel();
+ */
 export function sseReader(body: ReadableStream<Uint8Array>): SseReader {
   const reader = body.getReader();
   const decoder = new TextDecoder();

@@ -16,7 +16,6 @@
  *   return `${principal.id}:${id}`;
  * }
  * ```
- * @see docs/guides/authentication.md
  */
 export interface Principal {
   /**

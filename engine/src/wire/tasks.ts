@@ -41,7 +41,6 @@ export type TaskMethod = (typeof TASK_METHODS)[number];
  *   },
  * });
  * ```
- * @see docs/guides/long-running-tools.md
  */
 export type TaskSupport = "forbidden" | "optional" | "required";
 

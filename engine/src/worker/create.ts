@@ -65,7 +65,6 @@ function buildEngine(definition: ServerDefinition, card: CardOptions | undefined
  *   declarations: () => ({ tools: tools(), prompts: prompts() }),
  *   limits: { request: { maxBodyBytes: 262_144 } },
  * });
- * // In the entry module: `export default weather;`, and one line per class wrangler.toml binds:
  * export class TaskRunner extends weather.TaskRunner {}
  * ```
  * @see docs/configuration.md

@@ -10,7 +10,7 @@ import { isSettingGiven } from "../config/settings";
 
 /** The problem named when AUTH_LOGIN is set without the option: what to add to the entry module, word for word. */
 export const MISSING_AUTHORIZATION_SERVER =
-  'AUTH_LOGIN is set but this Worker does not include the built-in authorization server: in src/index.ts, add authorizationServer to the import from "./mcp" and pass it to createMcpWorker({ ..., authorizationServer })';
+  'AUTH_LOGIN is set but this Worker does not include the built-in authorization server: in the Worker entry module, add authorizationServer to the import from "mcp-workers-engine" and pass it to createMcpWorker({ ..., authorizationServer })';
 
 /**
  * Parses the settings with the options, and adds the problem above when AUTH_LOGIN is set (even malformed: it

@@ -557,7 +557,6 @@ export const weather = createMcpWorker<Env>({
   declarations: () => ({ tools: tools(), prompts: prompts() }),
   limits: { request: { maxBodyBytes: 262_144 } },
 });
-// In the entry module: `export default weather;`, and one line per class wrangler.toml binds:
 export class TaskRunner extends weather.TaskRunner {}
 
 // @example authorizationServer

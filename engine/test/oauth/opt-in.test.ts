@@ -41,7 +41,7 @@ describe("AUTH_LOGIN in a Worker built without the authorizationServer option", 
     expect(page.status).toBe(503);
     const html = await page.text();
     expect(html).toContain("AUTH_LOGIN is set but this Worker does not include the built-in authorization server");
-    expect(html).toContain("in src/index.ts, add authorizationServer to the import from &quot;./mcp&quot;");
+    expect(html).toContain("in the Worker entry module, add authorizationServer to the import from &quot;mcp-workers-engine&quot;");
   });
 
   it("serves none of the OAuth endpoints and stores no client", async () => {

@@ -1,118 +1,69 @@
 /**
- * The engine's public boundary and its import graph, checked from the source files: code outside `src/mcp/`
- * imports only `src/mcp/index.ts` and the test client's `src/mcp/testing/index.ts`; the Worker never reaches the
- * test client; the engine imports nothing of the app's; the engine's tests never drive the example app; the engine
- * has no import cycles.
+ * The package's boundary, checked from its source files: its code imports nothing outside src/ but the packages it
+ * declares; the Worker's entry never reaches the test client; nothing of the package (its tests, its conformance
+ * fixture, its bench) reaches into the app that uses it; there are no import cycles.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { packageRoot, packagesOf, relativeImportsOf, sourceFiles } from "./imports";
 
-const root = resolve(import.meta.dirname, "../..");
-const engine = join(root, "src/mcp");
-const boundary = join(engine, "index.ts");
-/** The test client's public entry: tests import it; the Worker must not (it would be uploaded with it). */
-const testing = join(engine, "testing");
-const testingEntry = join(testing, "index.ts");
-/** What the Worker is built from: wrangler.toml's `main`, and the engine's public module it re-exports. */
-const WORKER_ENTRIES = ["src/index.ts", "src/mcp/index.ts"];
+const src = join(packageRoot, "src");
+const testing = join(src, "testing");
+const inside = (dir: string) => (path: string) => path.startsWith(`${dir}/`);
+const rel = (path: string) => relative(packageRoot, path);
+const pkg = JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as Record<string, Record<string, string>>;
 
-/** Measures the state codec itself, below the public API (README "Benchmarks"); it is the engine's own benchmark. */
-const ENGINE_BENCHMARKS = ["bench/state-cost.mjs"];
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (name === "node_modules" || name === "dist" || name.startsWith(".")) return [];
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return /\.(ts|mjs|js)$/.test(name) && !name.endsWith(".d.ts") ? [path] : [];
-  });
-}
-
-/** Every relative module a file imports (static, dynamic, re-export), resolved to a file path. */
-function importsOf(file: string): string[] {
-  // Comment lines are not imports: a JSDoc example (`import worker from "../../../src"`) names what its reader imports.
-  const source = readFileSync(file, "utf8").replace(/^\s*(?:\*|\/\/|\/\*).*$/gm, "");
-  const specifiers = [...source.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)["'](\.{1,2}\/[^"']+)["']/g)].map(([, spec]) => spec!);
-  return specifiers.map((spec) => {
-    const base = resolve(dirname(file), spec);
-    const candidates = [base, `${base}.ts`, join(base, "index.ts")];
-    return candidates.find((path) => existsSync(path) && statSync(path).isFile()) ?? base;
-  });
-}
-
-const inEngine = (path: string) => path.startsWith(`${engine}/`);
-const rel = (path: string) => relative(root, path);
-
-/** The example app a fork replaces: everything in src/ outside the engine (index.ts, tools.ts, notes.ts, ...). */
-const inApp = (path: string) => path.startsWith(`${join(root, "src")}/`) && !inEngine(path);
-/** The test folders the engine owns (replaced by `engine:update`) that run code: they must pass whatever the app is. */
-const ENGINE_TEST_DIRS = ["test/engine", "test/helpers", "test/conformance"];
-/** Reaching the app through the test pool's entry point instead of an import: the Worker that wrangler.toml names. */
-const APP_ENTRY = /\bexports\s*(?:\.\s*default\b|\[\s*["']default["']\s*\])|\bSELF\b/;
-describe("the engine's boundary", () => {
-  it("is, with the test client's entry, the only engine module that the app, its tests, the conformance fixture and the bench Workers import", () => {
-    const outside = [...sourceFiles(join(root, "src")), ...sourceFiles(join(root, "test")), ...sourceFiles(join(root, "bench"))].filter(
-      // The engine's own tests (test/engine/, and test/repo/, which checks the engine's tables against the docs) may
-      // reach inside it; everything else goes through the public module.
-      (file) => !inEngine(file) && !file.startsWith(join(root, "test/engine/")) && !file.startsWith(join(root, "test/repo/")),
+describe("the package's boundary", () => {
+  it("keeps its code inside src/: no relative import leaves it", () => {
+    const outside = sourceFiles(src).flatMap((file) =>
+      relativeImportsOf(file)
+        .filter((target) => !inside(src)(target))
+        .map((target) => `${rel(file)} -> ${rel(target)}`),
     );
-    expect(outside.length).toBeGreaterThan(20);
-    const violations = outside
-      .filter((file) => !ENGINE_BENCHMARKS.includes(rel(file)))
-      .flatMap((file) =>
-        importsOf(file)
-          .filter((target) => inEngine(target) && target !== boundary && target !== testingEntry)
-          .map((target) => `${rel(file)} -> ${rel(target)}`),
-      );
-    expect(violations).toEqual([]);
+    expect(outside).toEqual([]);
   });
 
-  it("keeps the test client out of the Worker: nothing the Worker entry imports, however indirectly, reaches src/mcp/testing/", () => {
+  it("imports by name only the packages its package.json declares as dependencies or peers", () => {
+    const declared = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]);
+    const undeclared = sourceFiles(src).flatMap((file) =>
+      packagesOf(file)
+        .filter((name) => !declared.has(name))
+        .map((name) => `${rel(file)} -> ${name}`),
+    );
+    expect(undeclared).toEqual([]);
+  });
+
+  it("keeps the test client out of the Worker: nothing src/index.ts imports, however indirectly, reaches src/testing/", () => {
     const reached = new Set<string>();
     const visit = (file: string) => {
-      if (reached.has(file) || !existsSync(file)) return;
+      if (reached.has(file)) return;
       reached.add(file);
-      for (const target of importsOf(file)) visit(target);
+      for (const target of relativeImportsOf(file)) visit(target);
     };
-    for (const entry of WORKER_ENTRIES) visit(join(root, entry));
-    // The walk reaches the app and the engine (else it proves nothing), and never the test client.
-    expect([...reached].map(rel)).toEqual(expect.arrayContaining(["src/tools.ts", "src/mcp/worker/create.ts"]));
-    expect([...reached].filter((file) => file.startsWith(`${testing}/`)).map(rel)).toEqual([]);
+    visit(join(src, "index.ts"));
+    // The walk reaches the engine's core (else it proves nothing), and never the test client.
+    expect([...reached].map(rel)).toEqual(expect.arrayContaining(["src/worker/create.ts", "src/server/server.ts"]));
+    expect([...reached].filter(inside(testing)).map(rel)).toEqual([]);
   });
 
-  it("keeps the engine free of imports from the app", () => {
-    const violations = sourceFiles(engine).flatMap((file) =>
-      importsOf(file)
-        .filter((target) => !inEngine(target))
+  it("reaches nothing outside the package from its tests, conformance fixture and bench: they pass whatever app uses it", () => {
+    const files = ["test", "conformance", "bench"].flatMap((dir) => sourceFiles(join(packageRoot, dir)));
+    expect(files.length).toBeGreaterThan(50);
+    const outside = files.flatMap((file) =>
+      relativeImportsOf(file)
+        .filter((target) => !inside(packageRoot)(target))
         .map((target) => `${rel(file)} -> ${rel(target)}`),
     );
-    expect(violations).toEqual([]);
-  });
-
-  it("keeps the engine's tests independent of the example app", () => {
-    const files = ENGINE_TEST_DIRS.flatMap((dir) => sourceFiles(join(root, dir)));
-    expect(files.length).toBeGreaterThan(20);
-    // Every one of them, without exception: they drive the engine's fixture (test/helpers/fixture.ts), never the app.
-    const violations = files.flatMap((file) => [
-      ...importsOf(file)
-        .filter(inApp)
-        .map((target) => `${rel(file)} -> ${rel(target)}`),
-      ...(APP_ENTRY.test(readFileSync(file, "utf8")) ? [`${rel(file)} -> the app's Worker (exports.default or SELF)`] : []),
-    ]);
-    expect(violations).toEqual([]);
+    expect(outside).toEqual([]);
   });
 
   it("uses jose nowhere in src/: the JWT verifier is WebCrypto (auth/jwt.ts); jose only mints the tests' tokens", () => {
-    const packageImports = /(?:from\s+|import\s*\(\s*|import\s+|require\s*\(\s*)["'](jose(?:\/[^"']*)?)["']/g;
-    const violations = sourceFiles(join(root, "src")).flatMap((file) =>
-      [...readFileSync(file, "utf8").matchAll(packageImports)].map(([, spec]) => `${rel(file)} -> ${spec}`),
-    );
-    expect(violations).toEqual([]);
+    expect(sourceFiles(src).filter((file) => packagesOf(file).includes("jose")).map(rel)).toEqual([]);
   });
 
-  it("has no import cycles inside the engine", () => {
-    const graph = new Map(sourceFiles(engine).map((file) => [file, importsOf(file).filter(inEngine)]));
+  it("has no import cycles inside src/", () => {
+    const graph = new Map(sourceFiles(src).map((file) => [file, relativeImportsOf(file).filter(inside(src))]));
     const cycles: string[] = [];
     const state = new Map<string, "visiting" | "done">();
     const visit = (file: string, path: string[]) => {

@@ -4,11 +4,12 @@
  * building blocks of HTTP and signing, the one way a handler runs, the declarations, the features, the method table,
  * the two transports, the Worker, and on top the test client, which only tests import. A new folder must be placed here (the test fails until it is).
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
+import { packageRoot, relativeImportsOf, sourceFiles } from "./imports";
 
-const engine = resolve(import.meta.dirname, "../../src/mcp");
+const engine = join(packageRoot, "src");
 
 /** Bottom first. `version.ts` is a leaf; `index.ts`, the public module, re-exports from the top. */
 const LAYERS = [
@@ -29,26 +30,8 @@ const LAYERS = [
   "legacy", // the 2025 transport (sessions)
   "oauth", // the built-in authorization server, in front of the router
   "worker", // createMcpWorker, the routes, the landing page
-  "testing", // the test client for a fork's tests (never imported by the Worker: see boundary.test.ts)
+  "testing", // the test client for an app's tests (never imported by the Worker: see boundary.test.ts)
 ] as const;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return /\.(ts|mjs)$/.test(name) ? [path] : [];
-  });
-}
-
-/** Every relative module a file imports (static, dynamic, type-only, re-export), resolved to a path. */
-function importsOf(file: string): string[] {
-  // Comment lines are not imports: a JSDoc example (`import worker from "../../../src"`) names what its reader imports.
-  const source = readFileSync(file, "utf8").replace(/^\s*(?:\*|\/\/|\/\*).*$/gm, "");
-  return [...source.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)["'](\.{1,2}\/[^"']+)["']/g)].map(([, spec]) => {
-    const base = resolve(dirname(file), spec!);
-    return [base, `${base}.ts`, join(base, "index.ts")].find((path) => existsSync(path) && statSync(path).isFile()) ?? base;
-  });
-}
 
 /** The layer of an engine file: its folder's index in LAYERS; root files are -1 (version.ts) or the top (index.ts). */
 function layerOf(file: string): number {
@@ -60,6 +43,7 @@ function layerOf(file: string): number {
 
 describe("the engine's layers", () => {
   const files = sourceFiles(engine);
+  const importsOf = relativeImportsOf;
 
   it("names every engine folder in the order", () => {
     const folders = readdirSync(engine).filter((name) => statSync(join(engine, name)).isDirectory());

@@ -1,14 +1,14 @@
 /**
- * The skills build (src/mcp/skills/build.mjs, `npm run build:skills`, part of every deploy's `npm run build:assets`):
+ * The skills build (src/skills/build.mjs, the package's `mcp-build-skills`, part of every build of an app's assets):
  * what it writes for the repository's skills/ (copies and a manifest whose sizes and digests are those of the
  * files, as node:crypto computes them here), that the engine reads exactly that, and every skill it refuses to build.
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildSkills, SKILLS_SOURCE } from "../../src/skills/build.mjs";
+import { buildSkills } from "../../src/skills/build.mjs";
 
 const temporary: string[] = [];
 afterEach(() => {
@@ -48,8 +48,11 @@ async function refusal(files: Record<string, string | Buffer>): Promise<string> 
   );
 }
 
+/** A folder of real skills: the conformance fixture's (conformance/skills/). */
+const SKILLS_SOURCE = resolve(import.meta.dirname, "../../conformance/skills");
+
 describe("the skills build", () => {
-  it("copies every file of the repository's skills and describes each with the size and SHA-256 of its bytes", async () => {
+  it("copies every file of a folder of skills (the conformance fixture's) and describes each with the size and SHA-256 of its bytes", async () => {
     const out = join(tempDir(), "skills");
     const manifest = (await buildSkills(SKILLS_SOURCE, out))!;
     expect(manifest.skills.map((skill) => skill.name)).toEqual(

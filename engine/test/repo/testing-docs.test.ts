@@ -1,12 +1,12 @@
 /**
- * The test client's public entry (src/mcp/testing/index.ts) is documented where a fork's developer reads it: every
+ * The test client's public entry (src/testing/index.ts) is documented where a fork's developer reads it: every
  * name it exports is declared under a JSDoc comment that says what it is and shows it in an `@example`.
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
-const testing = resolve(import.meta.dirname, "../../src/mcp/testing");
+const testing = resolve(import.meta.dirname, "../../src/testing");
 
 /** Each exported name of index.ts with the module it comes from. */
 function exportedNames(): { name: string; file: string }[] {

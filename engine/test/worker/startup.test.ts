@@ -43,7 +43,7 @@ describe("the startup line", () => {
     expect(startupLine({ ...development, ...login }, false)).toEqual({
       level: "error",
       message:
-        'development mode: configuration invalid, /mcp answers 503 until fixed: AUTH_LOGIN is set but this Worker does not include the built-in authorization server: in src/index.ts, add authorizationServer to the import from "./mcp" and pass it to createMcpWorker({ ..., authorizationServer })',
+        'development mode: configuration invalid, /mcp answers 503 until fixed: AUTH_LOGIN is set but this Worker does not include the built-in authorization server: in the Worker entry module, add authorizationServer to the import from "mcp-workers-engine" and pass it to createMcpWorker({ ..., authorizationServer })',
     });
     // The option plays no part in the other modes.
     expect(startupLine(development, false)?.level).toBe("warn");
