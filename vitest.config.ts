@@ -29,6 +29,12 @@ function localSettingsBlanked(): Record<string, string> {
 }
 
 /**
+ * Repository checks that run a copy of the repository's own commands (npm run blank's result, the README's first
+ * edit): the longest files, mostly waiting on the copy's processes, so they start first.
+ */
+const WAITING_COPIES = ["test/repo/start-from-blank.test.ts", "test/repo/readme-tool.test.ts"];
+
+/**
  * End-to-end files that mostly wait: ext-tasks pauses between a task's batches (its requester polls once a second),
  * dev-server-example waits on a wrangler dev of its own. They start beside the runtime's files, which keep the cores
  * busy meanwhile; after them, a file that starts a wrangler dev or a browser, the slowest of the rest of its project.
@@ -47,14 +53,14 @@ const endsWith = (spec: TestSpecification, file: string) => spec.moduleId.endsWi
 const fileIn = (files: string[]) => files.map((file) => (spec: TestSpecification) => endsWith(spec, file));
 
 /**
- * The order files start in, first match wins (within a rank, vitest's own: failed, then slowest, first). The blank
- * copy first: the longest file, mostly waiting on the copy's own commands; then the end-to-end files that wait. Then
+ * The order files start in, first match wins (within a rank, vitest's own: failed, then slowest, first). The copies
+ * first: the longest files, mostly waiting on the copy's own commands; then the end-to-end files that wait. Then
  * each runtime's files together, the app's and the engine's (a worker is reused only while the next file queued is
  * of its own project; a runtime takes seconds to start), then the rest of the end-to-end files together, the
  * slowest first (their process is reused the same way), then the repository checks, which are quick.
  */
 const RANKS: ((spec: TestSpecification) => boolean)[] = [
-  (spec) => endsWith(spec, "test/repo/start-from-blank.test.ts"),
+  ...fileIn(WAITING_COPIES),
   ...fileIn(WAITING_END_TO_END),
   (spec) => spec.project.name === "app",
   (spec) => spec.project.name === "engine",

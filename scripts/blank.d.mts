@@ -15,4 +15,7 @@ export declare function pendingChanges(root: string): {
   package: { scripts: string[]; check: boolean; dependencies: string[]; any: boolean };
 };
 /** Removes the example (and then this command) from the fork at `root`, printing each change through `log`. */
-export declare function startFromBlank(root: string, log?: (line: string) => void): { changed: boolean; lockfile: "unchanged" | "updated" | "stale" };
+export declare function startFromBlank(
+  root: string,
+  log?: (line: string) => void,
+): { changed: boolean; lockfile: "unchanged" | "updated" | "stale" };

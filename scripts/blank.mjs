@@ -17,7 +17,8 @@
  * scripts, so they stay true after a fork removed them.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -72,8 +73,8 @@ const TOOLS_TS = `/**
  * (\`ctx.principal\`), a cancellation \`ctx.signal\`, \`ctx.progress()\`/\`ctx.log()\` and \`ctx.ask()\` to ask the
  * client for input (see docs/guides/asking-the-user.md). Return \`toolError("...")\` for failures the model should read.
  */
-import * as z from "zod/mini";
 import { defineTool, type Tool } from "mcp-workers-engine";
+import * as z from "zod/mini";
 
 /**
  * Every tool, in \`tools/list\` order. A function, not a constant: src/index.ts calls it on the first request rather
@@ -129,8 +130,8 @@ export function prompts(): Prompt[] {
 `;
 
 /** The blank's only app test: exactly the README's "Test it" example. */
-const APP_TEST_TS = `import { expect, it } from "vitest";
-import { connect } from "mcp-workers-engine/testing";
+const APP_TEST_TS = `import { connect } from "mcp-workers-engine/testing";
+import { expect, it } from "vitest";
 import { fetchApp } from "./app";
 
 it("counts the words of a text", async () => {
@@ -270,7 +271,8 @@ watch_dir = ["src", "engine/src", "skills"]
     file: "wrangler.toml",
     what: "the assets' comment names the skills only",
     find: "# The views' HTML and the skills' files, as static assets outside the Worker bundle, read through the ASSETS binding\n# only when a host asks for them (resources/read, skills/list, ...).",
-    replace: "# The skills' files, as static assets outside the Worker bundle, read through the ASSETS binding only when a host\n# asks for them (skills/list, skills/get, ...).",
+    replace:
+      "# The skills' files, as static assets outside the Worker bundle, read through the ASSETS binding only when a host\n# asks for them (skills/list, skills/get, ...).",
   },
   {
     file: "wrangler.toml",
@@ -299,13 +301,13 @@ watch_dir = ["src", "engine/src", "skills"]
   {
     file: "README.md",
     what: "no sentence about the example",
-    find: " The example is a small private notebook, so every feature runs on real code paths.",
+    find: /\sThe example is a small private notebook, so every feature runs on real code\s+paths\./,
     replace: "",
   },
   {
     file: "README.md",
     what: "no sentence about npm run blank (it removed itself)",
-    find: /^Starting your own server\s+instead of growing the example\? [^\n]*\n(?:[^\n]*\n)*?[^\n]*its test\.\n/m,
+    find: /\sStarting your own server instead of growing the example\? Commit, then `npm run blank`:\s+it removes the example app \(and then itself\) and leaves this one tool with its test\./,
     replace: "",
   },
   {
@@ -438,6 +440,22 @@ function updateLockfile(root) {
   return spawnSync("npm", args, { cwd: root, encoding: "utf8" });
 }
 
+/** The gzip size in whole KiB of what `wrangler deploy` would upload from `root`, as its dry run measures it. */
+function uploadKib(root) {
+  const out = mkdtempSync(join(tmpdir(), "blank-upload-"));
+  try {
+    const wrangler = join(root, "node_modules/wrangler/bin/wrangler.js");
+    // wrangler.toml's [build] runs the packages' commands: found on the PATH as npm puts them there.
+    const PATH = `${join(root, "node_modules/.bin")}:${process.env.PATH}`;
+    const env = { ...process.env, PATH, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", FORCE_COLOR: "0" };
+    const built = spawnSync(process.execPath, [wrangler, "deploy", "--dry-run", "--outdir", out], { cwd: root, encoding: "utf8", env });
+    const gzip = /Total Upload: [\d.]+ KiB \/ gzip: ([\d.]+) KiB/.exec(built.stdout ?? "")?.[1];
+    return gzip === undefined ? undefined : Math.round(Number(gzip));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
 /**
  * Removes the example from the fork at `root`, printing each change, then this command's own files. Says whether the
  * lockfile could be brought in step (when package.json's dependencies changed).
@@ -520,6 +538,16 @@ export function startFromBlank(root, log = console.log) {
     const types = spawnSync("npm", ["run", "--silent", "types"], { cwd: root, encoding: "utf8" });
     if (types.status === 0) log("  worker-configuration.d.ts: regenerated (npm run types)");
     else log(`  worker-configuration.d.ts: not regenerated (run \`npm run types\` once the install is done): ${types.stderr.trim()}`);
+  }
+
+  // The README says how large the upload is (test/repo/upload-size.test.ts holds it to that): the blank's, now.
+  if (existsSync(join(root, "README.md")) && /uploads \d+ KiB gzip/.test(read(root, "README.md"))) {
+    const kib = uploadKib(root);
+    if (kib === undefined) log('  README.md: upload size not measured (run `npm run build` and edit its "uploads <n> KiB gzip")');
+    else {
+      writeFileSync(join(root, "README.md"), read(root, "README.md").replace(/uploads \d+ KiB gzip/, `uploads ${kib} KiB gzip`));
+      log(`  README.md: the Worker uploads ${kib} KiB gzip (measured with wrangler deploy --dry-run)`);
+    }
   }
 
   const leftovers = APP_FILES.filter((file) => existsSync(join(root, file))).flatMap((file) => {

@@ -3,8 +3,9 @@
  * arguments, and `get`, which returns the messages. A function, like `tools()`: built on the first request, so
  * its zod schemas cost nothing at startup.
  */
-import * as z from "zod/mini";
+
 import { definePrompt, embeddedResource, type Prompt, text } from "mcp-workers-engine";
+import * as z from "zod/mini";
 import { NOTEBOOK_ID, notebookFor } from "./notes";
 
 export function prompts(): Prompt[] {

@@ -7,9 +7,10 @@
  * (`ctx.principal`), a cancellation `ctx.signal`, `ctx.progress()`/`ctx.log()` and `ctx.ask()` to ask the
  * client for input (see docs/guides/asking-the-user.md). Return `toolError("...")` for failures the model should read.
  */
-import * as z from "zod/mini";
+
 import type { JsonObject, Tool, ToolContext } from "mcp-workers-engine";
 import { defineTool, elicitForm, listRoots, resourceLink, sample, samplingText, text, toolError } from "mcp-workers-engine";
+import * as z from "zod/mini";
 import { listsNotes, NOTE_ID, NOTE_LIMITS, NOTEBOOK_ID, type Note, newNotebookId, notebookFor, shelfFor } from "./notes";
 import { notebookView } from "./views";
 

@@ -66,7 +66,8 @@ async function viewsAndDigest() {
 /** Builds every view unless none changed since the last build (and its files are still there); whether it built. */
 export default async function buildViews() {
   const { views, digest } = await viewsAndDigest();
-  const current = existsSync(stamp) && views.every((name) => existsSync(`${out}/${name}.html`)) && (await readFile(stamp, "utf8")) === digest;
+  const current =
+    existsSync(stamp) && views.every((name) => existsSync(`${out}/${name}.html`)) && (await readFile(stamp, "utf8")) === digest;
   if (current) return false;
   await mkdir(out, { recursive: true });
   for (const name of views) await buildView(name);

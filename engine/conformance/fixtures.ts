@@ -26,6 +26,9 @@ const WAV = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=";
 const noArgs = z.strictObject({});
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const nameForm = (message: string) => elicitForm(message, z.object({ name: z.string() }));
+/** label_items's one question, declared once (its elicitation schema is converted once per isolate). */
+const labelChoice = z.object({ apply: z.boolean(), mode: z.enum(["add", "replace"]) });
+const LABEL_BATCH = 25;
 
 export const tools = [
   defineTool({
@@ -429,6 +432,50 @@ export const tools = [
       additionalProperties: false,
     }),
     handler: (args) => ({ content: [text(`Received ${JSON.stringify(args)}`)] }),
+  }),
+  // Not the suite's: the long-running tool the MCP Inspector's run drives (inspector.mjs). It works through `count`
+  // made-up items in batches of 25 twice (a scan, then the labelling), asks once in between (with forms), reports
+  // progress, checkpoints after each batch, and stops when cancelled.
+  defineTool({
+    name: "label_items",
+    description:
+      "Labels `count` made-up items in batches of 25: scans them, asks (when the client has forms) whether to add or replace their labels, then applies. Runs as a task for clients that declared the Tasks extension; reports progress; can be cancelled.",
+    input: z.strictObject({
+      count: z.int().check(z.minimum(1), z.maximum(1_000)),
+      batch_delay_ms: z.optional(z.int().check(z.minimum(0), z.maximum(5_000), z.describe("Pause between batches"))),
+    }),
+    taskSupport: "optional",
+    async handler({ count, batch_delay_ms = 0 }, ctx) {
+      ctx.progress(0, undefined, "Scanning items");
+      // Every run starts the handler from the top: ctx.state (saved at each checkpoint) says where to resume.
+      const state = ctx.state as { scanned?: number; applied?: number };
+      while ((state.scanned ?? 0) < count) {
+        state.scanned = Math.min(count, (state.scanned ?? 0) + LABEL_BATCH);
+        ctx.progress(state.scanned, count * 2, `Scanned ${state.scanned} of ${count} items`);
+        if (ctx.signal.aborted) return toolError("Cancelled; no labels were changed.");
+        await pauseUnlessAborted(batch_delay_ms, ctx.signal);
+        await ctx.checkpoint();
+      }
+      let mode = "add";
+      if (ctx.supports("form")) {
+        const { apply } = await ctx.ask({
+          apply: elicitForm(
+            `${count} of ${count} items would get new labels. Apply them? "add" keeps their labels; "replace" removes them.`,
+            labelChoice,
+          ),
+        });
+        if (apply.action !== "accept" || !apply.content.apply) return { content: [text("No labels were changed.")] };
+        mode = apply.content.mode;
+      }
+      while ((state.applied ?? 0) < count) {
+        if (ctx.signal.aborted) return toolError(`Cancelled after labelling ${state.applied ?? 0} of ${count} items.`);
+        state.applied = Math.min(count, (state.applied ?? 0) + LABEL_BATCH);
+        ctx.progress(count + state.applied, count * 2, `Labelled ${state.applied} of ${count} items`);
+        await pauseUnlessAborted(batch_delay_ms, ctx.signal);
+        await ctx.checkpoint();
+      }
+      return { content: [text(`Labelled the items (${mode}): ${count} of ${count} items got new labels.`)] };
+    },
   }),
 ];
 

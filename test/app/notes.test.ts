@@ -1,5 +1,4 @@
 import { env } from "cloudflare:workers";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   accept,
   connect,
@@ -12,6 +11,7 @@ import {
   type TestIssuer,
   testIssuer,
 } from "mcp-workers-engine/testing";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { MCP_URL } from "../wire";
 import { fetchApp, fetchAppWith } from "./app";
 import { storedTables } from "./storage";

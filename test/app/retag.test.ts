@@ -5,9 +5,9 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { accept, connect, type Question, sseReader } from "mcp-workers-engine/testing";
 import { describe, expect, it } from "vitest";
 import worker from "../../src";
-import { accept, connect, type Question, sseReader } from "mcp-workers-engine/testing";
 import { MCP_URL, modernRequest } from "../wire";
 import { fetchApp } from "./app";
 
@@ -119,7 +119,13 @@ describe("retag_notebook without the Tasks extension", () => {
     };
     // Its own execution context: a streamed answer's handler runs on in waitUntil, which the test waits for.
     const execution = createExecutionContext();
-    const request = modernRequest(MCP_URL, { id: "retag-gone", method: "tools/call", params, capabilities: form, meta: { progressToken: "retag" } });
+    const request = modernRequest(MCP_URL, {
+      id: "retag-gone",
+      method: "tools/call",
+      params,
+      capabilities: form,
+      meta: { progressToken: "retag" },
+    });
     const stream = sseReader((await worker.fetch(request, env, execution)).body!);
     for (;;) {
       const event = await stream.next(2_000);

@@ -5,9 +5,9 @@
  * host parses from SKILL.md, and its instructions naming only files of the skill and tools the server has.
  */
 import { env } from "cloudflare:workers";
+import { connect } from "mcp-workers-engine/testing";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { connect } from "mcp-workers-engine/testing";
 import { skills } from "../../src/skills";
 import { fetchApp } from "./app";
 

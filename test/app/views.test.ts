@@ -6,8 +6,8 @@
  * `_meta["notes/changed"]` (views/notebook/main.ts reads it); that part holds with or without the binding.
  */
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
 import { accept, connect, decline } from "mcp-workers-engine/testing";
+import { describe, expect, it } from "vitest";
 import { fetchApp } from "./app";
 
 const RENDERS_VIEWS = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };

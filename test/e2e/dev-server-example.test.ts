@@ -10,8 +10,8 @@ import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appBinds } from "./app-bindings";
 import { modernRequest } from "../wire";
+import { appBinds } from "./app-bindings";
 import { mcpSpans, type RecordedSpan, startTracedTemplate, type TracedTemplate } from "./tail/start";
 
 const sessions = appBinds("LEGACY_SESSIONS");

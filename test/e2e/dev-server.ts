@@ -58,10 +58,13 @@ export interface DevProcess {
   output(): string;
 }
 
-/** Runs `wrangler dev <args>` (the repository's pinned wrangler, from the repository's directory) on 127.0.0.1. */
-export function spawnWranglerDev(args: string[]): DevProcess {
+/**
+ * Runs `wrangler dev <args>` (the repository's pinned wrangler) on 127.0.0.1, from the repository's directory or
+ * `cwd` (a copy of the app, whose `[build]` runs there).
+ */
+export function spawnWranglerDev(args: string[], cwd = root): DevProcess {
   const child = spawn(process.execPath, [join(root, "node_modules/wrangler/bin/wrangler.js"), "dev", ...args], {
-    cwd: root,
+    cwd,
     env: { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" },
   });
   let output = "";

@@ -8,8 +8,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyTemplateConfig, type DevProcess, devScriptArguments, exited, root, spawnWranglerDev } from "./dev-server";
 import { modernRequest } from "../wire";
+import { copyTemplateConfig, type DevProcess, devScriptArguments, exited, root, spawnWranglerDev } from "./dev-server";
 
 /** The resource-server lines of .dev.vars.example, uncommented: the local recipe exactly as the example writes it. */
 const RECIPE = readFileSync(join(root, ".dev.vars.example"), "utf8")
@@ -43,10 +43,11 @@ describe("npm run dev with .dev.vars.example's AUTH_ISSUER and AUTH_AUDIENCE lin
 
   it("turns authorization on: an unauthenticated tools/call gets 401 with the challenge, and the metadata names the issuer", async () => {
     // Refused before any tool is looked up, so the call names none of the app's: this holds whatever src/tools.ts declares.
-    const response = await fetch(modernRequest(`${origin}/mcp`, {
-      id: 1,
-      method: "tools/call",
-      params: { name: "any_tool", arguments: { text: "open to anyone?" } },
+    const response = await fetch(
+      modernRequest(`${origin}/mcp`, {
+        id: 1,
+        method: "tools/call",
+        params: { name: "any_tool", arguments: { text: "open to anyone?" } },
       }),
     );
     expect(response.status).toBe(401);

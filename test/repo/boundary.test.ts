@@ -28,7 +28,11 @@ function sourceFiles(dir: string): string[] {
 /** Every module specifier a file imports (statements, side-effect imports, `import("...")`); comment lines are not. */
 function specifiersOf(file: string): string[] {
   const source = readFileSync(file, "utf8").replace(/^\s*(?:\*|\/\/|\/\*).*$/gm, "");
-  const patterns = [/^\s*(?:import|export)\s[^'"`;]*?\bfrom\s+["']([^"']+)["']/gm, /^\s*import\s+["']([^"']+)["']/gm, /\bimport\(\s*["']([^"']+)["']\s*\)/g];
+  const patterns = [
+    /^\s*(?:import|export)\s[^'"`;]*?\bfrom\s+["']([^"']+)["']/gm,
+    /^\s*import\s+["']([^"']+)["']/gm,
+    /\bimport\(\s*["']([^"']+)["']\s*\)/g,
+  ];
   return patterns.flatMap((pattern) => [...source.matchAll(pattern)].map(([, spec]) => spec!));
 }
 

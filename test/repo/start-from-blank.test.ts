@@ -8,24 +8,14 @@
  * their imports are checked; the engine's tarball check (engine/test/tarball/run.mjs, in .ci/run) runs them all in a
  * fresh app made from this blank copy.
  */
-import { execFile, execFileSync, type SpawnSyncReturns, spawnSync } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { execFile, type SpawnSyncReturns, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXAMPLE_PATHS, EXAMPLE_WORDS, pendingChanges, withoutMigrations } from "../../scripts/blank.mjs";
+import { blockUnder, copyOfRepository, git } from "./copy";
 
 const root = resolve(import.meta.dirname, "../..");
 /** Each step runs one of the copy's own commands (a type check, a test run, a bundle): generous, for a busy machine. */
@@ -42,9 +32,6 @@ function childEnv(): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("VITEST") && name !== "NODE_OPTIONS"));
   return { ...env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
 }
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=blank-test", "-c", "user.email=blank-test@example.com", ...args], { cwd, encoding: "utf8" });
 
 /** Runs a command in `cwd`; its output is kept for the assertion message. */
 function run(cwd: string, command: string, args: string[]): SpawnSyncReturns<string> {
@@ -98,32 +85,6 @@ function copyChecks(cwd: string): CopyChecks {
 const blank = (cwd: string, ...args: string[]) => run(cwd, process.execPath, [join(cwd, "scripts/blank.mjs"), ...args]);
 const outputOf = (result: SpawnSyncReturns<string>) => `${result.stdout}\n${result.stderr}`;
 
-/** A committed copy of the repository's files (tracked, or new and not ignored), with its node_modules linked in. */
-function copyOfRepository(): string {
-  const dir = mkdtempSync(join(tmpdir(), "start-from-blank-"));
-  const files = git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0").filter(Boolean);
-  for (const file of files) {
-    if (!existsSync(join(root, file))) continue; // deleted in the working tree, not yet in the index
-    mkdirSync(dirname(join(dir, file)), { recursive: true });
-    cpSync(join(root, file), join(dir, file));
-  }
-  git(dir, "init", "-q");
-  // Why: .gitignore's `node_modules/` matches a folder, not the link; the link must stay out of the copy's commits.
-  writeFileSync(join(dir, ".git/info/exclude"), "node_modules\n");
-  git(dir, "add", "-A");
-  git(dir, "commit", "-qm", "the template");
-  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"), "dir");
-  return dir;
-}
-
-/** The first fenced block after a README heading. */
-function blockUnder(readme: string, heading: string): string {
-  const section = readme.split(`\n## ${heading}\n`)[1]?.split("\n## ")[0] ?? "";
-  const block = /```\w*\n([\s\S]*?)```/.exec(section)?.[1];
-  if (block === undefined) throw new Error(`the README has no code block under "## ${heading}"`);
-  return block;
-}
-
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((name) => {
@@ -146,7 +107,7 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
   /** Started once the example is removed and committed (by the --force test), awaited by the tests that judge them. */
   let checks: CopyChecks | undefined;
   beforeAll(() => {
-    copy = copyOfRepository();
+    copy = copyOfRepository("start-from-blank");
   }, STEP_TIMEOUT_MS);
   afterAll(async () => {
     // Why wait: the checks still running must not find their copy gone (a test that failed early leaves them running).
@@ -206,7 +167,9 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
     expect(locked.dependencies).toEqual(pkg.dependencies);
     expect(locked.devDependencies).toEqual(pkg.devDependencies);
     expect(locked.workspaces).toEqual(pkg.workspaces);
-    expect(JSON.parse(readFileSync(join(copy, "package-lock.json"), "utf8")).packages["node_modules/@modelcontextprotocol/ext-apps"]).toBeUndefined();
+    expect(
+      JSON.parse(readFileSync(join(copy, "package-lock.json"), "utf8")).packages["node_modules/@modelcontextprotocol/ext-apps"],
+    ).toBeUndefined();
   });
 
   it("leaves no name of the example in the app (src/, test/), any document (the engine's too), wrangler.toml (outside its migrations) or .dev.vars.example", () => {
@@ -286,9 +249,7 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
   it("imports, in the app and every test, only packages its package.json declares", () => {
     const pkg = JSON.parse(readFileSync(join(copy, "package.json"), "utf8"));
     const declared = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})]);
-    const sources = ["src", "test"]
-      .flatMap((dir) => filesUnder(join(copy, dir)))
-      .filter((file) => /\.(ts|mjs)$/.test(file));
+    const sources = ["src", "test"].flatMap((dir) => filesUnder(join(copy, dir))).filter((file) => /\.(ts|mjs)$/.test(file));
     const undeclared = sources.flatMap((file) =>
       importsOf(file)
         .filter(
@@ -311,5 +272,4 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
     const readme = readFileSync(join(copy, "README.md"), "utf8");
     expect(readFileSync(join(copy, "test/app/count-words.test.ts"), "utf8")).toBe(blockUnder(readme, "Test it"));
   });
-
 });

@@ -360,7 +360,7 @@ export function markdown(run) {
           `${worker.setup} | ${worker.called} | ${[...new Set(Object.values(worker.forms ?? {}))].join(", ") || "JSON"} |`,
       ),
     "",
-    "## Notes",
+    "## About this run",
     "",
     "- The template rows run the engine with the template's production defaults from the root wrangler.toml (production mode, " +
       "ACCESS_LOG=errors, traces on, every Durable Object binding, the RATE_LIMITER binding with its limit lifted, the cron " +

@@ -17,7 +17,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
 import { lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { argv } from "node:process";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
@@ -93,17 +93,19 @@ function digestOf(skills) {
 }
 
 /**
- * Builds the app's skills unless they are what its last build built (and that build's manifest is still there).
- * Returns whether it built.
+ * Builds the skills of the app at `root` (its skills/ into build/assets/skills/) unless they are what its last build
+ * built and that build is complete. Returns whether it built.
  */
-export async function buildAppSkills() {
-  const skills = existsSync(SKILLS_SOURCE) ? await readSkills(SKILLS_SOURCE) : [];
+export async function buildAppSkills(root = process.cwd()) {
+  const [source, out, stamp] = [SKILLS_SOURCE, SKILLS_OUT, STAMP].map((path) => join(root, path));
+  const skills = existsSync(source) ? await readSkills(source) : [];
   const digest = digestOf(skills);
-  const built = existsSync(STAMP) && existsSync(`${SKILLS_OUT}/manifest.json`) && (await readFile(STAMP, "utf8")) === digest;
-  if (built) return false;
-  await buildSkills(SKILLS_SOURCE, SKILLS_OUT);
-  await mkdir(dirname(STAMP), { recursive: true });
-  await writeFile(STAMP, digest);
+  // A build that stopped half way has no manifest (it is written last); an app without skills/ has an empty folder.
+  const complete = existsSync(existsSync(source) ? `${out}/manifest.json` : out);
+  if (complete && existsSync(stamp) && (await readFile(stamp, "utf8")) === digest) return false;
+  await buildSkills(source, out);
+  await mkdir(dirname(stamp), { recursive: true });
+  await writeFile(stamp, digest);
   return true;
 }
 

@@ -48,7 +48,11 @@ export async function testIssuer(): Promise<TestIssuer> {
       const payload = { iss: ISSUER, aud: AUDIENCE, sub: "alice", iat: now, exp: now + 300, ...claims };
       const signingInput = `${encodeJson({ alg: "ES256", typ: "at+jwt", kid: "test" })}.${encodeJson(payload)}`;
       // WebCrypto's ECDSA signature is r || s, exactly the JWS form (RFC 7518, section 3.4).
-      const signature = await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, pair.privateKey, new TextEncoder().encode(signingInput));
+      const signature = await crypto.subtle.sign(
+        { name: "ECDSA", hash: "SHA-256" },
+        pair.privateKey,
+        new TextEncoder().encode(signingInput),
+      );
       return `${signingInput}.${base64url(new Uint8Array(signature))}`;
     },
   };

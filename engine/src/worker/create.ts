@@ -5,11 +5,11 @@
 
 import type { ConfigResult } from "../config/config";
 import { type EngineOptions, resolveOptions } from "../config/options";
-// Types only, never a value: a Worker that does not pass `authorizationServer` must bundle none of oauth/ (issue 25).
-import type { AuthorizationServer } from "../oauth/authorization-server";
 import { ReplayGuard } from "../input/replay-guard";
 import { LegacySession } from "../legacy/session";
 import { SubscriptionHub } from "../listen/hub";
+// Types only, never a value: a Worker that does not pass `authorizationServer` must bundle none of oauth/ (issue 25).
+import type { AuthorizationServer } from "../oauth/authorization-server";
 import type { EngineRouter } from "../oauth/host";
 import { McpServer, type ServerDefinition } from "../server/server";
 import { createTaskRunner } from "../tasks/runner";

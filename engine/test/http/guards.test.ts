@@ -1,17 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { counted, runs } from "../helpers/fixture";
-import {
-  fixture,
-  type Json,
-  meta,
-  post,
-  readMessage,
-  SERVED_VERSIONS,
-  send,
-  standardHeaders,
-  testServer,
-  URL_MCP,
-} from "../helpers/rpc";
+import { fixture, type Json, meta, post, readMessage, SERVED_VERSIONS, send, standardHeaders, testServer, URL_MCP } from "../helpers/rpc";
 import { expectError } from "../helpers/wire";
 
 const discover = { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta() } };

@@ -59,7 +59,11 @@ describe("the package's boundary", () => {
   });
 
   it("uses jose nowhere in src/: the JWT verifier is WebCrypto (auth/jwt.ts); jose only mints the tests' tokens", () => {
-    expect(sourceFiles(src).filter((file) => packagesOf(file).includes("jose")).map(rel)).toEqual([]);
+    expect(
+      sourceFiles(src)
+        .filter((file) => packagesOf(file).includes("jose"))
+        .map(rel),
+    ).toEqual([]);
   });
 
   it("has no import cycles inside src/", () => {

@@ -44,5 +44,10 @@ export function relativeImportsOf(file: string): string[] {
 export function packagesOf(file: string): string[] {
   return specifiersOf(file)
     .filter((spec) => !spec.startsWith(".") && !/^(node|cloudflare):/.test(spec))
-    .map((spec) => spec.split("/").slice(0, spec.startsWith("@") ? 2 : 1).join("/"));
+    .map((spec) =>
+      spec
+        .split("/")
+        .slice(0, spec.startsWith("@") ? 2 : 1)
+        .join("/"),
+    );
 }

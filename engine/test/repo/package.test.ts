@@ -51,7 +51,11 @@ describe("an import that goes around the package's entries", () => {
 
   it("fails the bundle wrangler builds, naming the subpath and the package", async () => {
     const bundle = build({
-      stdin: { contents: 'export { runTool } from "mcp-workers-engine/src/define/tools";', resolveDir: join(packageRoot, ".."), loader: "ts" },
+      stdin: {
+        contents: 'export { runTool } from "mcp-workers-engine/src/define/tools";',
+        resolveDir: join(packageRoot, ".."),
+        loader: "ts",
+      },
       bundle: true,
       write: false,
       // wrangler's own conditions
@@ -80,7 +84,9 @@ describe("the packed tarball", () => {
       execFileSync("npm", ["pack", "--dry-run", "--json", "--pack-destination", dir], { cwd: packageRoot, encoding: "utf8" }),
     );
     const files: string[] = packed.files.map((file: { path: string }) => file.path);
-    expect(files).toEqual(expect.arrayContaining(["package.json", "README.md", "CHANGELOG.md", "LICENSE", "src/index.ts", "src/testing/index.ts"]));
+    expect(files).toEqual(
+      expect.arrayContaining(["package.json", "README.md", "CHANGELOG.md", "LICENSE", "src/index.ts", "src/testing/index.ts"]),
+    );
     expect(files.filter((path) => !/^(src|docs)\/|^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(path))).toEqual([]);
     expect(files.filter((path) => /(^|\/)(test|tests|bench|conformance|fixtures?|node_modules|build|dist)\//.test(path))).toEqual([]);
     expect(files.filter((path) => /\.test\.ts$/.test(path))).toEqual([]);

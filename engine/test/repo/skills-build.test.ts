@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, sy
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { buildSkills } from "../../src/skills/build.mjs";
+import { buildAppSkills, buildSkills } from "../../src/skills/build.mjs";
 
 const temporary: string[] = [];
 afterEach(() => {
@@ -162,5 +162,25 @@ describe("the skills build", () => {
     const source = writeTree(tempDir(), { "one/SKILL.md": skillMd("one") });
     symlinkSync("/etc/hostname", join(source, "one/link.txt"));
     await expect(buildSkills(source, join(tempDir(), "out"))).rejects.toThrow("link.txt is a symbolic link");
+  });
+
+  it("builds an app's skills once, then does nothing while they are unchanged, and again when a byte changes", async () => {
+    const app = tempDir();
+    writeTree(join(app, "skills"), { "one/SKILL.md": skillMd("one") });
+    expect(await buildAppSkills(app)).toBe(true);
+    expect(await buildAppSkills(app)).toBe(false);
+    writeFileSync(join(app, "skills/one/SKILL.md"), skillMd("one", "license: MIT\n"));
+    expect(await buildAppSkills(app)).toBe(true);
+    expect(JSON.parse(readFileSync(join(app, "build/assets/skills/manifest.json"), "utf8")).skills[0].frontmatter.license).toBe("MIT");
+    // A build that stopped before its manifest is built again, whatever the stamp says.
+    rmSync(join(app, "build/assets/skills/manifest.json"));
+    expect(await buildAppSkills(app)).toBe(true);
+  });
+
+  it("builds an app without skills/ once: an empty assets folder, then nothing to do", async () => {
+    const app = tempDir();
+    expect(await buildAppSkills(app)).toBe(true);
+    expect(readdirSync(join(app, "build/assets/skills"))).toEqual([]);
+    expect(await buildAppSkills(app)).toBe(false);
   });
 });

@@ -7,16 +7,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
-import {
-  createMcpWorker,
-  definePrompt,
-  defineResource,
-  defineTool,
-  defineView,
-  type EngineBindings,
-  elicitForm,
-  text,
-} from "../../src";
+import { createMcpWorker, definePrompt, defineResource, defineTool, defineView, type EngineBindings, elicitForm, text } from "../../src";
 import { readMessage, rpc } from "../helpers/rpc";
 
 const writes: string[] = [];

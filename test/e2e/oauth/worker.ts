@@ -4,8 +4,9 @@
  * metadata document of a test client (at an https URL that does not exist) is answered here instead of fetched, so
  * the CIMD flow runs offline. Every other fetch (the fake upstream provider on 127.0.0.1) goes out as usual.
  */
-import { definition } from "../../../src/index";
+
 import { authorizationServer, createMcpWorker } from "mcp-workers-engine";
+import { definition } from "../../../src/index";
 import { CIMD_CLIENT_ID, CIMD_REDIRECT_URI } from "./cimd";
 
 const realFetch = globalThis.fetch;
