@@ -78,7 +78,8 @@ const update = (fork: string, ref: string) =>
     env: { ...process.env, REF: ref, npm_config_audit: "false", npm_config_fund: "false" },
   });
 
-describe("taking a newer engine, as docs/development.md says", () => {
+// Generous: each test makes git repositories and runs npm install, beside the rest of the suite.
+describe("taking a newer engine, as docs/development.md says", { timeout: 60_000 }, () => {
   it("is one documented command", () => {
     expect(UPDATE).toContain('git restore --source="$REF" --staged --worktree -- engine');
     expect(UPDATE).toMatch(/&& npm install$/);
