@@ -90,20 +90,23 @@ export async function buildWorker(config, outdir) {
 
 /**
  * The parts of the template a reader can name (a feature, a library), first match wins. Paths are relative to the
- * repository root, or a package's folder under node_modules.
+ * repository root, or a package's folder under node_modules: the engine's sources are `engine/src/...` in this
+ * repository (the workspace link resolved) and `mcp-workers-engine/src/...` where the package is installed.
  */
+const ENGINE = String.raw`(?:engine|mcp-workers-engine)\/src\/`;
+const engine = (rest) => new RegExp(`^${ENGINE}${rest}`);
 const FEATURES = [
-  ["OAuth authorization server (oauth/, workers-oauth-provider)", /^(src\/mcp\/oauth\/|@cloudflare\/workers-oauth-provider\/)/],
-  ["JWT resource server (auth/jwt.ts, auth/jwks.ts)", /^src\/mcp\/auth\/jw(t|ks)\.ts/],
+  ["OAuth authorization server (oauth/, workers-oauth-provider)", new RegExp(`^(${ENGINE}oauth\\/|@cloudflare\\/workers-oauth-provider\\/)`)],
+  ["JWT resource server (auth/jwt.ts, auth/jwks.ts)", engine(String.raw`auth\/jw(t|ks)\.ts`)],
   ["zod", /^zod\//],
   ["@cfworker/json-schema (jsonSchema() tools)", /^@cfworker\/json-schema\//],
-  ["Tasks (tasks/)", /^src\/mcp\/tasks\//],
-  ["views, MCP Apps (define/views.ts, src/views.ts)", /^src\/(mcp\/define\/)?views\.ts/],
-  ["2025 clients (legacy/)", /^src\/mcp\/legacy\//],
-  ["subscriptions/listen (listen/)", /^src\/mcp\/listen\//],
-  ["skills (skills/, src/skills.ts)", /^src\/(mcp\/skills\/|skills\.ts)/],
-  ["server card (worker/card.ts)", /^src\/mcp\/worker\/card\.ts/],
-  ["engine core (rest of engine/src/, itty-router)", /^(engine\/src\/|itty-router\/)/],
+  ["Tasks (tasks/)", engine(String.raw`tasks\/`)],
+  ["views, MCP Apps (define/views.ts, src/views.ts)", new RegExp(`^(${ENGINE}define\\/views\\.ts|src\\/views\\.ts)`)],
+  ["2025 clients (legacy/)", engine(String.raw`legacy\/`)],
+  ["subscriptions/listen (listen/)", engine(String.raw`listen\/`)],
+  ["skills (skills/, src/skills.ts)", new RegExp(`^(${ENGINE}skills\\/|src\\/skills\\.ts)`)],
+  ["server card (worker/card.ts)", engine(String.raw`worker\/card\.ts`)],
+  ["engine core (rest of engine/src/, itty-router)", new RegExp(`^(${ENGINE}|itty-router\\/)`)],
   ["example app (src/*.ts)", /^src\/[^/]+$/],
 ];
 

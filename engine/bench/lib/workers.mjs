@@ -34,7 +34,7 @@ export const WORKERS = [
     mrtr: true,
     packages: [],
     setup:
-      "`createMcpWorker` from src/mcp with `echo` and a one-question MRTR tool (bench/workers/template), on the root " +
+      "`createMcpWorker` from the engine (engine/src/) with `echo` and a one-question MRTR tool (bench/workers/template), on the root " +
       "wrangler.toml unchanged (every binding, production mode, traces, `[assets]` with `run_worker_first`, so Miniflare's " +
       "asset router Worker runs in front of every request)",
     called: "2026-07-28: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` headers and `_meta` in params; JSON answers",
