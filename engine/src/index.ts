@@ -8,25 +8,6 @@
  * keeps these exports sorted by path.)
  */
 
-export type { EngineOptions, LimitOptions, Limits, ServerCardRepository } from "./config/options";
-export { audio, embeddedResource, image, resourceLink, text, toBase64 } from "./define/content";
-export { type JsonSchemaInput, jsonSchema } from "./define/json-schema";
-export { definePrompt, type Prompt, type PromptContext, type PromptDefinition, type PromptResult } from "./define/prompts";
-export {
-  type Completer,
-  type CompletionContext,
-  defineResource,
-  defineResourceTemplate,
-  type ListedResource,
-  type Resource,
-  type ResourceContext,
-  type ResourceDefinition,
-  type ResourceListPage,
-  type ResourceTemplateDefinition,
-} from "./define/resources";
-export { defineTool, type Tool, type ToolContext, type ToolDefinition, type ToolInput, type ToolResult, toolError } from "./define/tools";
-export { defineView, type View, type ViewCsp, type ViewDefinition, type ViewPermissions } from "./define/views";
-export type { Audience, ClientView, HandlerContext, Publisher } from "./handler/context";
 export {
   type AnswerOf,
   type Answers,
@@ -50,9 +31,28 @@ export {
   samplingText,
   type UrlAnswer,
   type UrlRequest,
-} from "./handler/questions";
-export { type ObjectSchema, titledEnum } from "./handler/schema";
+} from "./ask/questions";
+export { type ObjectSchema, titledEnum } from "./ask/schema";
+export type { EngineOptions, LimitOptions, Limits, ServerCardRepository } from "./config/options";
+export { audio, embeddedResource, image, resourceLink, text, toBase64 } from "./define/content";
+export { type JsonSchemaInput, jsonSchema } from "./define/json-schema";
+export { definePrompt, type Prompt, type PromptContext, type PromptDefinition, type PromptResult } from "./define/prompts";
+export {
+  type Completer,
+  type CompletionContext,
+  defineResource,
+  defineResourceTemplate,
+  type ListedResource,
+  type Resource,
+  type ResourceContext,
+  type ResourceDefinition,
+  type ResourceListPage,
+  type ResourceTemplateDefinition,
+} from "./define/resources";
+export { defineTool, type Tool, type ToolContext, type ToolDefinition, type ToolInput, type ToolResult, toolError } from "./define/tools";
+export { defineView, type View, type ViewCsp, type ViewDefinition, type ViewPermissions } from "./define/views";
 export { authorizationServer } from "./oauth/authorization-server";
+export type { Audience, ClientView, HandlerContext, Publisher } from "./run/context";
 export type { Declarations, ServerDefinition } from "./server/server";
 export { defineSkill, type Skill, type SkillDefinition } from "./skills/define";
 export { ENGINE_VERSION } from "./version";

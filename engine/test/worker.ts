@@ -7,9 +7,9 @@
 import { createTaskRunner } from "../src/tasks/runner";
 import { taskServerNamed } from "./helpers/task-servers";
 
-export { ReplayGuard } from "../src/input/replay-guard";
 export { LegacySession } from "../src/legacy/session";
 export { SubscriptionHub } from "../src/listen/hub";
+export { ReplayGuard } from "../src/modern/replay-guard";
 export class TaskRunner extends createTaskRunner(taskServerNamed) {}
 
 export default {

@@ -96,7 +96,10 @@ export async function buildWorker(config, outdir) {
 const ENGINE = String.raw`(?:engine|mcp-workers-engine)\/src\/`;
 const engine = (rest) => new RegExp(`^${ENGINE}${rest}`);
 const FEATURES = [
-  ["OAuth authorization server (oauth/, workers-oauth-provider)", new RegExp(`^(${ENGINE}oauth\\/|@cloudflare\\/workers-oauth-provider\\/)`)],
+  [
+    "OAuth authorization server (oauth/, workers-oauth-provider)",
+    new RegExp(`^(${ENGINE}oauth\\/|@cloudflare\\/workers-oauth-provider\\/)`),
+  ],
   ["JWT resource server (auth/jwt.ts, auth/jwks.ts)", engine(String.raw`auth\/jw(t|ks)\.ts`)],
   ["zod", /^zod\//],
   ["@cfworker/json-schema (jsonSchema() tools)", /^@cfworker\/json-schema\//],

@@ -3,9 +3,9 @@
  * `completion/complete`: suggestions for a prompt argument or a resource-template variable.
  */
 import * as z from "zod/mini";
-import { handlerContext } from "../handler/context";
-import { type RequestScope, requestChannel } from "../handler/request";
-import { describeIssues } from "../handler/schema";
+import { describeIssues } from "../ask/schema";
+import { handlerContext } from "../run/context";
+import { type RequestScope, requestChannel } from "../run/request";
 import { lazy } from "../util/memo";
 import { invalidParams, truncate } from "../wire/errors";
 import type { JsonObject } from "../wire/types";

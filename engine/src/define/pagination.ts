@@ -7,8 +7,8 @@
  * position the server must be able to trust (a listing callback's own cursor), so it is signed and bound.
  */
 import type { Config } from "../config/config";
-import { keyRing } from "../signing/ring";
-import { open, seal } from "../signing/token";
+import { keyRing } from "../config/key-ring";
+import { open, seal } from "../config/signing";
 import { invalidParams } from "../wire/errors";
 import type { CacheHint } from "../wire/types";
 

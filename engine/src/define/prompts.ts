@@ -3,10 +3,10 @@
  * `definePrompt`, and the `prompts/list` and `prompts/get` methods.
  */
 import type * as z from "zod/mini";
-import { type HandlerContext, handlerContext } from "../handler/context";
-import type { InputApi } from "../handler/questions";
-import { type RequestScope, requestChannel } from "../handler/request";
-import { describeIssues, type ObjectSchema, toJsonSchema } from "../handler/schema";
+import type { InputApi } from "../ask/questions";
+import { describeIssues, type ObjectSchema, toJsonSchema } from "../ask/schema";
+import { type HandlerContext, handlerContext } from "../run/context";
+import { type RequestScope, requestChannel } from "../run/request";
 import { memoize } from "../util/memo";
 import { isObject } from "../wire/envelope";
 import { invalidParams, truncate } from "../wire/errors";

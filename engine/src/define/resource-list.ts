@@ -15,8 +15,8 @@
  * missing for LIST_TTL_MS.
  */
 
-import { handlerContext } from "../handler/context";
-import { type RequestScope, requestChannel } from "../handler/request";
+import { handlerContext } from "../run/context";
+import { type RequestScope, requestChannel } from "../run/request";
 import { invalidParams } from "../wire/errors";
 import type { JsonObject } from "../wire/types";
 import { openCursor, PAGE_SIZE, sealCursor } from "./pagination";

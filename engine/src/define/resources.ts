@@ -5,9 +5,9 @@
  * (`resources/list` of listing templates is in resource-list.ts).
  */
 
-import { type HandlerContext, handlerContext } from "../handler/context";
-import type { InputApi } from "../handler/questions";
-import { type RequestScope, requestChannel } from "../handler/request";
+import type { InputApi } from "../ask/questions";
+import { type HandlerContext, handlerContext } from "../run/context";
+import { type RequestScope, requestChannel } from "../run/request";
 import { invalidParams, ResourceNotFound, truncate } from "../wire/errors";
 import type { Annotations, CacheHint, Icon, JsonObject, ResourceContents, ResourceLink } from "../wire/types";
 import { Registry } from "./registry";

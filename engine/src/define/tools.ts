@@ -3,11 +3,11 @@
  * `defineTool`, and the `tools/list` and `tools/call` methods.
  */
 import type * as z from "zod/mini";
-import { type HandlerContext, handlerContext } from "../handler/context";
-import type { InputApi, RoundOutcome } from "../handler/questions";
-import { type RequestScope, requestChannel } from "../handler/request";
-import { Cancelled, EndRun } from "../handler/run";
-import { describeIssues, type ObjectSchema, toJsonSchema } from "../handler/schema";
+import type { InputApi, RoundOutcome } from "../ask/questions";
+import { describeIssues, type ObjectSchema, toJsonSchema } from "../ask/schema";
+import { type HandlerContext, handlerContext } from "../run/context";
+import { Cancelled, EndRun } from "../run/end";
+import { type RequestScope, requestChannel } from "../run/request";
 import { illFormedTextAt, illFormedTextMessage } from "../util/encoding";
 import { describeError, type LogScope, log } from "../util/log";
 import { memoize } from "../util/memo";

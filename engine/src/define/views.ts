@@ -194,6 +194,9 @@ function uiMeta({ csp, permissions, prefersBorder }: ViewDefinition): JsonObject
  */
 export async function fetchAsset(assets: Fetcher, path: string): Promise<Response> {
   const response = await assets.fetch(new Request(`https://assets.invalid${path}`));
-  if (!response.ok) throw new Error(`Asset ${path} answered HTTP ${response.status}: build the assets (wrangler.toml's [build], which wrangler dev and deploy run)`);
+  if (!response.ok)
+    throw new Error(
+      `Asset ${path} answered HTTP ${response.status}: build the assets (wrangler.toml's [build], which wrangler dev and deploy run)`,
+    );
   return response;
 }

@@ -13,7 +13,7 @@ import type { HttpExchange } from "../http/exchange";
 import type { Reply } from "../http/reply";
 import { describeError, log } from "../util/log";
 import type { RequestId } from "../wire/types";
-import type { LiveSession } from "./live-input";
+import type { LiveSession } from "./live-answers";
 
 /** Most requests finish within this; only longer ones watch for their cancellation. */
 const WATCH_DELAY_MS = 1_000;

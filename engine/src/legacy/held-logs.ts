@@ -9,8 +9,9 @@
  * client that set one must get its messages. Order among log messages is kept; a progress notification sent
  * while the level is being read may arrive before an earlier log message.
  */
-import { reachesLevel } from "../handler/request";
+
 import type { Reply } from "../http/reply";
+import { reachesLevel } from "../run/request";
 import { describeError, type LogScope, log } from "../util/log";
 import type { JsonObject, LogLevel } from "../wire/types";
 

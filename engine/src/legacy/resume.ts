@@ -23,7 +23,7 @@ import { randomToken } from "../util/encoding";
 import { describeError, log } from "../util/log";
 import { HttpError } from "../wire/errors";
 import { HEADER, type JsonObject, type LegacyVersion } from "../wire/types";
-import type { LiveSession } from "./live-input";
+import type { LiveSession } from "./live-answers";
 import type { KeptEvent, KeptStream } from "./session";
 
 export type EventCursor = { kind: "post"; stream: string; index: number } | { kind: "get"; positions: HubPositions };

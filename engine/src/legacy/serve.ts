@@ -11,13 +11,13 @@
  * every client is served per request, and what needs a session is neither offered nor served.
  */
 
-import { type RequestScope, requestScope } from "../handler/request";
 import type { HttpExchange } from "../http/exchange";
 import { checkRateLimit } from "../http/rate-limit";
 import { jsonResponse, NO_ANSWER, Reply } from "../http/reply";
 import { hubsOf } from "../listen/hub";
 import { sessionHubs } from "../listen/publish";
 import { MAX_URI_LENGTH } from "../listen/stored-size";
+import { type RequestScope, requestScope } from "../run/request";
 import type { McpServer } from "../server/server";
 import { methodName, targetOf, traceRequest } from "../server/trace";
 import { log, logRequest } from "../util/log";
@@ -37,7 +37,7 @@ import {
 } from "../wire/types";
 import { watchCancellation } from "./cancellation";
 import { type HeldLogs, heldLogs } from "./held-logs";
-import { type LiveSession, liveInputRunner } from "./live-input";
+import { type LiveSession, liveInputRunner } from "./live-answers";
 import { responseJournal } from "./resume";
 import { type LegacySession, type SessionState, sessionFilter, sessionsOf } from "./session";
 import { newSession, readSession, type SessionClaims } from "./session-token";

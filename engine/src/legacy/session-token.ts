@@ -10,8 +10,8 @@
  * is bound as a keyed digest only, so the token does not say who the caller is.
  */
 import type { Config } from "../config/config";
-import { keyRing } from "../signing/ring";
-import { open, seal } from "../signing/token";
+import { keyRing } from "../config/key-ring";
+import { open, seal } from "../config/signing";
 import { isLegacyVersion, type LegacyVersion } from "../wire/types";
 import { newSessionId, SESSION_ID } from "./session";
 

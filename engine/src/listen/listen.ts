@@ -8,10 +8,10 @@
  * without one, and the client re-sends listen.
  */
 import * as z from "zod/mini";
-import type { RequestScope } from "../handler/request";
-import { describeIssues } from "../handler/schema";
+import { describeIssues } from "../ask/schema";
 import { callerKey } from "../http/rate-limit";
 import { SseStream } from "../http/sse";
+import type { RequestScope } from "../run/request";
 import { lazy } from "../util/memo";
 import { ErrorCode, invalidParams } from "../wire/errors";
 import { errorMessage, resultMessage } from "../wire/messages";

@@ -9,7 +9,7 @@
  * root, which forwards it to the group's other shards.
  */
 
-import type { Audience, Publisher } from "../handler/context";
+import type { Audience, Publisher } from "../run/context";
 import { describeError, type LogScope, log } from "../util/log";
 import type { Principal } from "../wire/principal";
 import { GLOBAL_GROUP, principalGroup, privateGroup } from "./groups";

@@ -22,7 +22,7 @@
  * Tracing never fails a request: whatever goes wrong while describing a span is dropped.
  */
 import { tracing } from "cloudflare:workers";
-import type { RequestScope } from "../handler/request";
+import type { RequestScope } from "../run/request";
 import { isObject } from "../wire/envelope";
 import { RpcError } from "../wire/errors";
 import type { JsonObject } from "../wire/types";

@@ -43,7 +43,10 @@ export async function loadCatalog(assets: Fetcher, declared: readonly Skill[]): 
   };
   for (const { name, uri } of declared) {
     const built = manifest.skills.find((skill) => skill.name === name);
-    if (!built) throw new Error(`Skill "${name}" is declared but not built (not in ${MANIFEST_ASSET}): build the skills (mcp-build-skills, wrangler.toml's [build])`);
+    if (!built)
+      throw new Error(
+        `Skill "${name}" is declared but not built (not in ${MANIFEST_ASSET}): build the skills (mcp-build-skills, wrangler.toml's [build])`,
+      );
     const root = `skill://${name}`;
     const entry = {
       uri,

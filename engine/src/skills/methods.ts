@@ -14,10 +14,10 @@
 
 import { listCacheHint, paginate } from "../define/pagination";
 import { assetsOf, fetchAsset } from "../define/views";
-import type { RequestScope } from "../handler/request";
 import type { HttpExchange } from "../http/exchange";
 import { GLOBAL_GROUP } from "../listen/groups";
 import { hubsOf } from "../listen/hub";
+import type { RequestScope } from "../run/request";
 import { describeError, log } from "../util/log";
 import { memoize } from "../util/memo";
 import { invalidParams, methodNotFound, ResourceNotFound, truncate } from "../wire/errors";

@@ -8,8 +8,9 @@
  * Before each run it is set `leaseMs` ahead, so a run that dies with its isolate (eviction, deploy, a restart of
  * `wrangler dev`) is run again, from the handler's last checkpoint, when that alarm fires.
  */
+
+import { acceptAnswer } from "../ask/answers";
 import { resolveOptions } from "../config/options";
-import { acceptAnswer } from "../handler/answers";
 import { hubsOf } from "../listen/hub";
 import { publishTaskStatus } from "../listen/publish";
 import { jsonBytes } from "../util/encoding";

@@ -9,7 +9,7 @@
  * longer listed names no task, as a `requestState` signed with it would no longer verify.
  */
 
-import type { KeyRing } from "../signing/token";
+import type { KeyRing } from "../config/signing";
 import { base64url, decodeBase64urlStrict, randomToken } from "../util/encoding";
 
 /** Why the shape first: junk costs a regex, not an HMAC. */

@@ -3,8 +3,9 @@
  * `tasks/get`, `tasks/update` and `tasks/cancel` on the Worker: checks who may ask, then asks the task's own
  * Durable Object.
  */
-import type { RequestScope } from "../handler/request";
-import { keyRing } from "../signing/ring";
+
+import { keyRing } from "../config/key-ring";
+import type { RequestScope } from "../run/request";
 import { jsonBytes } from "../util/encoding";
 import { isObject } from "../wire/envelope";
 import { invalidParams, methodNotFound } from "../wire/errors";

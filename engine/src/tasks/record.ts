@@ -3,8 +3,8 @@
  * What a task's Durable Object stores about it, and the wire shapes derived from that record.
  */
 
+import type { InputKind } from "../ask/questions";
 import type { Limits } from "../config/options";
-import type { InputKind } from "../handler/questions";
 import type { Principal } from "../wire/principal";
 import type { TaskStatus } from "../wire/tasks";
 import type { ClientCapabilities, Implementation, JsonObject, RequestId } from "../wire/types";

@@ -7,14 +7,15 @@
  * once its time slice is used. Runs start the handler from the top, like multi round-trip rounds: keep side effects
  * after the last question.
  */
+
+import { typedAnswer } from "../ask/answers";
+import { type AnswerSource, inputApi } from "../ask/loop";
+import { type InputRequest, toWire } from "../ask/questions";
 import { runTool } from "../define/tools";
-import { typedAnswer } from "../handler/answers";
-import { type AnswerSource, inputApi } from "../handler/ask";
-import { type Channel, handlerContext } from "../handler/context";
-import { type InputRequest, toWire } from "../handler/questions";
-import { Cancelled, EndRun } from "../handler/run";
 import { hubsOf } from "../listen/hub";
 import { createPublisher } from "../listen/publish";
+import { type Channel, handlerContext } from "../run/context";
+import { Cancelled, EndRun } from "../run/end";
 import { jsonBytes } from "../util/encoding";
 import type { LogScope } from "../util/log";
 import { RpcError } from "../wire/errors";

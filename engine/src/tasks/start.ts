@@ -8,13 +8,13 @@
  * its result is answered at once, and no task is created (the spec allows either).
  */
 
+import type { InputApi } from "../ask/questions";
+import { keyRing } from "../config/key-ring";
 import { runTool, type Tool, type ToolCall } from "../define/tools";
-import { handlerContext } from "../handler/context";
-import type { InputApi } from "../handler/questions";
-import type { RequestScope } from "../handler/request";
-import { requestChannel } from "../handler/request";
-import { EndRun } from "../handler/run";
-import { keyRing } from "../signing/ring";
+import { handlerContext } from "../run/context";
+import { EndRun } from "../run/end";
+import type { RequestScope } from "../run/request";
+import { requestChannel } from "../run/request";
 import { log } from "../util/log";
 import { ErrorCode, RpcError } from "../wire/errors";
 import { declaresTasks, tasksRequired } from "../wire/tasks";

@@ -84,7 +84,7 @@ function defaultCapabilities(version: string): Json {
  * @example
  * import { createExecutionContext } from "cloudflare:test";
  * import { env } from "cloudflare:workers";
- * import worker from "../../src";
+ * import worker from "..";
  * import { accept, connect } from "../../src/mcp/testing";
  *
  * const app = (request: Request) => worker.fetch(request, env, createExecutionContext());

@@ -15,7 +15,7 @@
  * import { env } from "cloudflare:workers";
  * import { accept, connect } from "mcp-workers-engine/testing";
  * import { expect, it } from "vitest";
- * import worker from "../../src";
+ * import worker from "..";
  *
  * const app = (request: Request) => worker.fetch(request, env, createExecutionContext());
  *

@@ -9,9 +9,9 @@
  */
 import type { AssetBindings } from "../define/views";
 import type { RateLimitBindings } from "../http/rate-limit";
-import type { ReplayGuardBindings } from "../input/replay-guard";
 import type { SessionBindings } from "../legacy/session";
 import type { HubBindings } from "../listen/hub";
+import type { ReplayGuardBindings } from "../modern/replay-guard";
 import type { OAuthBindings } from "../oauth/bindings";
 import type { TaskBindings } from "../tasks/rpc";
 

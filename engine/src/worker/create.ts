@@ -5,9 +5,9 @@
 
 import type { ConfigResult } from "../config/config";
 import { type EngineOptions, resolveOptions } from "../config/options";
-import { ReplayGuard } from "../input/replay-guard";
 import { LegacySession } from "../legacy/session";
 import { SubscriptionHub } from "../listen/hub";
+import { ReplayGuard } from "../modern/replay-guard";
 // Types only, never a value: a Worker that does not pass `authorizationServer` must bundle none of oauth/ (issue 25).
 import type { AuthorizationServer } from "../oauth/authorization-server";
 import type { EngineRouter } from "../oauth/host";

@@ -1,8 +1,9 @@
 /**
  * The engine's folders are layers: each may import only from the folders below it, never from one above, so no two
  * folders import each other. The order, from the bottom: what every layer uses, the wire, the configuration, the
- * building blocks of HTTP and signing, the one way a handler runs, the declarations, the features, the method table,
- * the two transports, the Worker, and on top the test client, which only tests import. A new folder must be placed here (the test fails until it is).
+ * building blocks of HTTP, authorization, asking the user, what a handler runs inside, the declarations, the
+ * features, the method table, the two eras side by side, the Worker, and on top the test client, which only tests
+ * import. A new folder must be placed here (the test fails until it is).
  */
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -15,19 +16,18 @@ const engine = join(packageRoot, "src");
 const LAYERS = [
   "util", // encoding, logging, memoization
   "wire", // JSON-RPC and MCP on the wire: types, errors, messages, the envelope, who is calling
-  "config", // settings from the environment, limits and options from createMcpWorker
-  "signing", // signed tokens and the key ring
+  "config", // settings from the environment, limits and options from createMcpWorker, the key ring and signed tokens
   "http", // HTTP building blocks: body, guards, headers, replies as JSON or SSE, rate limit
   "auth", // bearer tokens, scopes, protected resource metadata
-  "handler", // the one way a handler runs: its ctx, the ask loop, answers, cancellation
+  "ask", // asking the user: the questions a handler can ask, the one ask loop, the answer check, form schemas
+  "run", // what a handler runs inside: its ctx, the request it serves, and how a run ends
   "define", // defineTool, defineResource, definePrompt, defineView, and their methods
-  "input", // multi round-trip rounds (2026-07-28)
   "listen", // subscriptions/listen, publishing, the hub
   "skills", // the Skills extension: defineSkill, the build's manifest, skills/list, skills/get, directory reads
-  "tasks", // the Tasks extension
+  "tasks", // the Tasks extension, and a task's answers
   "server", // the method table and capabilities
-  "stateless", // the 2026-07-28 transport
-  "legacy", // the 2025 transport (sessions)
+  "modern", // the 2026-07-28 era: its transport, and answers in signed multi round-trip state
+  "legacy", // the 2025 era: initialize, sessions, streams, and answers asked live
   "oauth", // the built-in authorization server, in front of the router
   "worker", // createMcpWorker, the routes, the landing page
   "testing", // the test client for an app's tests (never imported by the Worker: see boundary.test.ts)

@@ -5,8 +5,8 @@
  */
 import { tracing } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { RequestScope } from "../../src/handler/request";
 import { Reply } from "../../src/http/reply";
+import type { RequestScope } from "../../src/run/request";
 import { McpServer } from "../../src/server/server";
 import { clientTraceparent, describeOutcome, describeRequest, inSpan, spanName, traceRequest } from "../../src/server/trace";
 import { ErrorCode, RpcError } from "../../src/wire/errors";

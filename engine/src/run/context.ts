@@ -4,9 +4,10 @@
  * or a task's run in its Durable Object. The path hands in a `Channel` (where progress, log messages and events go,
  * and which signal tells of cancellation) and the handler's input API; the handler cannot tell which path it is on.
  */
+
+import type { InputApi } from "../ask/questions";
 import type { Principal } from "../wire/principal";
 import type { ClientCapabilities, Implementation, LogLevel, RequestId } from "../wire/types";
-import type { InputApi } from "./questions";
 
 /**
  * Who hears about a change to a resource (`ctx.publish`): `"caller"`, the listeners of the principal whose data it

@@ -3,9 +3,10 @@
  * The imported `requestState` signing keys, created once per isolate (importing a CryptoKey per request
  * would cost every request a key schedule).
  */
-import type { Config } from "../config/config";
+
 import { memoize } from "../util/memo";
-import { importKeyRing, type KeyRing } from "./token";
+import type { Config } from "./config";
+import { importKeyRing, type KeyRing } from "./signing";
 
 const ringOf = memoize((keys: Config["keys"]): Promise<KeyRing> => importKeyRing(keys));
 

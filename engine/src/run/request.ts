@@ -5,6 +5,7 @@
  * events through the transport's publisher, and the reply's cancellation signal.
  */
 
+import type { InputRunner } from "../ask/questions";
 import type { Config } from "../config/config";
 import type { HttpExchange } from "../http/exchange";
 import type { Reply } from "../http/reply";
@@ -12,8 +13,7 @@ import type { RequestMeta } from "../wire/envelope";
 import { ANONYMOUS, type Principal } from "../wire/principal";
 import { type JsonObject, type LegacyVersion, LOG_LEVELS, type LogLevel, type RequestId } from "../wire/types";
 import type { Channel, Publisher } from "./context";
-import type { InputRunner } from "./questions";
-import { cancellationCheckpoint } from "./run";
+import { cancellationCheckpoint } from "./end";
 
 /** Everything the engine knows about one request while it is served. */
 export interface RequestScope {

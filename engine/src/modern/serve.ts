@@ -5,13 +5,12 @@
  */
 
 import type { Config } from "../config/config";
-import { requestScope } from "../handler/request";
 import type { HttpExchange } from "../http/exchange";
 import { expectHeader, mcpNameOf } from "../http/headers";
 import { checkParamHeaders } from "../http/param-headers";
 import { Reply } from "../http/reply";
-import { runRound } from "../input/rounds";
 import { serveListen } from "../listen/listen";
+import { requestScope } from "../run/request";
 import type { McpServer } from "../server/server";
 import { methodName, targetOf, traceRequest } from "../server/trace";
 import { logRequest } from "../util/log";
@@ -19,6 +18,7 @@ import { claimsStateless, type Message, parseRequestMeta } from "../wire/envelop
 import { ErrorCode, headerMismatch, RpcError, truncate, unsupportedVersion } from "../wire/errors";
 import { failureMessage, resultMessage } from "../wire/messages";
 import { HEADER, isLegacyVersion, STATELESS_VERSION, servedVersions } from "../wire/types";
+import { runRound } from "./rounds";
 
 export interface Served {
   response: Promise<Response>;

@@ -6,10 +6,10 @@
  * Without a session (or without the capability) there is no one to ask, and `ask` reports the missing capability.
  */
 
-import { acceptAnswer, askedQuestion } from "../handler/answers";
-import { type AnswerSource, inputApi } from "../handler/ask";
-import { type InputRequest, type InputRunner, toWire } from "../handler/questions";
-import type { RequestScope } from "../handler/request";
+import { acceptAnswer, askedQuestion } from "../ask/answers";
+import { type AnswerSource, inputApi } from "../ask/loop";
+import { type InputRequest, type InputRunner, toWire } from "../ask/questions";
+import type { RequestScope } from "../run/request";
 import { isObject } from "../wire/envelope";
 import type { JsonObject } from "../wire/types";
 import type { LegacySession, SessionState } from "./session";

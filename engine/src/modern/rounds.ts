@@ -5,13 +5,13 @@
  * or ends the round with an `input_required` result carrying freshly signed state.
  */
 
-import { acceptAnswer, askedQuestion } from "../handler/answers";
-import { type AnswerSource, inputApi } from "../handler/ask";
-import { type InputApi, type InputKind, type InputRequest, type RoundOutcome, type RoundTarget, toWire } from "../handler/questions";
-import type { RequestScope } from "../handler/request";
-import { EndRun } from "../handler/run";
-import { keyRing } from "../signing/ring";
-import { canonicalJson, open, seal } from "../signing/token";
+import { acceptAnswer, askedQuestion } from "../ask/answers";
+import { type AnswerSource, inputApi } from "../ask/loop";
+import { type InputApi, type InputKind, type InputRequest, type RoundOutcome, type RoundTarget, toWire } from "../ask/questions";
+import { keyRing } from "../config/key-ring";
+import { canonicalJson, open, seal } from "../config/signing";
+import { EndRun } from "../run/end";
+import type { RequestScope } from "../run/request";
 import { log } from "../util/log";
 import { isObject } from "../wire/envelope";
 import { ErrorCode, invalidParams, RpcError } from "../wire/errors";

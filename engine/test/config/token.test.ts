@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { parseKeySpec } from "../../src/config/keys";
-import { canonicalJson, importKeyRing, type KeyRing, open, seal } from "../../src/signing/token";
+import { canonicalJson, importKeyRing, type KeyRing, open, seal } from "../../src/config/signing";
 import { seedFor } from "../helpers/seed";
 
 const key = (text: string) => btoa(text.padEnd(32, "!"));
