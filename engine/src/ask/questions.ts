@@ -449,27 +449,6 @@ export interface InputApi {
   supports(kind: InputKind, options?: SamplingNeeds): boolean;
 }
 
-export interface RoundTarget {
-  method: "tools/call" | "prompts/get" | "resources/read";
-  /** Tool or prompt name, or resource URI. */
-  name: string;
-  /** The request's arguments exactly as sent; the state is bound to their digest. */
-  args: unknown;
-}
-
-/**
- * How one call of an interactive handler ended: with its value, or (2026-07-28) with an `input_required` result
- * that ends this round. `retried` is true when the call continued an earlier round.
- */
-export type RoundOutcome<T> = { kind: "complete"; value: T; retried: boolean } | { kind: "input_required"; result: JsonObject };
-
-/** Runs an interactive handler for one request; the era decides how questions reach the client. */
-export type InputRunner = <T>(
-  target: RoundTarget,
-  params: JsonObject,
-  handler: (input: InputApi) => Promise<T>,
-) => Promise<RoundOutcome<T>>;
-
 /**
  * What a sampling question needs beyond `sampling` itself (spec 2026-07-28, ClientCapabilities.sampling), as the
  * second argument of `ctx.supports("sampling", needs)`: check before asking with `tools` or `includeContext`.

@@ -5,6 +5,7 @@
 import * as z from "zod/mini";
 import { describeIssues } from "../ask/schema";
 import { handlerContext } from "../run/context";
+import { runUntilEnd } from "../run/end";
 import { type RequestScope, requestChannel } from "../run/request";
 import { lazy } from "../util/memo";
 import { invalidParams, truncate } from "../wire/errors";
@@ -50,8 +51,12 @@ export async function complete(
     completers = template.complete;
   }
   const completer = completers && Object.hasOwn(completers, argument.name) ? completers[argument.name] : undefined;
-  const values = completer
-    ? await completer(argument.value, { arguments: context?.arguments ?? {}, ctx: handlerContext(requestChannel(scope)) })
-    : [];
+  // A completer cannot ask; its run ends early only when cancelled, and then completes nothing.
+  const ended = completer
+    ? await runUntilEnd(async (end) =>
+        completer(argument.value, { arguments: context?.arguments ?? {}, ctx: handlerContext(requestChannel(scope, end)) }),
+      )
+    : undefined;
+  const values = ended?.kind === "done" ? ended.value : [];
   return { completion: { values: values.slice(0, MAX_VALUES), total: values.length, hasMore: values.length > MAX_VALUES } };
 }

@@ -16,6 +16,7 @@
  */
 
 import { handlerContext } from "../run/context";
+import { runUntilEnd } from "../run/end";
 import { type RequestScope, requestChannel } from "../run/request";
 import { invalidParams } from "../wire/errors";
 import type { JsonObject } from "../wire/types";
@@ -56,15 +57,19 @@ export async function listResources(
     first = templates.findIndex((template) => template.uriTemplate === start.t);
     cursor = start.c;
   }
-  const ctx = handlerContext(requestChannel(scope));
-  for (let at = first; at < templates.length; at++) {
-    const template = templates[at]!;
-    if (resources.length >= PAGE_SIZE) return finish({ t: template.uriTemplate });
-    const page = await template.list!(ctx, at === first ? cursor : undefined);
-    resources.push(...(page.resources as unknown as JsonObject[]));
-    if (page.nextCursor !== undefined) return finish({ t: template.uriTemplate, c: page.nextCursor });
-  }
-  return finish();
+  // The templates' listings run as one run: it cannot ask, and ends early only when cancelled (then no one reads).
+  const ended = await runUntilEnd(async (end): Promise<Position | undefined> => {
+    const ctx = handlerContext(requestChannel(scope, end));
+    for (let at = first; at < templates.length; at++) {
+      const template = templates[at]!;
+      if (resources.length >= PAGE_SIZE) return { t: template.uriTemplate };
+      const page = await template.list!(ctx, at === first ? cursor : undefined);
+      resources.push(...(page.resources as unknown as JsonObject[]));
+      if (page.nextCursor !== undefined) return { t: template.uriTemplate, c: page.nextCursor };
+    }
+    return undefined;
+  });
+  return finish(ended.kind === "done" ? ended.value : undefined);
 }
 
 /**

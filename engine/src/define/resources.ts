@@ -7,7 +7,7 @@
 
 import type { InputApi } from "../ask/questions";
 import { type HandlerContext, handlerContext } from "../run/context";
-import { type RequestScope, requestChannel } from "../run/request";
+import { type Asking, answerOf, type RequestScope, requestChannel } from "../run/request";
 import { invalidParams, ResourceNotFound, truncate } from "../wire/errors";
 import type { Annotations, CacheHint, Icon, JsonObject, ResourceContents, ResourceLink } from "../wire/types";
 import { Registry } from "./registry";
@@ -316,7 +316,7 @@ export class ResourceIndex {
     return this.templates.get(uriTemplate);
   }
 
-  async read(params: JsonObject, scope: RequestScope): Promise<JsonObject> {
+  async read(params: JsonObject, scope: RequestScope, asking: Asking): Promise<JsonObject> {
     const uri = params.uri;
     if (typeof uri !== "string") throw invalidParams('Invalid params: "uri" must be a string');
     const notFound = () => new ResourceNotFound(truncate(uri, 2048));
@@ -325,15 +325,15 @@ export class ResourceIndex {
     if (!fixed && !match) throw notFound();
 
     const cache = (fixed ?? match!.definition).cache ?? NOT_CACHED;
-    const outcome = await scope.runWithInput({ method: "resources/read", name: uri, args: {} }, params, (input) => {
-      const ctx = handlerContext(requestChannel(scope), input);
+    const asked = await asking.run({ method: "resources/read", name: uri, args: {} }, params, (input, end) => {
+      const ctx = handlerContext(requestChannel(scope, end), input);
       return Promise.resolve(fixed ? fixed.read(ctx) : match!.definition.read(uri, match!.variables, ctx));
     });
-    if (outcome.kind === "input_required") return outcome.result;
+    if (asked.kind !== "done") return answerOf(asked);
     // Why: an empty `contents` would read as "exists but empty"; a missing resource is an error (SEP-2164).
-    if (!outcome.value || outcome.value.length === 0) throw notFound();
+    if (!asked.value || asked.value.length === 0) throw notFound();
     // Results of a multi round-trip retry MUST NOT be cached.
-    return { contents: outcome.value, ...(outcome.retried ? NOT_CACHED : cache) };
+    return { contents: asked.value, ...(asked.retried ? NOT_CACHED : cache) };
   }
 
   private match(uri: string) {

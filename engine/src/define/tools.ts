@@ -3,11 +3,11 @@
  * `defineTool`, and the `tools/list` and `tools/call` methods.
  */
 import type * as z from "zod/mini";
-import type { InputApi, RoundOutcome } from "../ask/questions";
+import type { InputApi } from "../ask/questions";
 import { describeIssues, type ObjectSchema, toJsonSchema } from "../ask/schema";
 import { type HandlerContext, handlerContext } from "../run/context";
-import { Cancelled, EndRun } from "../run/end";
-import { type RequestScope, requestChannel } from "../run/request";
+import { isRunEnding } from "../run/end";
+import { type Asked, type Asking, type RequestScope, requestChannel } from "../run/request";
 import { illFormedTextAt, illFormedTextMessage } from "../util/encoding";
 import { describeError, type LogScope, log } from "../util/log";
 import { memoize } from "../util/memo";
@@ -283,7 +283,7 @@ export function toolCall(tools: Registry<Tool>, params: JsonObject): ToolCall {
  * One run of a tool's handler, the one path every caller takes (a request, a task's first run on the Worker, each
  * run in its Durable Object): arguments parsed (a refusal is a tool error the model can act on), the handler run,
  * its result checked against the output schema. A crash is a generic tool error (the detail is logged); a protocol
- * error the handler raised (-32021...) and an `EndRun` pass through to the caller.
+ * error the handler raised (-32021...) and a run's early end (run/end.ts) pass through to the caller.
  */
 export async function runTool(tool: Tool, args: JsonObject, ctx: ToolContext, scope: LogScope): Promise<JsonObject> {
   const parsed = parseArguments(tool, args);
@@ -292,27 +292,40 @@ export async function runTool(tool: Tool, args: JsonObject, ctx: ToolContext, sc
   try {
     value = await tool.handler(parsed.data as never, ctx);
   } catch (error) {
-    if (error instanceof EndRun || error instanceof RpcError) throw error;
+    if (isRunEnding(error) || error instanceof RpcError) throw error;
     return crashResult(tool, error, scope);
   }
   return checkedResult(tool, value, scope);
 }
 
-/** `tools/call` answered on the request itself: questions through the era's input runner. */
-export async function callTool(call: ToolCall, params: JsonObject, scope: RequestScope): Promise<JsonObject> {
-  let outcome: RoundOutcome<JsonObject>;
+/** `tools/call` answered on the request itself, its questions answered the way of the request's era (`asking`). */
+export async function callTool(call: ToolCall, params: JsonObject, scope: RequestScope, asking: Asking): Promise<JsonObject> {
+  const target = { method: "tools/call", name: call.tool.name, args: call.args } as const;
+  let asked: Asked<JsonObject>;
   try {
-    outcome = await scope.runWithInput({ method: "tools/call", name: call.tool.name, args: call.args }, params, (input) =>
-      runTool(call.tool, call.args, handlerContext(requestChannel(scope), input), scope),
+    asked = await asking.run(target, params, (input, end) =>
+      runTool(call.tool, call.args, handlerContext(requestChannel(scope, end), input), scope),
     );
   } catch (error) {
     if (error instanceof RpcError) throw error;
-    // The client went away: no one reads an answer (the reply sends none), but the method still ends with one.
-    if (error instanceof Cancelled) return toolError("Cancelled") as JsonObject;
     // The round itself failed after the handler ran (it kept more state than a round can carry): a server bug.
     return crashResult(call.tool, error, scope);
   }
-  return outcome.kind === "input_required" ? outcome.result : outcome.value;
+  if (asked.kind === "hands-over") throw new Error("A tool answered on its request cannot hand over: only a task's start does");
+  return toolAnswerOf(asked);
+}
+
+/** What `tools/call` answers for a run that ended on its request: the tool's result, or its round's `input_required`. */
+export function toolAnswerOf(asked: Exclude<Asked<JsonObject>, { kind: "hands-over" }>): JsonObject {
+  switch (asked.kind) {
+    case "done":
+      return asked.value;
+    case "input_required":
+      return asked.result;
+    case "cancelled":
+      // The client went away: no one reads an answer (the reply sends none), but the method still ends with one.
+      return toolError("Cancelled") as JsonObject;
+  }
 }
 
 /** A crash inside a tool, reported to the model generically; the detail stays in the log. */

@@ -1,15 +1,17 @@
 /**
- * @module live-input
- * The same `ctx.ask()` for 2025-era clients, which have no `input_required`: each question is sent as a real
- * server-to-client request (`elicitation/create`, `sampling/createMessage`, `roots/list`) on the tool call's SSE
- * stream, and the handler waits, in place, for the client's answer to arrive at the session's Durable Object.
- * Without a session (or without the capability) there is no one to ask, and `ask` reports the missing capability.
+ * @module legacy/live-answers
+ * How a 2025 request answers its handler's questions: 2025-era clients have no `input_required`, so each question
+ * is sent as a real server-to-client request (`elicitation/create`, `sampling/createMessage`, `roots/list`) on the
+ * call's SSE stream, and the handler waits, in place, for the client's answer to arrive at the session's Durable
+ * Object. Without a session (or without the capability) there is no one to ask, and `ask` reports the missing
+ * capability. The run goes to its end in one request (run/end.ts): done, or cancelled by the client.
  */
 
 import { acceptAnswer, askedQuestion } from "../ask/answers";
 import { type AnswerSource, inputApi } from "../ask/loop";
-import { type InputRequest, type InputRunner, toWire } from "../ask/questions";
-import type { RequestScope } from "../run/request";
+import { type InputRequest, toWire } from "../ask/questions";
+import { type EndRun, runUntilEnd } from "../run/end";
+import type { Asking, RequestScope } from "../run/request";
 import { isObject } from "../wire/envelope";
 import type { JsonObject } from "../wire/types";
 import type { LegacySession, SessionState } from "./session";
@@ -21,43 +23,57 @@ export interface LiveSession {
   timeoutMs: number;
 }
 
-export function liveInputRunner(scope: RequestScope, session: LiveSession | undefined): InputRunner {
-  return async (_target, _params, handler) => {
-    // Without a session there is no one to ask: no capabilities, so every question is refused (-32021).
-    const source: AnswerSource = {
-      answer: () => undefined,
-      async obtain(missing) {
-        const entries = await Promise.all(
-          Object.entries(missing).map(async ([key, request]) => [
-            key,
-            acceptAnswer(key, askedQuestion(request), await askClient(scope, session!, request)),
-          ]),
-        );
-        return Object.fromEntries(entries);
-      },
-    };
-    const input = inputApi(source, session?.state.capabilities ?? {}, {});
-    return { kind: "complete", value: await handler(input), retried: false };
+/** The 2025 way of answering a request's questions: asked live, in the session `session` (none: nothing can be asked). */
+export function liveAnswers(scope: RequestScope, session: LiveSession | undefined): Asking {
+  return {
+    async run(_target, _params, handler) {
+      const ended = await runUntilEnd((end) => {
+        // Without a session there is no one to ask: no capabilities, so every question is refused (-32021).
+        const source: AnswerSource = {
+          answer: () => undefined,
+          async obtain(missing) {
+            const entries = await Promise.all(
+              Object.entries(missing).map(async ([key, request]) => [
+                key,
+                acceptAnswer(key, askedQuestion(request), await askClient(scope, session!, request, end)),
+              ]),
+            );
+            return Object.fromEntries(entries);
+          },
+        };
+        return handler(inputApi(source, session?.state.capabilities ?? {}, {}), end);
+      });
+      switch (ended.kind) {
+        case "done":
+          return { kind: "done", value: ended.value, retried: false };
+        case "cancelled":
+          return { kind: "cancelled" };
+        default:
+          // Questions are answered in place, and tasks are 2026-07-28's: a 2025 run neither asks its way out nor yields.
+          throw new Error(`A 2025 request's run cannot end with "${ended.kind}"`);
+      }
+    },
   };
 }
 
 /** Sends one server-to-client request on the response stream and waits for the client's answer. */
-async function askClient(scope: RequestScope, session: LiveSession, request: InputRequest): Promise<unknown> {
+async function askClient(scope: RequestScope, session: LiveSession, request: InputRequest, end: EndRun): Promise<unknown> {
   const id = `srv-${crypto.randomUUID()}`;
   const wire = toWire(request);
   const params = legacyParams(request, wire.params as JsonObject, session.state.version);
   scope.reply.notify({ jsonrpc: "2.0", id, method: wire.method, params });
   const answer = session.stub.awaitResponse(id, scope.requestId, session.timeoutMs) as Promise<JsonObject>;
-  const cancelled = new Promise<never>((_, reject) => {
-    const abort = () => reject(new Error("The client cancelled the request"));
+  const cancelled = new Promise<"cancelled">((resolve) => {
+    const abort = () => resolve("cancelled");
     if (scope.reply.signal.aborted) abort();
     scope.reply.signal.addEventListener("abort", abort, { once: true });
   });
   const response = await Promise.race([answer, cancelled]);
+  if (response === "cancelled") return end({ kind: "cancelled" });
   if (isObject(response.error) && isObject(response.error.data) && response.error.data.cancelled === true) {
     // The session stopped the wait because the client cancelled this request: so is the handler, at once.
     scope.reply.cancel();
-    throw new Error("The client cancelled the request");
+    return end({ kind: "cancelled" });
   }
   if (response.error !== undefined) {
     // A client that cannot show a form answers with an error; for the handler that is a cancelled form.

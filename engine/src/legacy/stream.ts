@@ -17,8 +17,8 @@ import { HttpError } from "../wire/errors";
 import { ANONYMOUS } from "../wire/principal";
 import { HEADER } from "../wire/types";
 import { getEventId, newStreamKey, parseEventId, primes, resumeResponseStream } from "./resume";
-import { asSessionState, loadSession } from "./serve";
 import { sessionFilter } from "./session";
+import { asSessionState, loadSession } from "./session-handle";
 
 export const methodNotAllowed = () => new HttpError(405, "Method Not Allowed: send JSON-RPC messages with POST", { allow: "POST" });
 

@@ -1,17 +1,18 @@
 /**
- * @module rounds
- * Runs a handler that may ask for input (see `input.ts`) for one round of a multi round-trip request: verifies
- * the incoming `requestState`, merges the new `inputResponses`, replays the handler, and either returns its value
- * or ends the round with an `input_required` result carrying freshly signed state.
+ * @module modern/rounds
+ * How a 2026-07-28 request answers its handler's questions: in rounds of a multi round-trip request. Each round
+ * verifies the incoming `requestState`, merges the new `inputResponses`, and runs the handler from the top to its
+ * end (run/end.ts): done, it answers the handler's value; ended asking, it answers `input_required` with the
+ * questions and freshly signed state; handed over, a task takes the answers and state so far.
  */
 
 import { acceptAnswer, askedQuestion } from "../ask/answers";
 import { type AnswerSource, inputApi } from "../ask/loop";
-import { type InputApi, type InputKind, type InputRequest, type RoundOutcome, type RoundTarget, toWire } from "../ask/questions";
+import { type InputApi, type InputKind, type InputRequest, toWire } from "../ask/questions";
 import { keyRing } from "../config/key-ring";
 import { canonicalJson, open, seal } from "../config/signing";
-import { EndRun } from "../run/end";
-import type { RequestScope } from "../run/request";
+import { type EndRun, runUntilEnd } from "../run/end";
+import type { Asked, Asking, RequestScope, RoundTarget } from "../run/request";
 import { log } from "../util/log";
 import { isObject } from "../wire/envelope";
 import { ErrorCode, invalidParams, RpcError } from "../wire/errors";
@@ -39,15 +40,17 @@ interface PreviousRound extends StateBody {
   continued: boolean;
 }
 
-/** Thrown by `ask` to end the round with its questions (see handler/run.ts). */
-class InputRequired extends EndRun {}
+/** The 2026-07-28 way of answering a request's questions: one round of a multi round-trip request per request. */
+export function multiRoundTrip(scope: RequestScope): Asking {
+  return { run: (target, params, handler) => runRound(scope, target, params, handler) };
+}
 
-export async function runRound<T>(
+async function runRound<T>(
   scope: RequestScope,
   target: RoundTarget,
   params: JsonObject,
-  handler: (input: InputApi) => Promise<T>,
-): Promise<RoundOutcome<T>> {
+  handler: (input: InputApi, end: EndRun) => Promise<T>,
+): Promise<Asked<T>> {
   // The binding holds the arguments as canonical JSON (the state's one MAC covers them); only requests that carry
   // or mint state pay for it.
   let bind: Record<string, string> | undefined;
@@ -61,58 +64,64 @@ export async function runRound<T>(
   const previous = await verifiedState(scope, params, bindOf);
   const fresh = readResponses(params);
   const answers: JsonObject = { ...previous.answers };
-  let pending: Record<string, InputRequest> | undefined;
   // Why a round continued from single-use state stays single use: its answers authorize a one-time action, and
   // must not become replayable by travelling on in a later round's state.
   let singleUse = previous.nonce !== undefined;
   let consumed = false;
-
-  const source: AnswerSource = {
-    // Fail before asking: a single-use round that nothing can consume would be replayable.
-    prepare: (once) => {
-      if (once) replayGuard(scope);
-    },
-    /**
-     * Answers carried in verified state are final. A new answer counts when the previous round asked that question,
-     * or when there was no previous round (a client may answer up front). Why the exception: single-use questions
-     * authorize one-time actions, so their answers count only together with the signed state that asked them.
-     */
-    answer(key, request, once) {
-      if (Object.hasOwn(answers, key)) return answers[key] as JsonObject;
-      const mustHaveBeenAsked = once || previous.continued;
-      if (!Object.hasOwn(fresh, key) || (mustHaveBeenAsked && !Object.hasOwn(previous.asked, key))) return undefined;
-      answers[key] = acceptAnswer(key, askedQuestion(request), fresh[key]);
-      return answers[key] as JsonObject;
-    },
-    async obtain(missing, once) {
-      pending = missing;
-      singleUse ||= once;
-      throw new InputRequired();
-    },
-    // Why the single-use state is used up here, and not when it is verified: only now have its answers passed
-    // every check, so a retry with a malformed answer (-32602) leaves the state good for the corrected retry.
-    async handedOver() {
-      if (previous.nonce === undefined || consumed) return;
-      consumed = true;
-      const consumedNow = await nonceGuard(scope, previous.nonce).consume(previous.nonce, Date.now() + scope.config.limits.state.ttlMs);
-      if (!consumedNow) throw rejectState(scope, "replay");
-    },
-  };
-  const input = inputApi(source, scope.meta.clientCapabilities, Object.keys(previous.state).length ? structuredClone(previous.state) : {});
-
-  let value: T;
-  try {
-    value = await handler(input);
-  } catch (error) {
-    if (!(error instanceof InputRequired) && !pending) throw error;
-  }
-  // A handler that swallowed the InputRequired signal still ends the round with the questions it asked.
-  if (pending)
-    return {
-      kind: "input_required",
-      result: await inputRequired(scope, bindOf(), { answers, carried: previous.answers }, input.state, pending, singleUse),
+  const input = (end: EndRun): InputApi => {
+    const source: AnswerSource = {
+      // Fail before asking: a single-use round that nothing can consume would be replayable.
+      prepare: (once) => {
+        if (once) replayGuard(scope);
+      },
+      /**
+       * Answers carried in verified state are final. A new answer counts when the previous round asked that
+       * question, or when there was no previous round (a client may answer up front). Why the exception: single-use
+       * questions authorize one-time actions, so their answers count only together with the signed state that asked.
+       */
+      answer(key, request, once) {
+        if (Object.hasOwn(answers, key)) return answers[key] as JsonObject;
+        const mustHaveBeenAsked = once || previous.continued;
+        if (!Object.hasOwn(fresh, key) || (mustHaveBeenAsked && !Object.hasOwn(previous.asked, key))) return undefined;
+        answers[key] = acceptAnswer(key, askedQuestion(request), fresh[key]);
+        return answers[key] as JsonObject;
+      },
+      // What this round cannot answer ends it: the client answers and retries.
+      async obtain(missing, once) {
+        singleUse ||= once;
+        return end({ kind: "asks", questions: missing });
+      },
+      // Why the single-use state is used up here, and not when it is verified: only now have its answers passed
+      // every check, so a retry with a malformed answer (-32602) leaves the state good for the corrected retry.
+      async handedOver() {
+        if (previous.nonce === undefined || consumed) return;
+        consumed = true;
+        const consumedNow = await nonceGuard(scope, previous.nonce).consume(previous.nonce, Date.now() + scope.config.limits.state.ttlMs);
+        if (!consumedNow) throw rejectState(scope, "replay");
+      },
     };
-  return { kind: "complete", value: value!, retried: typeof params.requestState === "string" };
+    api = inputApi(source, scope.meta.clientCapabilities, Object.keys(previous.state).length ? structuredClone(previous.state) : {});
+    return api;
+  };
+  let api: InputApi | undefined;
+
+  const ended = await runUntilEnd((end) => handler(input(end), end));
+  const state = api?.state ?? {};
+  switch (ended.kind) {
+    case "done":
+      return { kind: "done", value: ended.value, retried: typeof params.requestState === "string" };
+    case "asks":
+      return {
+        kind: "input_required",
+        result: await inputRequired(scope, bindOf(), { answers, carried: previous.answers }, state, ended.questions, singleUse),
+      };
+    case "hands-over":
+      return { kind: "hands-over", answers, state };
+    case "cancelled":
+      return { kind: "cancelled" };
+    case "yields":
+      throw new Error("A request's run cannot yield: only a task's checkpoints do");
+  }
 }
 
 async function verifiedState(scope: RequestScope, params: JsonObject, bindOf: () => Record<string, string>): Promise<PreviousRound> {

@@ -18,7 +18,7 @@ import { claimsStateless, type Message, parseRequestMeta } from "../wire/envelop
 import { ErrorCode, headerMismatch, RpcError, truncate, unsupportedVersion } from "../wire/errors";
 import { failureMessage, resultMessage } from "../wire/messages";
 import { HEADER, isLegacyVersion, STATELESS_VERSION, servedVersions } from "../wire/types";
-import { runRound } from "./rounds";
+import { multiRoundTrip } from "./rounds";
 
 export interface Served {
   response: Promise<Response>;
@@ -74,7 +74,6 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
     era: "stateless",
     reply,
     publisher: () => server.publisher(exchange),
-    inputRunner: (scope) => (target, params, handler) => runRound(scope, target, params, handler),
   });
   // A listen stream is not one answer but a long-lived stream of notifications: it has its own module.
   if (message.method === "subscriptions/listen") {
@@ -86,8 +85,10 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
     }
   }
   const handler = server.method(message.method);
+  // Its handlers' questions are answered in rounds of a multi round-trip request (./rounds.ts).
+  const asking = multiRoundTrip(scope);
   const done = traceRequest(server, scope, message.params, () =>
-    handler(message.params, scope).then(
+    handler(message.params, scope, asking).then(
       (result) => reply.finish(resultMessage(message.id, { resultType: "complete", ...result, _meta: resultMetaOf(server, result) }), 200),
       (error: unknown) => {
         const { body, status, headers } = failureMessage(error, message.id, scope);

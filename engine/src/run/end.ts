@@ -1,28 +1,70 @@
 /**
- * @module run
- * How the engine ends a handler's run early, the same way on every path: it throws an `EndRun` from inside a
- * context call (`ask`, `checkpoint`, a task's first `progress`), and the path that runs the handler catches it.
- * Handlers should let it pass; one that catches it anyway still ends the way it was asked to, because each path
- * records why it ended before throwing.
+ * @module run/end
+ * How a handler's run ends, decided in one place. A run ends by returning, or early, when a context call ends it:
+ * `ctx.ask()` with questions the run cannot answer now, `ctx.checkpoint()` once cancelled or once a task's slice is
+ * used, a task's first `ctx.progress()` on the Worker. Those calls record why through the `EndRun` they were given
+ * and throw a signal only this module knows; `runUntilEnd` catches it and returns how the run ended, so every path
+ * (a multi round-trip round, a 2025 live request, a task's first slice, a task's later runs) switches on a value.
  */
+import type { InputRequest } from "../ask/questions";
 
-/** Ends a run: the path that started it knows what comes next (questions to ask, a task that takes over...). */
-export class EndRun extends Error {
-  override name = "EndRun";
+/** How a run ended, other than by the handler's own return. */
+export type Ending =
+  /** With questions the run could not answer now: a round answers `input_required`, a task waits for `tasks/update`. */
+  | { kind: "asks"; questions: Record<string, InputRequest> }
+  /** A task's run used its time slice: the next run starts the handler again from its saved `ctx.state`. */
+  | { kind: "yields" }
+  /** A task takes the call over (its first progress on the Worker): the work goes on in the task's object. */
+  | { kind: "hands-over" }
+  /** The run was cancelled: the client went away, sent `notifications/cancelled`, or called `tasks/cancel`. */
+  | { kind: "cancelled" };
+
+/** How a run ended: its handler's value, or an `Ending` (a cancelled run may have returned a value after all). */
+export type RunEnd<T> = { kind: "done"; value: T } | Exclude<Ending, { kind: "cancelled" }> | { kind: "cancelled"; value?: T };
+
+/** Ends the run it was given to (never returns): what a context call uses to end a run early. */
+export type EndRun = (ending: Ending) => never;
+
+/** The signal an `EndRun` throws through the handler. Private: no path catches it but `runUntilEnd`. */
+class RunEnded extends Error {
+  override name = "RunEnded";
 }
 
 /**
- * The run was cancelled: the client closed the stream (2026-07-28), sent `notifications/cancelled` (2025 sessions),
- * or called `tasks/cancel`. `ctx.checkpoint()` throws it once `ctx.signal` has aborted, so a handler that checks in
- * before each write stops before the next one.
+ * Whether `error` is a run ending early: code that catches errors around a handler (turning crashes into tool errors)
+ * must let it pass, as `runTool` does.
  */
-export class Cancelled extends EndRun {
-  override name = "Cancelled";
+export const isRunEnding = (error: unknown): boolean => error instanceof RunEnded;
+
+/**
+ * Runs `run` to its end and says how it ended. Why the ending is recorded before the signal is thrown: a handler
+ * that catches the signal and goes on (or returns) still ends the way it was asked to, here and nowhere else.
+ *
+ * @param run - Runs the handler, with the `EndRun` its context calls end the run through.
+ * @param cancelled - Whether the run was cancelled meanwhile: a handler that returned after cancellation (with how far
+ *   it got) ended cancelled. Only a task asks; a request's cancellation ends it through `ctx.checkpoint()`.
+ */
+export async function runUntilEnd<T>(run: (end: EndRun) => Promise<T>, cancelled?: () => boolean): Promise<RunEnd<T>> {
+  let ending: Ending | undefined;
+  const end: EndRun = (why) => {
+    ending ??= why;
+    throw new RunEnded(why.kind);
+  };
+  let value: T;
+  try {
+    value = await run(end);
+  } catch (error) {
+    if (ending) return ending;
+    throw error;
+  }
+  if (ending) return ending;
+  if (cancelled?.()) return { kind: "cancelled", value };
+  return { kind: "done", value };
 }
 
 /** `ctx.checkpoint()` outside a task: ends a cancelled run, does nothing otherwise. */
-export function cancellationCheckpoint(signal: () => AbortSignal): () => Promise<void> {
+export function cancellationCheckpoint(signal: () => AbortSignal, end: EndRun): () => Promise<void> {
   return async () => {
-    if (signal().aborted) throw new Cancelled("The request was cancelled");
+    if (signal().aborted) end({ kind: "cancelled" });
   };
 }

@@ -1,19 +1,21 @@
 /**
- * @module request
+ * @module run/request
  * One request while its method runs, in either era (`RequestScope`, built once by the transport that received
- * it), and the channel its handler talks through (`requestChannel`): progress and log notifications on the reply,
- * events through the transport's publisher, and the reply's cancellation signal.
+ * it); the channel its handler talks through (`requestChannel`): progress and log notifications on the reply,
+ * events through the transport's publisher, and the reply's cancellation signal; and `Asking`, the way the era that
+ * received the request answers its handler's questions, which that transport passes to the method it runs.
  */
 
-import type { InputRunner } from "../ask/questions";
+import type { InputApi } from "../ask/questions";
 import type { Config } from "../config/config";
 import type { HttpExchange } from "../http/exchange";
 import type { Reply } from "../http/reply";
 import type { RequestMeta } from "../wire/envelope";
+import { ErrorCode, RpcError } from "../wire/errors";
 import { ANONYMOUS, type Principal } from "../wire/principal";
 import { type JsonObject, type LegacyVersion, LOG_LEVELS, type LogLevel, type RequestId } from "../wire/types";
 import type { Channel, Publisher } from "./context";
-import { cancellationCheckpoint } from "./end";
+import { cancellationCheckpoint, type EndRun } from "./end";
 
 /** Everything the engine knows about one request while it is served. */
 export interface RequestScope {
@@ -28,8 +30,6 @@ export interface RequestScope {
   meta: RequestMeta;
   principal: Principal;
   reply: Reply;
-  /** Runs handlers that may ask for input: MRTR rounds (2026-07-28) or server-to-client requests (legacy session). */
-  runWithInput: InputRunner;
   /** Which wire the request came on; result shapes and error statuses differ between them. */
   era: Era;
   /** How this request's handlers tell listeners of a change, as the caller (the transport builds it on first use). */
@@ -51,8 +51,6 @@ export interface RequestInfo {
   meta: RequestMeta;
   era: Era;
   reply: Reply;
-  /** How this era asks the client for input, given the finished scope. */
-  inputRunner: (scope: RequestScope) => InputRunner;
   /** Builds the request's publisher (listen/publish.ts), once a handler publishes. */
   publisher: () => Publisher;
   heldLog?: RequestScope["heldLog"];
@@ -73,19 +71,73 @@ export function requestScope(exchange: HttpExchange, info: RequestInfo): Request
     reply: info.reply,
     era: info.era,
     publisher: () => (publisher ??= info.publisher()),
-    runWithInput: (target, params, handler) => runner(target, params, handler),
     ...(info.heldLog && { heldLog: info.heldLog }),
   };
   let publisher: Publisher | undefined;
-  const runner = info.inputRunner(scope);
   return scope;
+}
+
+/** What one request's handler run is bound to: its method, the tool or prompt name or resource URI, the arguments. */
+export interface RoundTarget {
+  method: "tools/call" | "prompts/get" | "resources/read";
+  /** Tool or prompt name, or resource URI. */
+  name: string;
+  /** The request's arguments exactly as sent; the 2026-07-28 state is bound to their digest. */
+  args: unknown;
+}
+
+/**
+ * How a request's handler run ended, as the request answers it: with the handler's value (`retried`: it continued
+ * an earlier round), with the `input_required` result that ends this round (2026-07-28), handed over to a task
+ * (with the answers, in their wire form, and the `ctx.state` it had so far), or cancelled.
+ */
+export type Asked<T> =
+  | { kind: "done"; value: T; retried: boolean }
+  | { kind: "input_required"; result: JsonObject }
+  | { kind: "hands-over"; answers: JsonObject; state: JsonObject }
+  | { kind: "cancelled" };
+
+/**
+ * How the era that received a request answers its handlers' questions: the 2026-07-28 rounds (modern/rounds.ts:
+ * answers in signed state, a missing one ends the request with `input_required`) or a 2025 session's live requests
+ * (legacy/live-answers.ts: each question sent to the client, awaited in place). The transport passes its own to the
+ * method it runs; the method runs each handler through it.
+ */
+export interface Asking {
+  /**
+   * Runs one handler for `target` to its end: `handler` gets the input API its `ctx.ask` uses and the `EndRun` its
+   * other context calls end the run with. `params` are the request's (a round's answers and state come in them).
+   */
+  run<T>(target: RoundTarget, params: JsonObject, handler: (input: InputApi, end: EndRun) => Promise<T>): Promise<Asked<T>>;
+}
+
+/**
+ * The answer of a prompt's or a resource read's run: its value, or its round's `input_required` result. A cancelled
+ * run has no reader (the reply sends nothing once the client is gone) and answers an error; only a task's start
+ * hands over, so another method's run never does.
+ */
+export function answerOf<T>(asked: Asked<T>): T | JsonObject {
+  switch (asked.kind) {
+    case "done":
+      return asked.value;
+    case "input_required":
+      return asked.result;
+    case "cancelled":
+      throw new RpcError(ErrorCode.InternalError, "The request was cancelled");
+    case "hands-over":
+      throw new Error("Only a task's start hands over");
+  }
 }
 
 /**
  * The channel a request's handler talks through: progress as notifications (when the client asked for them), log
  * messages to 2025 clients that set a level, events through the hub, and the reply's cancellation signal.
  */
-export function requestChannel(scope: RequestScope, overrides: Partial<Pick<Channel, "progress" | "checkpoint">> = {}): Channel {
+export function requestChannel(
+  scope: RequestScope,
+  end: EndRun,
+  overrides: Partial<Pick<Channel, "progress" | "checkpoint">> = {},
+): Channel {
   const { meta, reply } = scope;
   return {
     env: scope.env,
@@ -120,7 +172,7 @@ export function requestChannel(scope: RequestScope, overrides: Partial<Pick<Chan
     get publish() {
       return scope.publisher();
     },
-    checkpoint: cancellationCheckpoint(() => reply.signal),
+    checkpoint: cancellationCheckpoint(() => reply.signal, end),
     ...overrides,
   };
 }

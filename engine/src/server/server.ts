@@ -19,7 +19,7 @@ import { hubsOf } from "../listen/hub";
 import type { ListenSupport } from "../listen/listen";
 import { createPublisher } from "../listen/publish";
 import type { Publisher } from "../run/context";
-import type { RequestScope } from "../run/request";
+import type { Asking, RequestScope } from "../run/request";
 import { SKILLS_EXTENSION, type Skill } from "../skills/define";
 import { Skills } from "../skills/methods";
 import { SKILL_SCHEME } from "../skills/uri";
@@ -102,7 +102,11 @@ export interface ServerDefinition extends Declarations {
   declarations?: () => Declarations;
 }
 
-export type MethodHandler = (params: JsonObject, scope: RequestScope) => Promise<JsonObject>;
+/**
+ * One method of the table: its params, the request it serves, and the era's way of answering its handlers'
+ * questions (`asking`), which the transport that received the request passes (modern/serve.ts, legacy/).
+ */
+export type MethodHandler = (params: JsonObject, scope: RequestScope, asking: Asking) => Promise<JsonObject>;
 
 export class McpServer {
   readonly info: Implementation & { icons?: Icon[] };
@@ -248,8 +252,8 @@ export class McpServer {
    */
   private differsForViews(handler: MethodHandler, adjust: (result: JsonObject) => JsonObject = (result) => result): MethodHandler {
     if (this.views.length === 0) return handler;
-    return async (params, scope) => {
-      const result = await handler(params, scope);
+    return async (params, scope, asking) => {
+      const result = await handler(params, scope, asking);
       if (!this.offersViews(scope.env, scope.meta.clientCapabilities)) return result;
       return { ...adjust(result), cacheScope: "private" };
     };
@@ -283,11 +287,13 @@ export class McpServer {
         "tools/list",
         this.differsForViews(listTools, (result) => this.withViewMeta(result)),
       );
-      methods.set("tools/call", async (params, scope) => {
+      methods.set("tools/call", async (params, scope, asking) => {
         const call = toolCall(this.tools, params);
         requireToolScopes(scope.request, scope.config, scope.principal, call.tool);
         // A long-running tool runs as a task for a client that can take one; every other call is answered here.
-        return runsAsTask(call.tool, scope) ? startTask(this.info.name, call, params, scope) : callTool(call, params, scope);
+        return runsAsTask(call.tool, scope)
+          ? startTask(this.info.name, call, params, scope, asking)
+          : callTool(call, params, scope, asking);
       });
     }
     if (this.hasTaskTools) {
@@ -309,14 +315,14 @@ export class McpServer {
         }),
       );
       methods.set("resources/templates/list", list("resourceTemplates", this.resources.templates));
-      methods.set("resources/read", (params, scope) =>
-        skills?.owns(params.uri) ? skills.read(params, scope) : this.resources.read(params, scope),
+      methods.set("resources/read", (params, scope, asking) =>
+        skills?.owns(params.uri) ? skills.read(params, scope) : this.resources.read(params, scope, asking),
       );
     }
     for (const [name, handler] of this.skills?.methods() ?? []) methods.set(name, handler);
     if (this.prompts.size > 0) {
       methods.set("prompts/list", list("prompts", this.prompts));
-      methods.set("prompts/get", (params, scope) => getPrompt(this.prompts, params, scope));
+      methods.set("prompts/get", (params, scope, asking) => getPrompt(this.prompts, params, scope, asking));
     }
     if (this.hasCompletions) {
       methods.set("completion/complete", (params, scope) => complete(this.prompts, this.resources, params, scope));

@@ -2,25 +2,24 @@
  * @module tasks/run
  * One run of a task's handler inside its Durable Object: the same `runTool` and the same `ctx` as a request, over
  * a channel of the task's own. `ctx.progress()` sets the task's statusMessage; `ctx.signal` aborts on
- * `tasks/cancel`; `ctx.ask()` returns the answers the task holds, or ends the run with the questions (the task is
- * then `input_required`); `ctx.checkpoint()` ends a cancelled run at once, saves `ctx.state`, and ends the run
- * once its time slice is used. Runs start the handler from the top, like multi round-trip rounds: keep side effects
+ * `tasks/cancel`; `ctx.ask()` returns the answers the task holds (tasks/answers.ts), or ends the run with the
+ * questions (the task is then `input_required`); `ctx.checkpoint()` ends a cancelled run at once, saves `ctx.state`,
+ * and ends the run once its time slice is used. How the run ended is `runUntilEnd`'s to say (run/end.ts). Runs start the handler from the top, like multi round-trip rounds: keep side effects
  * after the last question.
  */
 
-import { typedAnswer } from "../ask/answers";
-import { type AnswerSource, inputApi } from "../ask/loop";
-import { type InputRequest, toWire } from "../ask/questions";
+import { inputApi } from "../ask/loop";
+import type { InputApi } from "../ask/questions";
 import { runTool } from "../define/tools";
 import { hubsOf } from "../listen/hub";
 import { createPublisher } from "../listen/publish";
 import { type Channel, handlerContext } from "../run/context";
-import { Cancelled, EndRun } from "../run/end";
+import { type EndRun, type RunEnd, runUntilEnd } from "../run/end";
 import { jsonBytes } from "../util/encoding";
 import type { LogScope } from "../util/log";
 import { RpcError } from "../wire/errors";
 import type { JsonObject } from "../wire/types";
-import { freshKey, usedKeys } from "./keys";
+import { keptAnswers, pendingQuestions } from "./answers";
 import type { TaskRecord } from "./record";
 import type { TaskServer } from "./servers";
 
@@ -51,37 +50,14 @@ export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOut
   if (!server || !tool) return { kind: "failed", error: { code: -32603, message: `Tool ${record.tool} is no longer served` } };
 
   const started = Date.now();
-  let ended: "input_required" | "yield" | undefined;
-  let pending: TaskRecord["pending"] = {};
   const refused: Record<string, string> = {};
-  const source: AnswerSource = {
-    answer(key, request) {
-      if (!Object.hasOwn(record.answers, key)) return undefined;
-      const kept = record.answers[key] as JsonObject;
-      // Why checked here as well: `tasks/update` checked it against the form's wire schema; the handler's own
-      // schema may refuse more. Such an answer is dropped and its question asked again, never a failed task.
-      try {
-        typedAnswer(key, request, kept);
-        return kept;
-      } catch (error) {
-        refused[key] = error instanceof RpcError ? error.message : String(error);
-        return undefined;
-      }
-    },
-    async obtain(missing) {
-      const used = new Set(usedKeys(record));
-      pending = {};
-      for (const [key, request] of Object.entries(missing) as [string, InputRequest][]) {
-        const asked = freshKey(key, used);
-        used.add(asked);
-        pending[asked] = { kind: request.kind, request: toWire(request), ...(asked !== key && { key }) };
-      }
-      ended = "input_required";
-      throw new EndRun();
-    },
+  const input = (end: EndRun): InputApi => {
+    api = inputApi(keptAnswers(record, refused, end), record.client.capabilities, structuredClone(record.state));
+    return api;
   };
-  const input = inputApi(source, record.client.capabilities, structuredClone(record.state));
-  const channel: Channel = {
+  let api: InputApi | undefined;
+  const state = () => api?.state ?? record.state;
+  const channel = (end: EndRun): Channel => ({
     env: host.env,
     signal: host.signal,
     principal: record.principal,
@@ -95,35 +71,46 @@ export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOut
     waitUntil: (promise) => host.waitUntil(promise),
     publish: createPublisher(hubsOf(host.env), record.principal, (uri) => server.resources.handleOf(uri), scope),
     async checkpoint() {
-      if (host.signal.aborted) throw new Cancelled("The task was cancelled");
-      host.saveState(keepable(input.state, record.limits.maxStateBytes));
-      if (Date.now() - started < record.limits.sliceMs) return;
-      ended = "yield";
-      throw new EndRun();
+      if (host.signal.aborted) end({ kind: "cancelled" });
+      host.saveState(keepable(state(), record.limits.maxStateBytes));
+      if (Date.now() - started >= record.limits.sliceMs) end({ kind: "yields" });
     },
-  };
+  });
 
-  let result: JsonObject;
+  let ended: RunEnd<JsonObject>;
   try {
-    result = await runTool(tool, record.args, handlerContext(channel, input), scope);
+    ended = await runUntilEnd(
+      (end) => runTool(tool, record.args, handlerContext(channel(end), input(end)), scope),
+      () => host.signal.aborted,
+    );
   } catch (error) {
-    // A handler that swallowed the end-of-run signal still ends the run the way it was asked to.
-    if (ended === "input_required")
-      return { kind: "input_required", pending, state: keepable(input.state, record.limits.maxStateBytes), refused };
-    if (ended === "yield") return { kind: "yield", state: input.state };
+    // What a cancelled run threw is the cancellation's (a fetch aborted by ctx.signal, say), not a failure.
     if (host.signal.aborted) return { kind: "cancelled" };
     if (error instanceof RpcError) return failed(error);
     throw error;
   }
-  if (ended === "input_required")
-    return { kind: "input_required", pending, state: keepable(input.state, record.limits.maxStateBytes), refused };
-  if (ended === "yield") return { kind: "yield", state: input.state };
-  if (host.signal.aborted) return { kind: "cancelled", ...reportOf(result) };
-  const { maxResultBytes } = record.limits;
-  if (jsonBytes(result) > maxResultBytes) {
-    return failed(new RpcError(-32603, `The result takes more than ${maxResultBytes} bytes as stored; tasks keep at most that`));
+  switch (ended.kind) {
+    case "asks":
+      return {
+        kind: "input_required",
+        pending: pendingQuestions(record, ended.questions),
+        state: keepable(state(), record.limits.maxStateBytes),
+        refused,
+      };
+    case "yields":
+      return { kind: "yield", state: state() };
+    case "cancelled":
+      return { kind: "cancelled", ...(ended.value && reportOf(ended.value)) };
+    case "hands-over":
+      throw new Error("A task's run never hands over: only the call that starts it does");
+    case "done": {
+      const { maxResultBytes } = record.limits;
+      if (jsonBytes(ended.value) > maxResultBytes) {
+        return failed(new RpcError(-32603, `The result takes more than ${maxResultBytes} bytes as stored; tasks keep at most that`));
+      }
+      return { kind: "completed", result: ended.value };
+    }
   }
-  return { kind: "completed", result };
 }
 
 function failed(error: RpcError): RunOutcome {

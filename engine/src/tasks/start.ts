@@ -1,20 +1,17 @@
 /**
  * @module tasks/start
  * `tools/call` of a tool that runs as a task, on the Worker. The handler first runs here, under the request's
- * multi round-trip rounds, up to its first `ctx.progress()`: questions asked before that are answered
+ * multi round-trip rounds, up to its first `ctx.progress()`, which hands the run over: questions asked before that are answered
  * synchronously, before any task exists (as SEP-2663 advises). At that first `ctx.progress()` the run here stops,
  * the task is created durably in its own Durable Object, and the object runs the handler again from the top, with
  * the answers and `ctx.state` gathered so far. A handler that returns before calling `ctx.progress()` was quick:
  * its result is answered at once, and no task is created (the spec allows either).
  */
 
-import type { InputApi } from "../ask/questions";
 import { keyRing } from "../config/key-ring";
-import { runTool, type Tool, type ToolCall } from "../define/tools";
+import { runTool, type Tool, type ToolCall, toolAnswerOf } from "../define/tools";
 import { handlerContext } from "../run/context";
-import { EndRun } from "../run/end";
-import type { RequestScope } from "../run/request";
-import { requestChannel } from "../run/request";
+import { type Asking, type RequestScope, requestChannel } from "../run/request";
 import { log } from "../util/log";
 import { ErrorCode, RpcError } from "../wire/errors";
 import { declaresTasks, tasksRequired } from "../wire/tasks";
@@ -45,44 +42,23 @@ export function runsAsTask(tool: Tool, scope: RequestScope): boolean {
   return false;
 }
 
-/** Thrown by the first `ctx.progress()` (or `ctx.checkpoint()`) here: the work starts, and moves to the task. */
-class HandOver extends EndRun {}
-
-/** Runs the call up to its first `ctx.progress()`, then creates the task; `server` names the server that runs it. */
-export async function startTask(server: string, { tool, args }: ToolCall, params: JsonObject, scope: RequestScope): Promise<JsonObject> {
-  let handedOver = false;
-  const handOver = (): never => {
-    handedOver = true;
-    throw new HandOver();
-  };
-  const channel = requestChannel(scope, { progress: handOver, checkpoint: async () => handOver() });
-  // The answers the handler got are what the task starts with (it asks the same questions again, from the top).
-  const answers: JsonObject = {};
-  let input: InputApi | undefined;
-  let outcome: Awaited<ReturnType<RequestScope["runWithInput"]>> | undefined;
-  try {
-    outcome = await scope.runWithInput({ method: "tools/call", name: tool.name, args }, params, (roundInput) => {
-      input = roundInput;
-      const recording: InputApi = {
-        get state() {
-          return roundInput.state;
-        },
-        set state(value) {
-          roundInput.state = value;
-        },
-        supports: (kind, options) => roundInput.supports(kind, options),
-        async ask(requests, options) {
-          const got = await roundInput.ask(requests, options);
-          Object.assign(answers, got);
-          return got;
-        },
-      };
-      return runTool(tool, args, handlerContext(channel, recording), scope);
-    });
-  } catch (error) {
-    if (!handedOver) throw error;
-  }
-  if (!handedOver && outcome) return outcome.kind === "input_required" ? outcome.result : (outcome.value as JsonObject);
+/**
+ * Runs the call up to its first `ctx.progress()` (or `ctx.checkpoint()`), which hands it over, then creates the task;
+ * `server` names the server that runs it. Its questions before that are the request's (`asking`: 2026-07-28 rounds).
+ */
+export async function startTask(
+  server: string,
+  { tool, args }: ToolCall,
+  params: JsonObject,
+  scope: RequestScope,
+  asking: Asking,
+): Promise<JsonObject> {
+  const asked = await asking.run({ method: "tools/call", name: tool.name, args }, params, (input, end) => {
+    const handOver = (): never => end({ kind: "hands-over" });
+    const channel = requestChannel(scope, end, { progress: handOver, checkpoint: async () => handOver() });
+    return runTool(tool, args, handlerContext(channel, input), scope);
+  });
+  if (asked.kind !== "hands-over") return toolAnswerOf(asked);
 
   const taskId = await newTaskId(await keyRing(scope.config));
   const tasks = tasksOf(scope.env)!;
@@ -113,9 +89,9 @@ export async function startTask(server: string, { tool, args }: ToolCall, params
     client: { protocolVersion: scope.meta.protocolVersion, capabilities: scope.meta.clientCapabilities, info: scope.meta.clientInfo },
     requestId: scope.requestId,
     traceId: scope.traceId,
-    // Typed answers back to their wire form: a form's answer is `{ action, content }` either way.
-    answers: JSON.parse(JSON.stringify(answers)) as JsonObject,
-    state: input?.state ?? {},
+    // The answers the handler got, as the client sent them: the task asks the same questions again, from the top.
+    answers: asked.answers,
+    state: asked.state,
     limits,
   });
   return { resultType: "task", ...(task as JsonObject) };
