@@ -9,11 +9,11 @@
  * 2025 stream resumption and hardening; 95.8 KiB with the built-in OAuth authorization server (workers-oauth-provider
  * ~31, oauth4webapi ~7; evaluated only in that mode, through a dynamic import); 100.5 KiB with Tasks; 103.4 KiB with
  * tracing and sharded listen hubs; 97.4 KiB once JWT verification moved from jose to WebCrypto (-5.5 KiB); 104.6 KiB
- * with later features; 99.7 KiB once the upstream login's oauth4webapi gave way to auth/server/oauth-client.ts, which
- * verifies ID tokens with auth/jwt.ts (-4.9 KiB); 102.1 KiB with skills; 100.3 KiB once only workers-oauth-provider is
+ * with later features; 99.7 KiB once the upstream login's oauth4webapi gave way to src/oauth/oauth-client.ts, which
+ * verifies ID tokens with src/auth/jwt.ts (-4.9 KiB); 102.1 KiB with skills; 100.3 KiB once only workers-oauth-provider is
  * imported lazily and the engine's own checks stopped pulling in zod's record and union types (-1.8 KiB); 101.4 KiB
  * with later features; 65.1 KiB once the authorization server became an import of its own (`authorizationServer`,
- * -36.5 KiB: the template does not pass it; a Worker that does, such as test/e2e/oauth/worker.ts, is 99.2 KiB).
+ * -36.5 KiB: the template does not pass it; a Worker that does, such as the template's the template's test/e2e/oauth/worker.ts, is 99.2 KiB).
  *
  * Also prints the size of each feature (bench/lib/build.mjs FEATURES), from the bundle's source map.
  */

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
  * `npm run bench:state`: what minting and verifying a `requestState` costs, measured in workerd.
  *
  * workerd freezes the clock during execution (a Spectre mitigation), so the cost cannot be timed from inside the
- * Worker. Instead a small Worker built from src/signing/token.ts answers three requests: one that does nothing, one
+ * Worker. Instead a small Worker built from src/config/signing.ts answers three requests: one that does nothing, one
  * that seals `OPS` tokens and one that opens `OPS` tokens (with the same binding as a real MRTR retry). Each is
  * requested `RUNS` times from Node; the cost per operation is (median request time - median no-op time) / OPS.
  * 127.0.0.1 only, bounded, nothing kept running.

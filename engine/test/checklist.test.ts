@@ -217,27 +217,27 @@ describe("transport and envelope", () => {
   // row 6: a Content-Length over the 1 MiB cap gets 413 before the body is read. Covered by http/guards.test.ts, see COVERED_ELSEWHERE.
   // row 7: a chunked body growing past the cap is cut off at the cap with 413, never buffered whole (production). Covered by
   //   http/guards.test.ts, see COVERED_ELSEWHERE.
-  // row 8: an empty body, invalid JSON and invalid UTF-8 get 400 and -32700 with no id. Covered by protocol/envelope.test.ts, see
+  // row 8: an empty body, invalid JSON and invalid UTF-8 get 400 and -32700 with no id. Covered by wire/envelope.test.ts, see
   //   COVERED_ELSEWHERE.
   // row 9: nesting 10^5 deep gets 400 and -32700, never a crash; the limit is 64 levels (limits.request.maxJsonDepth). Covered by http/guards.test.ts,
   //   see COVERED_ELSEWHERE.
   // row 10: 10^5 distinct keys inside the cap are refused in linear time (-32700 over limits.request.maxJsonMembers = 10,000). Covered by
   //   http/guards.test.ts, see COVERED_ELSEWHERE.
   // row 11: a batch with a 2026 header, or a JSON-RPC response from the client, gets 400 and -32600 (batches without a header are
-  //   2025-03-26 and served). Covered by protocol/envelope.test.ts and legacy/legacy.test.ts, see COVERED_ELSEWHERE.
+  //   2025-03-26 and served). Covered by wire/envelope.test.ts and legacy/legacy.test.ts, see COVERED_ELSEWHERE.
   // row 12: jsonrpc other than 2.0, a missing method, a null id and object or float ids get 400 and -32600. Covered by
-  //   protocol/envelope.test.ts, see COVERED_ELSEWHERE.
+  //   wire/envelope.test.ts, see COVERED_ELSEWHERE.
 
   it("row 13: an unknown method gets 404 and -32601", async () => {
     await expectError(await send("no/such/method", {}, { id: 13 }), 404, -32601, 13);
   });
 
-  // row 14: a notification is accepted with 202 and an empty body. Covered by protocol/envelope.test.ts, see COVERED_ELSEWHERE.
+  // row 14: a notification is accepted with 202 and an empty body. Covered by wire/envelope.test.ts, see COVERED_ELSEWHERE.
   // row 15: no MCP-Protocol-Version and no _meta is served as 2025-03-26; a modern request without the header gets 400/-32020; an
   //   unsupported version gets 400/-32022 with data.supported (and with legacy clients off, a request without a version gets -32022).
-  //   Covered by legacy/legacy.test.ts and protocol/envelope.test.ts, see COVERED_ELSEWHERE.
+  //   Covered by legacy/legacy.test.ts and wire/envelope.test.ts, see COVERED_ELSEWHERE.
   // row 16: MCP-Protocol-Version != _meta version, Mcp-Method != method, Mcp-Name != params.name get 400 and -32020. Covered by
-  //   protocol/envelope.test.ts and http/guards.test.ts, see COVERED_ELSEWHERE.
+  //   wire/envelope.test.ts and http/guards.test.ts, see COVERED_ELSEWHERE.
   // row 17: Mcp-Name in =?base64?...?= form is decoded before comparison; a malformed sentinel gets 400 and -32020. Covered by
   //   http/guards.test.ts, see COVERED_ELSEWHERE.
   // row 18: Mcp-Session-Id and Last-Event-ID on a 2026 request are ignored: no session minted or echoed. Covered by
@@ -255,7 +255,7 @@ describe("tools and faults", () => {
   //   define/tools.test.ts, see COVERED_ELSEWHERE.
   // row 21: extra keys and __proto__/constructor/prototype keys give isError; Object.prototype stays unpolluted. Covered by
   //   define/tools.test.ts, see COVERED_ELSEWHERE.
-  // row 22: unknown extra fields in the envelope are ignored. Covered by protocol/envelope.test.ts, see COVERED_ELSEWHERE.
+  // row 22: unknown extra fields in the envelope are ignored. Covered by wire/envelope.test.ts, see COVERED_ELSEWHERE.
   // row 23: a throwing handler gives isError with 'Reference: <X-Request-Id>' and no detail; the detail is logged. Covered by
   //   define/tools.test.ts, see COVERED_ELSEWHERE.
 

@@ -1,5 +1,5 @@
 /**
- * Where the engine's tests find listeners in the hubs (see src/mcp/listen/groups.ts): the group anonymous test
+ * Where the engine's tests find listeners in the hubs (see src/listen/groups.ts): the group anonymous test
  * requests are counted in, and a wait for a 2025 session's GET stream to join.
  */
 import { runInDurableObject } from "cloudflare:test";

@@ -72,7 +72,7 @@ export async function serveBundle(config, mainModule, overrides = {}) {
 
 /**
  * The in-process driver (see inprocess.mjs): `driverSource` as the entry module, the Worker's bundle beside it as
- * ./worker.js, and the Worker's own bindings, vars, Durable Objects and assets from its wrangler config. Served on
+ * its module `worker.js` (written beside it), and the Worker's own bindings, vars, Durable Objects and assets from its wrangler config. Served on
  * 127.0.0.1 too, so a check can reach it over HTTP, but only dispatchFetch is used.
  */
 export async function startDriver(config, driverSource, workerSource, overrides = {}) {

@@ -7,8 +7,9 @@
  *   no-assets  - the same without `[assets]` and `[build]`: no asset hop in front of the Worker (and no ASSETS binding,
  *                which only the views and skills read; the bench Worker declares neither).
  *
- * Written as wrangler.json files under bench/dist/ (never committed), with the root's paths made absolute.
+ * Written as the files bench/dist/config-*/wrangler.json (never committed), with the root's paths made absolute.
  */
+
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";

@@ -1,5 +1,5 @@
 /**
- * @module answers
+ * @module ask/answers
  * The one answer validator. Every path that takes an answer to a question checks it here, the same way, before
  * anything keeps or consumes it: a multi round-trip retry (`inputResponses`), a task's `tasks/update`, and a 2025
  * client's response to a server-to-client request. A malformed answer is -32602 and changes nothing: the question

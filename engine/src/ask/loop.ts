@@ -1,13 +1,13 @@
 /**
- * @module ask
+ * @module ask/loop
  * The one ask loop behind `ctx.ask()`, whichever path runs the handler. A handler asks for questions by key and
  * gets typed answers back; where the answers come from is the path's `AnswerSource`:
  *
- *   - a 2026-07-28 multi round-trip request (`input/rounds.ts`): answers in the verified `requestState` or in this
+ *   - a 2026-07-28 multi round-trip request (`modern/rounds.ts`): answers in the verified `requestState` or in this
  *     retry's `inputResponses`; missing ones end the round with `input_required`;
- *   - a task run (`tasks/run.ts`): answers the task received with `tasks/update`; missing ones end the run, and
+ *   - a task run (`tasks/answers.ts`): answers the task received with `tasks/update`; missing ones end the run, and
  *     the task waits in `input_required`;
- *   - a 2025 session (`legacy/live-input.ts`): missing answers are asked as server-to-client requests, and the
+ *   - a 2025 session (`legacy/live-answers.ts`): missing answers are asked as server-to-client requests, and the
  *     handler waits for them in place.
  *
  * The loop is the same for all three: each key once per call, never asking what the client did not declare

@@ -1,5 +1,5 @@
 /**
- * @module input
+ * @module ask/questions
  * Multi round-trip requests (MRTR): how a handler asks the client for input and gets the answers back.
  *
  * A handler calls `ctx.ask({ key: request, ... })` and awaits the answers as if they were local. When an answer

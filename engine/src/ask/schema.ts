@@ -1,5 +1,5 @@
 /**
- * @module schema
+ * @module ask/schema
  * JSON Schema (2020-12) from zod, and readable messages from zod issues.
  */
 

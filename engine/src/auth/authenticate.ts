@@ -1,5 +1,5 @@
 /**
- * @module auth
+ * @module auth/authenticate
  * Authorization (off unless AUTH_ISSUER is set): this server is an OAuth 2.1 resource server. Every request
  * carries `Authorization: Bearer <JWT>`, verified against the issuer's keys for signature, issuer, expiry and
  * audience (RFC 8707: the token must be issued for this server). The verified subject becomes the principal.

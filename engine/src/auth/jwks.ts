@@ -1,9 +1,9 @@
 /**
- * @module jwks
+ * @module auth/jwks
  * The issuer's signing keys, for the JWT resource server (AUTH_ISSUER): which key may verify which algorithm, the
  * import of a key into WebCrypto (public members only, cached), and the two key sets: inline (AUTH_JWKS) and
  * fetched (AUTH_JWKS_URL: cached per isolate, refetched when a token names a key the cached set lacks). The upstream
- * login's ID tokens are verified against a fetched set too: its provider's `jwks_uri` (server/oauth-client.ts).
+ * login's ID tokens are verified against a fetched set too: its provider's `jwks_uri` (oauth/oauth-client.ts).
  */
 import type { AuthSettings } from "../config/config";
 import { readAtMost } from "../http/body";

@@ -1,10 +1,10 @@
 /**
- * @module jwt
+ * @module auth/jwt
  * Verifies the access tokens of the resource-server mode (AUTH_ISSUER) with WebCrypto: a compact JWS (RFC 7515)
  * signed with an algorithm from the allow-list by one of the issuer's keys (`jwks.ts`), whose claims (RFC 7519,
  * RFC 9068) name this issuer, this audience, a subject and a live expiry. Evaluating it only defines functions, so a
  * server with authorization off pays nothing for it. Every failure throws; the caller turns each into one 401.
- * The upstream login of the authorization-server mode verifies its ID tokens with it too (server/oauth-client.ts).
+ * The upstream login of the authorization-server mode verifies its ID tokens with it too (oauth/oauth-client.ts).
  */
 import { decodeBase64urlStrict, decodeUtf8Strict } from "../util/encoding";
 import { isObject } from "../wire/envelope";

@@ -1,5 +1,5 @@
 /**
- * @module scopes
+ * @module auth/scopes
  * Scope hierarchies. The spec (2026-07-28, Authorization, Scope Challenge Handling): "Servers MUST account for scope
  * hierarchies, where a broader scope implies narrower ones, when deciding whether a token is sufficient". OAuth gives
  * scopes no structure, so the hierarchy is this server's rule (the `scopeHierarchy` option, parsed in

@@ -1,5 +1,5 @@
 /**
- * @module config
+ * @module config/config
  * The one configuration a request is served with: the deployment's settings (settings.ts, from the Worker's vars
  * and secrets) with the server's options (options.ts, from `createMcpWorker`). Built once per isolate for each
  * Worker and passed down with the request, never looked up again on the way.

@@ -1,5 +1,5 @@
 /**
- * @module keys
+ * @module config/key-ring
  * The imported `requestState` signing keys, created once per isolate (importing a CryptoKey per request
  * would cost every request a key schedule).
  */

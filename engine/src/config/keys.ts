@@ -1,5 +1,5 @@
 /**
- * @module keys
+ * @module config/keys
  * The `STATE_KEYS` secret: the keys that sign `requestState`, session ids, list cursors and task ids, current first.
  */
 

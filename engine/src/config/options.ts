@@ -1,5 +1,5 @@
 /**
- * @module options
+ * @module config/options
  * The engine's limits and tuning, as code: options of `createMcpWorker`, typed, each with a documented default.
  * Environment variables keep only secrets and what differs per deployment (settings.ts). One unit per kind: every
  * duration is in milliseconds, every size in bytes (as stored or as received, as each one says), every count a

@@ -1,5 +1,5 @@
 /**
- * @module scopes
+ * @module config/scopes
  * The `scopeHierarchy` option: which granted OAuth scopes imply which others (see auth/scopes.ts for how a grant is
  * checked against it).
  */

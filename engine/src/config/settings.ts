@@ -1,5 +1,5 @@
 /**
- * @module settings
+ * @module config/settings
  * The deployment's settings: the Worker's vars and secrets, for what differs from one deployment to the next
  * (its mode, its hosts and origins, how much it logs, its signing keys and its authorization). Limits and tuning
  * are code (options.ts).

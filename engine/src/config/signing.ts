@@ -1,5 +1,5 @@
 /**
- * @module state
+ * @module config/signing
  * Signed state tokens (the `requestState` of multi round-trip requests): HMAC-SHA256 through WebCrypto, a key id
  * covered by the MAC so keys can rotate, a purpose label, a binding to the request, and an expiry.
  *

@@ -1,5 +1,5 @@
 /**
- * @module completion
+ * @module define/completion
  * `completion/complete`: suggestions for a prompt argument or a resource-template variable.
  */
 import * as z from "zod/mini";

@@ -1,5 +1,5 @@
 /**
- * @module content
+ * @module define/content
  * Small constructors for the content blocks a tool or prompt returns, so handlers read as intent.
  */
 import type { ContentBlock, ResourceContents } from "../wire/types";

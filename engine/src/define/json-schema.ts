@@ -1,5 +1,5 @@
 /**
- * @module json-schema
+ * @module define/json-schema
  * Tool inputs declared as raw JSON Schema 2020-12 (tools ported from other servers): `input: jsonSchema({...})`.
  * Validated with `@cfworker/json-schema`, which interprets schemas instead of generating code, so it runs where
  * `new Function` is forbidden (Workers). Only a server that calls `jsonSchema()` bundles the validator.

@@ -1,5 +1,5 @@
 /**
- * @module pagination
+ * @module define/pagination
  * Opaque list cursors; anything the server did not issue is -32602.
  *
  * Two kinds: a plain offset into a list that is the same for every caller (tools, prompts, fixed resources), and a

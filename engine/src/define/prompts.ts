@@ -1,5 +1,5 @@
 /**
- * @module prompts
+ * @module define/prompts
  * `definePrompt`, and the `prompts/list` and `prompts/get` methods.
  */
 import type * as z from "zod/mini";

@@ -1,5 +1,5 @@
 /**
- * @module registry
+ * @module define/registry
  * One registry for everything a server lists (tools, prompts, resources, resource templates): names are unique,
  * each entry is described for its list once per isolate, and lists are paged with opaque cursors.
  */

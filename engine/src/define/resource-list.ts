@@ -1,5 +1,5 @@
 /**
- * @module resource-list
+ * @module define/resource-list
  * `resources/list` when templates list concrete resources for the caller (`list`): the fixed resources first,
  * then each listing template's resources in declaration order, paged.
  *

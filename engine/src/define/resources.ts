@@ -1,5 +1,5 @@
 /**
- * @module resources
+ * @module define/resources
  * `defineResource` (a fixed URI) and `defineResourceTemplate` (an RFC 6570 URI template, optionally listing the
  * caller's concrete resources), and the `resources/templates/list` and `resources/read` methods
  * (`resources/list` of listing templates is in resource-list.ts).

@@ -1,5 +1,5 @@
 /**
- * @module tools
+ * @module define/tools
  * `defineTool`, and the `tools/list` and `tools/call` methods.
  */
 import type * as z from "zod/mini";

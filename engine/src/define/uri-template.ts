@@ -1,5 +1,5 @@
 /**
- * @module uri-template
+ * @module define/uri-template
  * Matching URIs against RFC 6570 level-1 templates (`note://{notebook_id}/{note_id}`): each variable matches
  * one non-empty path segment, percent-decoded. Operators such as `{+path}` are refused at startup.
  *

@@ -1,5 +1,5 @@
 /**
- * @module views
+ * @module define/views
  * MCP Apps (`io.modelcontextprotocol/ui`, SEP-1865): a tool names an interactive HTML view, a `ui://` resource the
  * host renders in a sandboxed iframe. `defineView` declares one; its HTML is a Workers static asset, read through
  * the ASSETS binding only when `resources/read` asks for it (never at startup, never in the Worker bundle).

@@ -1,5 +1,5 @@
 /**
- * @module body
+ * @module http/body
  * Reads a request body as JSON without letting a hostile body hurt the isolate: the size cap is enforced while
  * reading (never buffering past it), bytes must be valid UTF-8, and nesting depth and member count are checked by
  * a linear scan before `JSON.parse` runs.

@@ -1,5 +1,5 @@
 /**
- * @module cors
+ * @module http/cors
  * CORS for browser-based MCP clients. Origins come from the same allow-list the Origin check uses, so a page
  * the server would refuse is never given CORS permission either. Preflights are answered before authorization
  * (browsers send them without credentials).

@@ -1,5 +1,5 @@
 /**
- * @module exchange
+ * @module http/exchange
  * One HTTP request to `/mcp` while it is served: what every step on the request's path (guards, era dispatch,
  * both protocol paths) reads and fills in.
  */

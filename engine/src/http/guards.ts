@@ -1,5 +1,5 @@
 /**
- * @module guards
+ * @module http/guards
  * Checks every POST /mcp passes before its body is read: Host and Origin (DNS-rebinding protection, spec
  * "Security & Endpoint"), Content-Type and Accept. Each refusal is an `HttpError` with the status the spec names.
  */

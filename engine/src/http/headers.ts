@@ -1,5 +1,5 @@
 /**
- * @module headers
+ * @module http/headers
  * The 2026-07-28 HTTP headers that mirror the body (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`): read them
  * with the spec's value encoding and refuse any missing or mismatching one with 400 and -32020 (HeaderMismatch).
  */

@@ -1,5 +1,5 @@
 /**
- * @module param-headers
+ * @module http/param-headers
  * Header-bound tool arguments (spec 2026-07-28, `x-mcp-header`): a tool marks an argument with
  * `.check(z.meta({ "x-mcp-header": "Region" }))`, and clients mirror its value in an `Mcp-Param-Region` header so
  * that gateways can route on it without parsing the body. The server checks the header against the body.

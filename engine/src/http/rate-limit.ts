@@ -1,5 +1,5 @@
 /**
- * @module rate-limit
+ * @module http/rate-limit
  * JSON-RPC requests per caller per period, through the Workers rate-limiting binding (RATE_LIMITER in wrangler.toml;
  * without the binding there is no limit). The key is the principal when authorization is on, else the client IP.
  * The binding counts per Cloudflare location and is eventually consistent: it stops floods, not single requests.

@@ -1,5 +1,5 @@
 /**
- * @module read-only
+ * @module http/read-only
  * Documents served beside `/mcp` that are only read (the server card, the protected resource metadata): GET answers
  * them, HEAD with the same headers and no body, OPTIONS is a preflight, and any other method is refused with 405.
  */

@@ -1,5 +1,5 @@
 /**
- * @module reply
+ * @module http/reply
  * Answers one JSON-RPC request over HTTP. The answer is plain `application/json` unless the handler sends a
  * notification (progress, log) before it finishes; then the response turns into an SSE stream that carries the
  * notifications and ends with the final response.
@@ -197,7 +197,7 @@ export class Reply {
 const cancellation = () => new DOMException("The client cancelled the request", "AbortError");
 
 /**
- * A JSON-RPC answer as `application/json`. Why not `Response.json`: in workerd it measured a few microseconds
+ * A JSON-RPC answer as `application/json`. Why not `Response.json()`: in workerd it measured a few microseconds
  * slower per answer than serializing first (bench, in-process loop), and every answer takes this path.
  */
 export function jsonResponse(body: unknown, status: number, headers: Record<string, string> = {}): Response {

@@ -1,5 +1,5 @@
 /**
- * @module cancellation
+ * @module legacy/cancellation
  * `notifications/cancelled` for 2025 sessions. On 2025 revisions a dropped connection is not cancellation; the
  * client sends the notification instead, as a separate POST that may reach any isolate while the request runs in
  * another. The session's Durable Object is where the two meet: it remembers the cancelled ids, and a handler still

@@ -1,5 +1,5 @@
 /**
- * @module held-logs
+ * @module legacy/held-logs
  * Log messages of one request in a 2025 session whose state was not stored at initialize. The client may have
  * set a level since (`logging/setLevel` stores it on first use), but reading it up front would cost every request
  * a Durable Object call, and most requests write no log at all. So the level is read once, when a handler first

@@ -1,5 +1,5 @@
 /**
- * @module resume
+ * @module legacy/resume
  * Event ids and resumption for the streams of a 2025 session (2025-11-25 transports: "Resumability and
  * Redelivery"). A session-less client gets no ids: without a session nothing could resume its stream (a GET
  * without one is 405), and its request ids are only unique per session.

@@ -1,5 +1,5 @@
 /**
- * @module session-token
+ * @module legacy/session-token
  * A 2025 session id that carries what a request needs to know about its session: a signed token (the
  * `requestState` codec under the same STATE_KEYS, with its own purpose) naming the session's own random id, the
  * negotiated version, whether its state was stored at initialize, and when it ends; bound to the principal.

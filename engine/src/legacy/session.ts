@@ -1,5 +1,5 @@
 /**
- * @module session
+ * @module legacy/session
  * The stored state of 2025-era sessions, only where a session needs some: stored at initialize for a client that
  * declared elicitation, sampling or roots (the server must send it requests), or on first use of
  * `resources/subscribe` or `logging/setLevel` by any other session. The session id itself is a signed token

@@ -1,5 +1,5 @@
 /**
- * @module legacy-shapes
+ * @module legacy/shapes
  * Turns a 2026-07-28 result into the shape a 2025 revision expects: no `resultType`, `ttlMs`, `cacheScope` or
  * result `_meta` identity, and for older revisions none of the fields they did not know yet.
  */

@@ -1,5 +1,5 @@
 /**
- * @module legacy-stream
+ * @module legacy/stream
  * The two HTTP verbs a 2025 session adds: GET opens the session's notification stream (list changes and
  * updates of subscribed resources, fed by the hubs) or resumes a stream with Last-Event-ID, and DELETE ends a
  * session stored at initialize. Without a session both are 405, exactly as on the 2026-07-28 path; so is DELETE of

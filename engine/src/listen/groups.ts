@@ -1,5 +1,5 @@
 /**
- * @module groups
+ * @module listen/groups
  * Hub groups: how listeners spread over Durable Objects as their number grows.
  *
  * A group is the set of hubs one kind of event goes to: the global group (events for everyone) or one principal's

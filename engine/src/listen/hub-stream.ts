@@ -1,5 +1,5 @@
 /**
- * @module hub-stream
+ * @module listen/hub-stream
  * An SSE response fed by the subscription hubs: this Worker invocation holds the client's stream and a
  * WebSocket to one shard of each of two hub groups (see `groups.ts`): the caller's own group, where its listeners
  * are counted (each caller's share) and its private events arrive, and the global one; events arrive on the sockets

@@ -1,5 +1,5 @@
 /**
- * @module hub
+ * @module listen/hub
  * The subscription hub: a Durable Object that fans published events out to `subscriptions/listen` streams.
  *
  * Each listener is a WebSocket from the Worker invocation that holds the client's SSE response. The hub accepts

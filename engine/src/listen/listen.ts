@@ -1,5 +1,5 @@
 /**
- * @module listen
+ * @module listen/listen
  * `subscriptions/listen`: an SSE stream of change notifications fed by the hubs (see `hub-stream.ts`), each
  * tagged with the subscription id (the listen request's id).
  *

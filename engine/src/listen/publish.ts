@@ -1,5 +1,5 @@
 /**
- * @module publish
+ * @module listen/publish
  * Publishing change notifications to `subscriptions/listen` streams in every isolate, through the hub.
  *
  * Groups (see `groups.ts`): events for everyone (tool and prompt list changes, public resources) go to the global

@@ -1,5 +1,5 @@
 /**
- * @module stored-size
+ * @module listen/stored-size
  * What a value costs once stored as a hibernatable WebSocket's attachment. The hub keeps each listener's filter
  * there, V8 serialises it, and the platform refuses an attachment over 16 KiB. UTF-8 JSON is the wrong unit for
  * that limit: V8 stores a string one byte per character only when every character is Latin-1 (at most U+00FF),

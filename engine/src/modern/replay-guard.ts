@@ -1,5 +1,5 @@
 /**
- * @module replay-guard
+ * @module modern/replay-guard
  * The Durable Object behind single-use `requestState`.
  */
 import { DurableObject } from "cloudflare:workers";

@@ -1,5 +1,5 @@
 /**
- * @module serve
+ * @module modern/serve
  * Serves one 2026-07-28 message: checks the headers against the body in the order the conformance suite
  * expects, then runs the method and answers as JSON or SSE. Nothing here reads, mints or echoes a session id.
  */

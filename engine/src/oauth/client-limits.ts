@@ -1,5 +1,5 @@
 /**
- * @module client-limits
+ * @module oauth/client-limits
  * The size of what a client may tell this server about itself: in a dynamic registration (RFC 7591, stored in
  * OAUTH_KV for AUTH_CLIENT_TTL_SECONDS) and in a client ID metadata document (shown on the consent page). Without
  * bounds, one caller at the /register rate limit keeps gigabytes of KV alive with long names and thousands of URIs.

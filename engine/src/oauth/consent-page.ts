@@ -1,5 +1,5 @@
 /**
- * @module consent-page
+ * @module oauth/consent-page
  * The pages a person sees at this server's authorization endpoint: the consent form and the error page. Everything
  * that came from a client (its name, redirect host, scopes) was chosen by whoever registered it, so all of it is
  * escaped, and the pages cannot be framed, run no script, and post only to this server.

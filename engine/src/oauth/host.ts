@@ -1,5 +1,5 @@
 /**
- * @module host
+ * @module oauth/host
  * Authorization-server mode (AUTH_LOGIN set): the Worker runs `@cloudflare/workers-oauth-provider`, which owns the
  * OAuth endpoints and the discovery documents, validates every token on /mcp, and hands the engine's router the
  * request with the grant's identity on the execution context. The provider is imported dynamically, only in this

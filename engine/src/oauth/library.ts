@@ -1,5 +1,5 @@
 /**
- * @module library
+ * @module oauth/library
  * `@cloudflare/workers-oauth-provider`, loaded on first use: only authorization-server mode ever evaluates it.
  *
  * Why the library alone is imported lazily, not this folder: the bundler keeps a dynamically imported module in the

@@ -1,5 +1,5 @@
 /**
- * @module login
+ * @module oauth/login
  * The authorization endpoint and the upstream callback: the provider's "default handler". The order is the one the
  * MCP security guidance asks of a server that signs people in through a third party: consent for this client first
  * (or a remembered approval), then the redirect to the upstream login, then the grant.

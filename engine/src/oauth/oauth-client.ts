@@ -1,10 +1,10 @@
 /**
- * @module oauth-client
+ * @module oauth/oauth-client
  * The OAuth 2.0 / OpenID Connect client side of the upstream login, and nothing more: discovery of the provider
  * (OpenID Connect Discovery 1.0), the PKCE challenge (RFC 7636), the authorization response (RFC 6749 §4.1.2,
  * RFC 9207), the code exchange with client_secret_post (RFC 6749 §4.1.3), and the ID token (OpenID Connect Core
- * §3.1.3.7), whose signature and standard claims are checked by the resource server's verifier (../jwt.ts) against
- * the provider's published keys (../jwks.ts). Every failure throws an Error whose message never quotes a token.
+ * §3.1.3.7), whose signature and standard claims are checked by the resource server's verifier (auth/jwt.ts) against
+ * the provider's published keys (auth/jwks.ts). Every failure throws an Error whose message never quotes a token.
  */
 
 import { jwsAlgorithm, type KeySet, remoteKeySet } from "../auth/jwks";
@@ -155,7 +155,7 @@ export async function verifyIdToken(
   // Why required: the ID token is the only signed statement of who signed in; without it there is no identity.
   if (typeof idToken !== "string" || !idToken) throw new Error("the token response has no ID token");
   // Signature by one of the issuer's keys with an allowed algorithm, `iss` equal to the issuer, `aud` naming this
-  // client, a live `exp` (and `nbf`), a non-empty `sub`: jwt.ts, with its clock tolerance.
+  // client, a live `exp` (and `nbf`), a non-empty `sub`: auth/jwt.ts, with its clock tolerance.
   const claims = await verifyJwt(idToken, provider.idToken.keys, {
     issuer: provider.issuer,
     audience: clientId,

@@ -1,5 +1,5 @@
 /**
- * @module public-host
+ * @module oauth/public-host
  * Which URLs a client may make this server fetch. A client whose `client_id` is an https URL is a client ID metadata
  * document (CIMD): the provider fetches that URL, and fetches the `jwks_uri` it names for `private_key_jwt`. Both are
  * chosen by whoever calls /authorize or /token, so without a check they reach this machine or its network

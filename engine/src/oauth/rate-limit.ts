@@ -1,5 +1,5 @@
 /**
- * @module rate-limit
+ * @module oauth/rate-limit
  * Requests per client IP per period on the two OAuth endpoints that cost the most: `/register` (each registration
  * is a KV write that lives for AUTH_CLIENT_TTL_SECONDS) and `/token` (hashing, KV reads and writes). Through the
  * OAUTH_RATE_LIMITER binding; without it nothing is limited. Like RATE_LIMITER, it stops floods, not single requests.

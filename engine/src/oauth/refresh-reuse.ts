@@ -1,5 +1,5 @@
 /**
- * @module refresh-reuse
+ * @module oauth/refresh-reuse
  * A refresh token works once. The provider rotates refresh tokens but keeps the previous one valid until its
  * successor is used (so a client whose answer was lost can retry), and a use of the previous one rotates again: a
  * stolen, superseded token keeps minting tokens, and the legitimate client's newest one stops working while the

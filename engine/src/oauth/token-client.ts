@@ -1,5 +1,5 @@
 /**
- * @module token-client
+ * @module oauth/token-client
  * Which clients a POST /token names. The provider looks up the client of every token request before anything else,
  * and for a client ID metadata document that lookup is a fetch of the client_id URL; so the URL is checked here
  * first (public-host.ts). A request names its client in one of three places (RFC 6749 §2.3, RFC 7523 §3): the

@@ -1,5 +1,5 @@
 /**
- * @module token-endpoint
+ * @module oauth/token-endpoint
  * POST /token around the provider. Before it: the form is read once, bounded (the provider reads a body of any
  * size), the clients it names are checked before the provider looks them up (a client ID metadata document is a
  * fetch, public-host.ts), and a refresh token that was already redeemed revokes its grant (refresh-reuse.ts). After

@@ -1,5 +1,5 @@
 /**
- * @module upstream
+ * @module oauth/upstream
  * The third-party login: sends the person to GitHub or an OpenID Connect provider and turns the answer into an
  * identity. The OAuth mechanics (discovery, PKCE, the authorization response, the code exchange, the ID token) are
  * oauth-client.ts's; this module only says which provider, which secrets, which scopes and which fields make the

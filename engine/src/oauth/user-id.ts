@@ -1,5 +1,5 @@
 /**
- * @module user-id
+ * @module oauth/user-id
  * The user id this server gives the provider. The provider writes it, readable, into every authorization code,
  * access token and refresh token (`<userId>:<grantId>:<secret>`), and those travel in redirect URLs, browser
  * histories and proxy logs. So it is opaque: HMAC-SHA256 of the upstream id (`github-<id>`, `oidc-<sub>`) under

@@ -1,5 +1,5 @@
 /**
- * @module context
+ * @module run/context
  * The one `ctx` every tool, resource and prompt handler receives, whichever path runs it: a request on either era
  * or a task's run in its Durable Object. The path hands in a `Channel` (where progress, log messages and events go,
  * and which signal tells of cancellation) and the handler's input API; the handler cannot tell which path it is on.

@@ -1,5 +1,5 @@
 /**
- * @module server
+ * @module server/server
  * `McpServer`: the registry of tools, resources and prompts, the capabilities it implies, and the table of
  * methods served on the 2026-07-28 path.
  */

@@ -1,5 +1,5 @@
 /**
- * @module trace
+ * @module server/trace
  * One span per MCP request (both eras, each request of a 2025-03-26 batch), through the Workers runtime's own
  * tracing (`tracing.enterSpan` from `cloudflare:workers`), named and described per the OpenTelemetry MCP semantic
  * conventions: `{mcp.method.name} {target}` ("tools/call add_note"), target being the tool or prompt name.

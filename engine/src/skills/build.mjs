@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /**
+ * @module skills/build
  * Builds the skills (skills/<name>/: SKILL.md and its other files) into build/assets/skills/: a copy of every file
  * and manifest.json, their sizes, digests and frontmatter (manifest.mjs). The Worker serves both through the ASSETS
  * binding (wrangler.toml [assets]); nothing is hashed per request.

@@ -1,5 +1,5 @@
 /**
- * @module catalog
+ * @module skills/catalog
  * The skills as the Worker serves them: the build's manifest (build.mjs, manifest.mjs), read from the static assets
  * once per isolate, turned into what the methods answer with: each skill's entry (frontmatter and file manifest),
  * every file by URI, every directory's children, and SKILL.md as `resources/list` shows it.
@@ -29,7 +29,7 @@ export interface SkillCatalog {
 
 /**
  * Reads the manifest and builds the catalog of the declared skills. A declared skill missing from the manifest is a
- * deployment that was not built (or a typo in src/skills.ts): reported loudly, never served as an empty skill.
+ * deployment that was not built (or a typo in the app's src/skills.ts): reported loudly, never served as an empty skill.
  */
 export async function loadCatalog(assets: Fetcher, declared: readonly Skill[]): Promise<SkillCatalog> {
   const manifest = (await (await fetchAsset(assets, MANIFEST_ASSET)).json()) as Manifest;

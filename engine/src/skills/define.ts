@@ -1,5 +1,5 @@
 /**
- * @module skills
+ * @module skills/define
  * Skills (the `io.modelcontextprotocol/skills` extension, SEP-2640): folders of instructions and supporting files a
  * host loads for its model. `defineSkill` names one; its files are `skills/<name>/` (SKILL.md first), built with
  * their digests into the Worker's static assets (build.mjs), and served as `skill://<name>/...` resources with

@@ -11,7 +11,7 @@ export interface ManifestFile {
   text: boolean;
 }
 
-/** What the build writes to `build/assets/skills/manifest.json` (the asset `/skills/manifest.json`). */
+/** What the build writes to the app's `build/assets/skills/manifest.json` (the asset `/skills/manifest.json`). */
 export interface Manifest {
   /** A digest of everything below: a new one means the skills changed. */
   version: string;

@@ -1,4 +1,5 @@
 /**
+ * @module skills/manifest
  * The skills manifest, computed at build time from each skill's files (never per request): every file's size,
  * SHA-256 digest, media type and whether it is UTF-8 text, each skill's SKILL.md frontmatter as JSON, and a version
  * that changes whenever any of it does. `build.mjs` writes it beside the files it describes; the Worker reads it

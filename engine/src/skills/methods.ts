@@ -1,5 +1,5 @@
 /**
- * @module methods
+ * @module skills/methods
  * The declared skills, served: `skills/list`, `skills/get`, `resources/directory/read`, `resources/read` of their
  * files, their SKILL.md in `resources/list`, and the announcement of a new version to listeners.
  *

@@ -1,5 +1,5 @@
 /**
- * @module uri
+ * @module skills/uri
  * Which `skill://` URIs a request may name. The server only ever serves URIs its build wrote (every name made of
  * unreserved characters, manifest.mjs), and looks them up exactly, so nothing a client sends is ever turned into a
  * path. This check exists to tell a client clearly why a URI that tries to step outside a skill names nothing.

@@ -79,7 +79,7 @@ export class TaskHost {
     for (const [key, answer] of Object.entries(responses)) {
       const question = record.pending[key];
       if (!question) continue;
-      // The one answer check (handler/answers.ts), against the form the client was shown. A malformed answer is
+      // The one answer check (ask/answers.ts), against the form the client was shown. A malformed answer is
       // refused whole (-32602) before anything is kept: the task keeps waiting with its question.
       try {
         answers[question.key ?? key] = acceptAnswer(

@@ -85,7 +85,7 @@ function defaultCapabilities(version: string): Json {
  * import { createExecutionContext } from "cloudflare:test";
  * import { env } from "cloudflare:workers";
  * import worker from "..";
- * import { accept, connect } from "../../src/mcp/testing";
+ * import { accept, connect } from "../../src/testing";
  *
  * const app = (request: Request) => worker.fetch(request, env, createExecutionContext());
  * const client = await connect(app, { answers: { confirm: accept({ delete: true }) } });

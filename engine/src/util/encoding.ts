@@ -1,5 +1,5 @@
 /**
- * @module encoding
+ * @module util/encoding
  * The byte-level helpers the whole engine shares: base64url, random tokens (ids that must be unguessable), and the
  * size of a value as UTF-8 JSON (the unit most stored limits are counted in), and strict base64url and UTF-8 decoding.
  */

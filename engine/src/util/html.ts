@@ -1,5 +1,5 @@
 /**
- * @module html
+ * @module util/html
  * Escaping text for HTML: every page the server renders (the landing page, the consent page) puts names a client
  * or a developer chose into markup.
  */

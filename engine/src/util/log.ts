@@ -1,5 +1,5 @@
 /**
- * @module log
+ * @module util/log
  * Structured logs: one JSON object per line, which Workers Logs indexes by field. Never log secrets, tokens,
  * arguments or personal data; log ids, names, codes and reasons.
  */

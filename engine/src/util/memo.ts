@@ -1,5 +1,5 @@
 /**
- * @module memo
+ * @module util/memo
  * Per-isolate caches for values that never change once computed (parsed settings, imported keys, schemas).
  * Keyed weakly by the object they derive from, so nothing outlives it; never used for per-request data.
  */

@@ -1,5 +1,5 @@
 /**
- * @module envelope
+ * @module wire/envelope
  * JSON-RPC 2.0 message parsing, the 2026-07-28 per-request `_meta`, and era detection (stateless 2026-07-28 vs 2025 legacy).
  * The envelope is loose on purpose: unknown extra fields are ignored, as the spec asks.
  */

@@ -1,5 +1,5 @@
 /**
- * @module errors
+ * @module wire/errors
  * JSON-RPC and MCP error codes, and `RpcError`, the one error type the engine throws for protocol problems.
  *
  * Protocol problems (unknown method, malformed params, bad `_meta`, tampered `requestState`) become JSON-RPC

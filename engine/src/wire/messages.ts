@@ -1,5 +1,5 @@
 /**
- * @module messages
+ * @module wire/messages
  * JSON-RPC response bodies, and the one place that maps an error to a JSON-RPC code and an HTTP status.
  */
 

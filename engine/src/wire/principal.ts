@@ -1,5 +1,5 @@
 /**
- * @module principal
+ * @module wire/principal
  * Who is calling. With authorization off every caller is the same anonymous principal, so nothing may be listed
  * or kept "per caller" unless callers are told apart.
  */

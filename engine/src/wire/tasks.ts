@@ -1,5 +1,5 @@
 /**
- * @module tasks/wire
+ * @module wire/tasks
  * The Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on the wire: its identifier, the Task shapes,
  * and the -32021 error for clients that did not declare it. Small on purpose: the request path imports it.
  */

@@ -1,7 +1,7 @@
 /**
- * @module protocol
+ * @module wire/types
  * Names, versions and wire types of the Model Context Protocol that the engine speaks
- * (schema: modelcontextprotocol `schema/2026-07-28/schema.ts`; older revisions for the legacy path).
+ * (the specification repository's `schema/2026-07-28/schema.ts`; older revisions for the legacy path).
  */
 
 export const STATELESS_VERSION = "2026-07-28";

@@ -1,5 +1,5 @@
 /**
- * @module bindings
+ * @module worker/bindings
  * The Worker bindings the engine understands, together. Each feature declares (and reads) its own, in its own
  * folder; every one is optional: a Worker without one runs with that feature off (and does not advertise it), so
  * removing a binding from `wrangler.toml` never breaks the build.

@@ -1,5 +1,5 @@
 /**
- * @module worker
+ * @module worker/create
  * `createMcpWorker`: turns the server's declarations into a Worker `fetch` handler; `validateServer` checks them.
  */
 

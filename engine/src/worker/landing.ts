@@ -1,5 +1,5 @@
 /**
- * @module landing
+ * @module worker/landing
  * `GET /`: a page for a person who opens the server's URL in a browser. It names the server, shows what an
  * anonymous caller may use, the endpoint URL and copy-paste connection snippets. No secrets, no settings; with
  * authorization on, it lists nothing (an anonymous caller may use nothing) and says a sign-in is needed.

@@ -1,5 +1,5 @@
 /**
- * @module load-config
+ * @module worker/load-config
  * The configuration a Worker serves with: its settings and options (config/config.ts), and the one problem only
  * the Worker can see, authorization-server mode asked for (AUTH_LOGIN) by a Worker built without the
  * `authorizationServer` option, whose code it therefore does not carry.

@@ -1,5 +1,5 @@
 /**
- * @module http
+ * @module worker/router
  * The Worker's HTTP surface (itty-router): `POST /mcp` for MCP messages; `GET`/`DELETE /mcp` for 2025 sessions
  * (405 otherwise); CORS preflights; `GET /` (a landing page); `GET /health`; Protected Resource Metadata when
  * authorization is on.

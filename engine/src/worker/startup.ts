@@ -1,5 +1,5 @@
 /**
- * @module startup
+ * @module worker/startup
  * What a developer sees first. In development mode the Worker prints one line when its module is evaluated, which
  * `wrangler dev` shows before "Ready on": the authorization mode in effect, or the configuration's problems. Why:
  * an auth setting that never reached the Worker (or reached it without the setting it belongs to) must be visible

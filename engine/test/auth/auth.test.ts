@@ -89,7 +89,7 @@ describe("OAuth resource server", () => {
   });
 
   // A token for another audience (another resource on the same host, another host), an expired token and a token in
-  // the query string are rows 28 and 29 of test/engine/checklist.test.ts.
+  // the query string are rows 28 and 29 of test/checklist.test.ts.
   const invalid: [string, () => Promise<string>][] = [
     ["signed by another key", () => token({}, () => otherKey)],
     ["from another issuer", () => token({ iss: "https://evil.example" })],
@@ -219,7 +219,7 @@ describe("the principal flows everywhere", () => {
     ]);
   });
 
-  // requestState bound to the principal (another user's state is rejected): row 34 of test/engine/checklist.test.ts.
+  // requestState bound to the principal (another user's state is rejected): row 34 of test/checklist.test.ts.
 
   it("announces a user's private changes only on that user's listen streams", async () => {
     const listen = async (sub: string) => {

@@ -147,7 +147,7 @@ describe("requestState codec", () => {
   });
 
   // Key rotation (tokens of the previous key verify until their expiry, new ones use the new key, a retired key's
-  // tokens fail), in the codec and end to end: row 39 of test/engine/checklist.test.ts.
+  // tokens fail), in the codec and end to end: row 39 of test/checklist.test.ts.
 
   it("refuses keys shorter than 32 bytes and malformed key specs", () => {
     expect(parseKeySpec(`k1:${btoa("short")}`).problems).toEqual(['STATE_KEYS key "k1" is shorter than 32 bytes']);

@@ -1,5 +1,5 @@
 /**
- * The `@example` of every export of the engine's public module (src/mcp/index.ts), here so that `npm run check`
+ * The `@example` of every export of the engine's public module (src/index.ts), here so that `npm run check`
  * type-checks them against that module alone. Each block starts with a `// @example <export>` line (several exports
  * may share one) and runs to the next comment line at column 0; it is the exact text of that export's `@example` in
  * its JSDoc, and test/repo/public-api.test.ts fails when the two differ. To change an example, change it in both.

@@ -284,7 +284,7 @@ async function exchange(target: Target, body: string, headers: Record<string, st
   return inspected;
 }
 
-/** The status and code of an answer agree (src/mcp/errors.ts, defaultHttpStatus), and every answer names its trace id. */
+/** The status and code of an answer agree (src/wire/errors.ts, defaultHttpStatus), and every answer names its trace id. */
 function documentedStatus(inspected: Inspected): void {
   if (inspected.kind !== "empty") expect(inspected.headers.get("x-request-id"), "X-Request-Id").toMatch(/^[0-9a-f-]{36}$/);
   if (inspected.kind !== "json" || inspected.messages.length !== 1) return;

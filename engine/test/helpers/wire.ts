@@ -18,7 +18,7 @@ export async function expectError(response: Response, status: number, code: numb
   return message;
 }
 
-/** HTTP statuses the server documents for refusals (README "Security model", src/mcp/wire/errors.ts); otherwise 200 or 202. */
+/** HTTP statuses the server documents for refusals (docs/security.md, src/wire/errors.ts); otherwise 200 or 202. */
 export const DOCUMENTED_STATUSES = new Set([400, 401, 403, 404, 405, 406, 413, 415, 429]);
 
 /**

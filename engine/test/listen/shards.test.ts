@@ -1,5 +1,5 @@
 /**
- * Hub groups that grow with their listeners (see src/mcp/listen/groups.ts): a root plus overflow shards, each
+ * Hub groups that grow with their listeners (see src/listen/groups.ts): a root plus overflow shards, each
  * holding limits.listen.shardCapacity listeners (1 here, so a few listeners make several shards). Each test uses principals
  * of its own, so its principal groups start empty. In a file of its own: Durable Objects are isolated per test file.
  */

@@ -186,7 +186,7 @@ describe("multi round-trip requests", () => {
   });
 
   // The state's binding to the tool and its arguments (a retry with other arguments is refused): row 35 of
-  // test/engine/checklist.test.ts.
+  // test/checklist.test.ts.
 
   it("verifies a retry's requestState, bound to its tool and arguments, with one HMAC and mints none when the call completes", async () => {
     const first = await callTool("link_out", {});

@@ -1,6 +1,6 @@
 /**
  * Authorization-server mode, the engine's side (the OAuth flows themselves run end to end in
- * test/e2e/oauth-flow.test.ts): its settings, the principal taken from what the provider verified, scopes that
+ * the template's test/e2e/oauth-flow.test.ts): its settings, the principal taken from what the provider verified, scopes that
  * hide tools, the rate limit on /register and /token, the scheduled purge, and the other modes left untouched.
  */
 import { createExecutionContext } from "cloudflare:test";

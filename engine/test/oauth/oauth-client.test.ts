@@ -1,8 +1,8 @@
 /**
- * The OAuth / OpenID Connect client of the upstream login (src/mcp/oauth/oauth-client.ts): discovery, the
+ * The OAuth / OpenID Connect client of the upstream login (src/oauth/oauth-client.ts): discovery, the
  * authorization response, the code exchange and the ID token, each refusal on its own. The provider is a stub of
  * fetch answering its URLs; ID tokens are minted with jose (a dev tool here), so acceptance is checked against an
- * independent implementation. The whole login against a real local provider is test/e2e/oauth-flow.test.ts.
+ * independent implementation. The whole login against a real local provider is the template's test/e2e/oauth-flow.test.ts.
  */
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";

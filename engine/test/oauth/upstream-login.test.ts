@@ -1,8 +1,8 @@
 /**
- * The upstream login (src/mcp/oauth/upstream.ts). GitHub has no discovery, so its endpoints, scope and user
+ * The upstream login (src/oauth/upstream.ts). GitHub has no discovery, so its endpoints, scope and user
  * lookup are this server's to get right; GitHub itself is replaced by a stub of its three URLs. The OpenID Connect
  * side is checked here against a stubbed provider (each refusal of the protocol client on its own is in
- * oauth-client.test.ts), and against a real local provider in test/e2e/oauth-flow.test.ts.
+ * oauth-client.test.ts), and against a real local provider in the template's test/e2e/oauth-flow.test.ts.
  */
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";

@@ -8,13 +8,16 @@ import { dirname, join, resolve } from "node:path";
 /** The package's folder. */
 export const packageRoot = resolve(import.meta.dirname, "../..");
 
-/** Every source file under `dir` (TypeScript and JavaScript, declaration files left out). */
-export function sourceFiles(dir: string): string[] {
+/**
+ * Every source file under `dir` (TypeScript and JavaScript; declaration files only when asked for), without what is
+ * installed or written there: node_modules, build output, the conformance tools, the bench's results.
+ */
+export function sourceFiles(dir: string, { declarations = false } = {}): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    if (name === "node_modules" || name === "dist" || name === "build" || name.startsWith(".")) return [];
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return /\.(ts|mts|mjs|js)$/.test(name) && !/\.d\.m?ts$/.test(name) ? [path] : [];
+    if (["node_modules", "dist", "build", "tools", "inspector", "results"].includes(name) || name.startsWith(".")) return [];
+    if (statSync(path).isDirectory()) return sourceFiles(path, { declarations });
+    return /\.(ts|mts|mjs|js)$/.test(name) && (declarations || !/\.d\.m?ts$/.test(name)) ? [path] : [];
   });
 }
 

@@ -1,7 +1,7 @@
 /**
- * The request span's name and attributes (src/mcp/server/trace.ts), computed against the fixture server with a
+ * The request span's name and attributes (src/server/trace.ts), computed against the fixture server with a
  * span that records what it is told: workerd hands tests an untraced span, so what a traced one would carry is
- * checked here, and end to end in test/e2e/tracing.test.ts.
+ * checked here, and end to end in the template's test/e2e/tracing.test.ts.
  */
 import { tracing } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

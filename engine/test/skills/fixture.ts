@@ -1,6 +1,6 @@
 /**
  * The skills the engine's tests serve: files held here, built into a manifest by the engine's own builder
- * (src/mcp/skills/manifest.mjs, as `npm run build:skills` builds skills/), and served through a stand-in for the
+ * (src/skills/manifest.mjs, as `npm run build:skills` builds skills/), and served through a stand-in for the
  * ASSETS binding. Each stand-in is one "isolate" of one deployment: its own env, so its own catalog and its own
  * once-per-isolate announcement to the hub.
  */

@@ -2,7 +2,7 @@
  * @modelcontextprotocol/ext-tasks 0.2.2, a real requester, drives the task tools inside workerd: its session
  * (`withTasks`) on a port that sends each request to the test server, framed as its SDK adapter frames them
  * (2026-07-28 `_meta`, the extension declared, `Mcp-Name` on tasks/*). The full client over HTTP is
- * test/e2e/ext-tasks.test.ts; here the cases that need a tool of the engine's fixtures.
+ * the template's test/e2e/ext-tasks.test.ts; here the cases that need a tool of the engine's fixtures.
  */
 import {
   type ApplicationElicitResult,

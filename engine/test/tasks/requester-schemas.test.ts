@@ -2,7 +2,7 @@
  * What the server sends about tasks, read with a real requester's idea of the extension: the wire schemas of
  * @modelcontextprotocol/ext-tasks 0.2.2 (generated from the extension's schema) for the CreateTaskResult, tasks/get
  * in every status, the tasks/update and tasks/cancel acknowledgements, the result a completed task carries, and
- * notifications/tasks. test/e2e/ext-tasks.test.ts drives the same requester end to end.
+ * notifications/tasks. the template's test/e2e/ext-tasks.test.ts drives the same requester end to end.
  */
 import {
   CallToolResultV2Schema,

@@ -160,7 +160,7 @@ describe("protocol version", () => {
 });
 
 describe("methods", () => {
-  // An unknown method (404, -32601) is row 13 of test/engine/checklist.test.ts.
+  // An unknown method (404, -32601) is row 13 of test/checklist.test.ts.
   for (const method of ["initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"]) {
     it(`answers ${method} on the 2026-07-28 path with HTTP 404 and -32601`, async () => {
       await expectError(await send(method, {}, { id: 500 }), 404, -32601, 500);

@@ -1,5 +1,5 @@
 /**
- * Every binding the engine understands is optional (src/mcp/worker/bindings.ts). A server built without one runs with
+ * Every binding the engine understands is optional (src/worker/bindings.ts). A server built without one runs with
  * exactly that feature off, and says so: it does not advertise what it cannot deliver, and what needs the missing
  * binding answers with a clear error instead of failing later.
  */

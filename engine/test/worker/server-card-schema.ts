@@ -1,5 +1,5 @@
 /**
- * The Server Card's JSON Schema (draft 2020-12), vendored as a test fixture: `schema.json` of
+ * The Server Card's JSON Schema (draft 2020-12), vendored as a test fixture: the extension's `schema.json` of
  * https://github.com/modelcontextprotocol/experimental-ext-server-card at commit
  * 8924e08682b4a936e6464b57845ec2ff17dc8776 (main, 2026-07-24; the file last changed in 92999cb3), Apache-2.0.
  * Its prose descriptions are left out; every validation keyword is as published. The draft is still moving: vendor

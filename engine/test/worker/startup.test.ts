@@ -1,7 +1,7 @@
 /**
- * The line a developer sees when `wrangler dev` starts (src/mcp/worker/startup.ts): which authorization mode is in effect,
+ * The line a developer sees when `wrangler dev` starts (src/worker/startup.ts): which authorization mode is in effect,
  * or what is wrong, in development; nothing at all in production. Printed through `npm run dev` in
- * test/e2e/local-settings.test.ts.
+ * the template's test/e2e/local-settings.test.ts.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";

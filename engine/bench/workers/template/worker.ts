@@ -10,7 +10,7 @@
 import * as z from "zod/mini";
 import { createMcpWorker, defineTool, elicitForm, text } from "../../../src";
 
-// Declared once, as the SDK Worker does (and as src/tools.ts does for delete_note's form).
+// Declared once, as the SDK Worker does (and as the template's src/tools.ts does for its forms).
 const input = z.strictObject({ text: z.string().check(z.maxLength(100)) });
 const confirmForm = z.object({ ok: z.boolean() });
 
