@@ -4,8 +4,8 @@
  * client is the other entry, `mcp-workers-engine/testing`): everything a tool, resource or prompt module needs
  * (including the name of every type a handler meets) and the Worker factory, whose result also carries the Durable
  * Object classes the app's entry module exports. Each export is documented, with an example, where it is defined
- * (test/repo/public-api.test.ts checks that, and that every example compiles: test/examples/public-api.ts). (Biome
- * keeps these exports sorted by path.)
+ * (test/repo/public-api.test.ts checks that, and compiles every example from there). (Biome keeps these exports
+ * sorted by path.)
  */
 
 export {
@@ -24,7 +24,6 @@ export {
   type RootsRequest,
   type SamplingAnswer,
   type SamplingContent,
-  type SamplingNeeds,
   type SamplingParams,
   type SamplingRequest,
   sample,
@@ -33,8 +32,8 @@ export {
   type UrlRequest,
 } from "./ask/questions";
 export { type ObjectSchema, titledEnum } from "./ask/schema";
-export type { EngineOptions, LimitOptions, Limits, ServerCardRepository } from "./config/options";
-export { audio, embeddedResource, image, resourceLink, text, toBase64 } from "./define/content";
+export type { EngineOptions, LimitOptions } from "./config/options";
+export { audio, embeddedResource, image, resourceLink, text } from "./define/content";
 export { type JsonSchemaInput, jsonSchema } from "./define/json-schema";
 export { definePrompt, type Prompt, type PromptContext, type PromptDefinition, type PromptResult } from "./define/prompts";
 export {

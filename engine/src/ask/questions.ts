@@ -451,15 +451,8 @@ export interface InputApi {
 
 /**
  * What a sampling question needs beyond `sampling` itself (spec 2026-07-28, ClientCapabilities.sampling), as the
- * second argument of `ctx.supports("sampling", needs)`: check before asking with `tools` or `includeContext`.
- *
- * @example
- * ```ts
- * export function canSampleWithTools(ctx: ToolContext): boolean {
- *   const needs: SamplingNeeds = { samplingTools: true };
- *   return ctx.supports("sampling", needs);
- * }
- * ```
+ * second argument of `ctx.supports("sampling", { samplingTools: true })`: check before asking with `tools` or
+ * `includeContext`.
  */
 export interface SamplingNeeds {
   /** Asking with `tools` needs `sampling.tools`. */

@@ -100,15 +100,7 @@ const LIMITS = {
 
 /**
  * Every limit, resolved: `limits.<group>.<name>` as the engine applies it, each a number in its stated unit
- * (milliseconds, bytes, or a count). `LimitOptions` is the same shape with every field optional.
- *
- * @example
- * ```ts
- * export function taskLimits(overrides: Partial<Limits["tasks"]>): LimitOptions {
- *   return { tasks: { ttlMs: 7_200_000, ...overrides } };
- * }
- * ```
- * @see docs/configuration.md
+ * (milliseconds, bytes, or a count). `LimitOptions`, the public shape, is the same with every field optional.
  */
 export type Limits = { [G in keyof typeof LIMITS]: { [K in keyof (typeof LIMITS)[G]]: number } };
 
@@ -142,7 +134,7 @@ export type LimitOptions = { [G in keyof Limits]?: Partial<Limits[G]> };
  * @see docs/configuration.md
  */
 export interface EngineOptions {
-  /** Limits and tuning; every field is optional (defaults: docs/configuration.md, "Limits"). */
+  /** Limits and tuning; every field is optional (defaults: docs/configuration.md, "Limits and options"). */
   limits?: LimitOptions;
   /** Serve 2025-era clients (the `initialize` handshake) besides 2026-07-28 ones. Default `true`. */
   legacyClients?: boolean;
@@ -162,7 +154,8 @@ export interface EngineOptions {
    * `/.well-known/mcp/server-card.json`: the server's name, version, title, description, website and icons, its
    * endpoint and the protocol versions it serves, read before connecting. `true`, or an object naming the source
    * repository (the one field of the card the server does not declare otherwise). It needs a reverse-DNS `name`
-   * (`io.github.you/notes`) and a `description` of at most 100 characters; without them the Worker does not start.
+   * (`io.github.you/weather`) and a `description` of at most 100 characters; without them the Worker does not start.
+   * For example `serverCard: { repository: { url: "https://github.com/you/weather", source: "github" } }`.
    * Default `false` (both paths answer 404).
    */
   serverCard?: boolean | { repository?: ServerCardRepository };
@@ -171,18 +164,6 @@ export interface EngineOptions {
 /**
  * The card's `repository`: where the server's source code is, for people and scanners to inspect it. `url` is an
  * http or https URL, `source` the hosting service (`"github"`), `subfolder` the server's folder in a monorepo.
- *
- * @example
- * ```ts
- * export const notesRepository: ServerCardRepository = { url: "https://github.com/you/notes", source: "github", subfolder: "server" };
- * export const cardedWorker = createMcpWorker({
- *   name: "io.github.you/notes",
- *   version: "1.0.0",
- *   description: "Notes you can search and edit.",
- *   tools: [getForecast],
- *   serverCard: { repository: notesRepository },
- * });
- * ```
  */
 export interface ServerCardRepository {
   url: string;

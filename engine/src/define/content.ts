@@ -20,7 +20,7 @@ export const text = (value: string): ContentBlock => ({ type: "text", text: valu
 /**
  * An image content block, for a tool result or a prompt message.
  *
- * @param data - The image's bytes, base64-encoded (see `toBase64`).
+ * @param data - The image's bytes, base64-encoded (`bytes.toBase64()`).
  * @param mimeType - Its media type, such as `image/png`.
  * @returns The block `{ type: "image", data, mimeType }`.
  *
@@ -28,7 +28,7 @@ export const text = (value: string): ContentBlock => ({ type: "text", text: valu
  * ```ts
  * export async function chartResult(chartUrl: string): Promise<ToolResult> {
  *   const png = new Uint8Array(await (await fetch(chartUrl)).arrayBuffer());
- *   return { content: [text("The chart:"), image(toBase64(png), "image/png")] };
+ *   return { content: [text("The chart:"), image(png.toBase64(), "image/png")] };
  * }
  * ```
  */
@@ -37,14 +37,14 @@ export const image = (data: string, mimeType: string): ContentBlock => ({ type: 
 /**
  * An audio content block, for a tool result or a prompt message.
  *
- * @param data - The audio's bytes, base64-encoded (see `toBase64`).
+ * @param data - The audio's bytes, base64-encoded (`bytes.toBase64()`).
  * @param mimeType - Its media type, such as `audio/wav`.
  * @returns The block `{ type: "audio", data, mimeType }`.
  *
  * @example
  * ```ts
  * export function chimeResult(wav: Uint8Array): ToolResult {
- *   return { content: [audio(toBase64(wav), "audio/wav")] };
+ *   return { content: [audio(wav.toBase64(), "audio/wav")] };
  * }
  * ```
  */
@@ -87,21 +87,3 @@ export const resourceLink = (link: Omit<Extract<ContentBlock, { type: "resource_
  * ```
  */
 export const embeddedResource = (resource: ResourceContents): ContentBlock => ({ type: "resource", resource });
-
-/**
- * Base64 of UTF-8 text or raw bytes, for `blob` contents and for `image` and `audio` blocks.
- *
- * @param data - Text (encoded as UTF-8 first) or bytes.
- * @returns Standard base64 (with `+`, `/` and padding), as the protocol's `data` and `blob` fields take it.
- *
- * @example
- * ```ts
- * export const helloFile: ResourceContents = { uri: "files://hello.txt", mimeType: "text/plain", blob: toBase64("Hello") };
- * ```
- */
-export function toBase64(data: string | Uint8Array): string {
-  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}

@@ -163,7 +163,7 @@ export interface Annotations {
 
 /**
  * A resource's contents, as a `read` returns them (and `embeddedResource` takes them): its `uri` with `text`, or
- * with `blob` (base64 bytes, see `toBase64`), and optionally its `mimeType`.
+ * with `blob` (base64 bytes: `bytes.toBase64()`), and optionally its `mimeType`.
  *
  * @example
  * ```ts

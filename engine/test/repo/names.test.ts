@@ -9,7 +9,7 @@
  * checked: "the template's test/e2e/...", "the app's src/tools.ts", "the extension's schema.json".
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, dirname, join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packageRoot, sourceFiles } from "./imports";
 
