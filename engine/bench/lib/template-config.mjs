@@ -7,7 +7,7 @@
  *   no-assets  - the same without `[assets]` and `[build]`: no asset hop in front of the Worker (and no ASSETS binding,
  *                which only the views and skills read; the bench Worker declares neither).
  *
- * Written as wrangler.json files, one per folder of bench/dist/ (never committed), with the root's paths made absolute.
+ * Written under bench/dist/ as one wrangler config per Worker (never committed), with the root's paths made absolute.
  */
 
 import { mkdirSync, writeFileSync } from "node:fs";

@@ -5,8 +5,8 @@
 import type * as z from "zod/mini";
 import type { InputApi } from "../ask/questions";
 import { describeIssues, type ObjectSchema, toJsonSchema } from "../ask/schema";
-import { type HandlerContext, handlerContext } from "../run/context";
-import { type Asking, answerOf, type RequestScope, requestChannel } from "../run/request";
+import type { HandlerContext } from "../run/context";
+import { type Asking, answerOf } from "../run/request";
 import { memoize } from "../util/memo";
 import { isObject } from "../wire/envelope";
 import { invalidParams, truncate } from "../wire/errors";
@@ -137,7 +137,7 @@ export const describePrompt = memoize((prompt: Prompt): JsonObject => {
   return listing;
 });
 
-export async function getPrompt(prompts: Registry<Prompt>, params: JsonObject, scope: RequestScope, asking: Asking): Promise<JsonObject> {
+export async function getPrompt(prompts: Registry<Prompt>, params: JsonObject, asking: Asking): Promise<JsonObject> {
   const name = params.name;
   if (typeof name !== "string") throw invalidParams('Invalid params: "name" must be a string');
   const prompt = prompts.get(name);
@@ -152,8 +152,6 @@ export async function getPrompt(prompts: Registry<Prompt>, params: JsonObject, s
     }
     parsedArgs = parsed.data;
   }
-  const asked = await asking.run({ method: "prompts/get", name, args }, params, (input, end) =>
-    Promise.resolve(prompt.get(parsedArgs as never, handlerContext(requestChannel(scope, end), input))),
-  );
+  const asked = await asking.run({ method: "prompts/get", name, args }, params, async (ctx) => prompt.get(parsedArgs as never, ctx));
   return answerOf(asked) as unknown as JsonObject;
 }

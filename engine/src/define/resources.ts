@@ -6,8 +6,8 @@
  */
 
 import type { InputApi } from "../ask/questions";
-import { type HandlerContext, handlerContext } from "../run/context";
-import { type Asking, answerOf, type RequestScope, requestChannel } from "../run/request";
+import type { HandlerContext } from "../run/context";
+import { type Asking, answerOf } from "../run/request";
 import { invalidParams, ResourceNotFound, truncate } from "../wire/errors";
 import type { Annotations, CacheHint, Icon, JsonObject, ResourceContents, ResourceLink } from "../wire/types";
 import { Registry } from "./registry";
@@ -316,7 +316,7 @@ export class ResourceIndex {
     return this.templates.get(uriTemplate);
   }
 
-  async read(params: JsonObject, scope: RequestScope, asking: Asking): Promise<JsonObject> {
+  async read(params: JsonObject, asking: Asking): Promise<JsonObject> {
     const uri = params.uri;
     if (typeof uri !== "string") throw invalidParams('Invalid params: "uri" must be a string');
     const notFound = () => new ResourceNotFound(truncate(uri, 2048));
@@ -325,10 +325,9 @@ export class ResourceIndex {
     if (!fixed && !match) throw notFound();
 
     const cache = (fixed ?? match!.definition).cache ?? NOT_CACHED;
-    const asked = await asking.run({ method: "resources/read", name: uri, args: {} }, params, (input, end) => {
-      const ctx = handlerContext(requestChannel(scope, end), input);
-      return Promise.resolve(fixed ? fixed.read(ctx) : match!.definition.read(uri, match!.variables, ctx));
-    });
+    const asked = await asking.run({ method: "resources/read", name: uri, args: {} }, params, async (ctx) =>
+      fixed ? fixed.read(ctx) : match!.definition.read(uri, match!.variables, ctx),
+    );
     if (asked.kind !== "done") return answerOf(asked);
     // Why: an empty `contents` would read as "exists but empty"; a missing resource is an error (SEP-2164).
     if (!asked.value || asked.value.length === 0) throw notFound();

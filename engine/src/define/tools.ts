@@ -5,9 +5,9 @@
 import type * as z from "zod/mini";
 import type { InputApi } from "../ask/questions";
 import { describeIssues, type ObjectSchema, toJsonSchema } from "../ask/schema";
-import { type HandlerContext, handlerContext } from "../run/context";
+import type { HandlerContext } from "../run/context";
 import { isRunEnding } from "../run/end";
-import { type Asked, type Asking, type RequestScope, requestChannel } from "../run/request";
+import { type Asked, type Asking, answerOf, type RequestScope } from "../run/request";
 import { illFormedTextAt, illFormedTextMessage } from "../util/encoding";
 import { describeError, type LogScope, log } from "../util/log";
 import { memoize } from "../util/memo";
@@ -303,29 +303,22 @@ export async function callTool(call: ToolCall, params: JsonObject, scope: Reques
   const target = { method: "tools/call", name: call.tool.name, args: call.args } as const;
   let asked: Asked<JsonObject>;
   try {
-    asked = await asking.run(target, params, (input, end) =>
-      runTool(call.tool, call.args, handlerContext(requestChannel(scope, end), input), scope),
-    );
+    asked = await asking.run(target, params, (ctx) => runTool(call.tool, call.args, ctx, scope));
   } catch (error) {
     if (error instanceof RpcError) throw error;
     // The round itself failed after the handler ran (it kept more state than a round can carry): a server bug.
     return crashResult(call.tool, error, scope);
   }
-  if (asked.kind === "hands-over") throw new Error("A tool answered on its request cannot hand over: only a task's start does");
   return toolAnswerOf(asked);
 }
 
-/** What `tools/call` answers for a run that ended on its request: the tool's result, or its round's `input_required`. */
-export function toolAnswerOf(asked: Exclude<Asked<JsonObject>, { kind: "hands-over" }>): JsonObject {
-  switch (asked.kind) {
-    case "done":
-      return asked.value;
-    case "input_required":
-      return asked.result;
-    case "cancelled":
-      // The client went away: no one reads an answer (the reply sends none), but the method still ends with one.
-      return toolError("Cancelled") as JsonObject;
-  }
+/**
+ * What `tools/call` answers for a run that ended on its request: the tool's result, or its round's `input_required`.
+ * A cancelled call is a tool error: the client went away and no one reads it (the reply sends none), but the method
+ * still ends with an answer.
+ */
+export function toolAnswerOf(asked: Asked<JsonObject>): JsonObject {
+  return asked.kind === "cancelled" ? (toolError("Cancelled") as JsonObject) : answerOf(asked);
 }
 
 /** A crash inside a tool, reported to the model generically; the detail stays in the log. */

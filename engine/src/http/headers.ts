@@ -5,7 +5,6 @@
  */
 import { decodeUtf8Strict } from "../util/encoding";
 import { headerMismatch, truncate } from "../wire/errors";
-import { TASK_METHODS } from "../wire/tasks";
 
 const SENTINEL_PREFIX = "=?base64?";
 const SENTINEL_SUFFIX = "?=";
@@ -42,20 +41,4 @@ export function expectHeader(request: Request, name: string, bodyValue: string, 
       `Header mismatch: ${name} header value '${truncate(headerValue, 100)}' does not match body value '${truncate(bodyValue, 100)}'`,
     );
   }
-}
-
-/**
- * The request methods whose target is mirrored in `Mcp-Name`: `params.name`, `params.uri`, or (Tasks extension)
- * `params.taskId` on `tasks/get`, `tasks/update` and `tasks/cancel`.
- */
-export function mcpNameOf(method: string, params: Record<string, unknown>): string | undefined {
-  const value =
-    method === "tools/call" || method === "prompts/get"
-      ? params.name
-      : method === "resources/read"
-        ? params.uri
-        : (TASK_METHODS as readonly string[]).includes(method)
-          ? params.taskId
-          : undefined;
-  return typeof value === "string" ? value : undefined;
 }

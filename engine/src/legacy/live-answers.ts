@@ -10,8 +10,8 @@
 import { acceptAnswer, askedQuestion } from "../ask/answers";
 import { type AnswerSource, inputApi } from "../ask/loop";
 import { type InputRequest, toWire } from "../ask/questions";
-import { type EndRun, runUntilEnd } from "../run/end";
-import type { Asking, RequestScope } from "../run/request";
+import { type EndRun, Run } from "../run/end";
+import { type Asking, type RequestScope, runOnRequest } from "../run/request";
 import { isObject } from "../wire/envelope";
 import type { JsonObject } from "../wire/types";
 import type { LegacySession, SessionState } from "./session";
@@ -26,23 +26,22 @@ export interface LiveSession {
 /** The 2025 way of answering a request's questions: asked live, in the session `session` (none: nothing can be asked). */
 export function liveAnswers(scope: RequestScope, session: LiveSession | undefined): Asking {
   return {
-    async run(_target, _params, handler) {
-      const ended = await runUntilEnd((end) => {
-        // Without a session there is no one to ask: no capabilities, so every question is refused (-32021).
-        const source: AnswerSource = {
-          answer: () => undefined,
-          async obtain(missing) {
-            const entries = await Promise.all(
-              Object.entries(missing).map(async ([key, request]) => [
-                key,
-                acceptAnswer(key, askedQuestion(request), await askClient(scope, session!, request, end)),
-              ]),
-            );
-            return Object.fromEntries(entries);
-          },
-        };
-        return handler(inputApi(source, session?.state.capabilities ?? {}, {}), end);
-      });
+    async run(_target, _params, handler, options) {
+      const run = new Run();
+      // Without a session there is no one to ask: no capabilities, so every question is refused (-32021).
+      const source: AnswerSource = {
+        answer: () => undefined,
+        async obtain(missing) {
+          const entries = await Promise.all(
+            Object.entries(missing).map(async ([key, request]) => [
+              key,
+              acceptAnswer(key, askedQuestion(request), await askClient(scope, session!, request, run.end)),
+            ]),
+          );
+          return Object.fromEntries(entries);
+        },
+      };
+      const ended = await runOnRequest(run, scope, inputApi(source, session?.state.capabilities ?? {}, {}), handler, options);
       switch (ended.kind) {
         case "done":
           return { kind: "done", value: ended.value, retried: false };

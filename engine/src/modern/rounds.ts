@@ -8,11 +8,19 @@
 
 import { acceptAnswer, askedQuestion } from "../ask/answers";
 import { type AnswerSource, inputApi } from "../ask/loop";
-import { type InputApi, type InputKind, type InputRequest, toWire } from "../ask/questions";
+import { type InputKind, type InputRequest, toWire } from "../ask/questions";
 import { keyRing } from "../config/key-ring";
 import { canonicalJson, open, seal } from "../config/signing";
-import { type EndRun, runUntilEnd } from "../run/end";
-import type { Asked, Asking, RequestScope, RoundTarget } from "../run/request";
+import { Run } from "../run/end";
+import {
+  type Asked,
+  type Asking,
+  type AskingOptions,
+  type RequestContext,
+  type RequestScope,
+  type RoundTarget,
+  runOnRequest,
+} from "../run/request";
 import { log } from "../util/log";
 import { isObject } from "../wire/envelope";
 import { ErrorCode, invalidParams, RpcError } from "../wire/errors";
@@ -42,14 +50,15 @@ interface PreviousRound extends StateBody {
 
 /** The 2026-07-28 way of answering a request's questions: one round of a multi round-trip request per request. */
 export function multiRoundTrip(scope: RequestScope): Asking {
-  return { run: (target, params, handler) => runRound(scope, target, params, handler) };
+  return { run: (target, params, handler, options) => runRound(scope, target, params, handler, options) };
 }
 
 async function runRound<T>(
   scope: RequestScope,
   target: RoundTarget,
   params: JsonObject,
-  handler: (input: InputApi, end: EndRun) => Promise<T>,
+  handler: (ctx: RequestContext) => Promise<T>,
+  options: AskingOptions | undefined,
 ): Promise<Asked<T>> {
   // The binding holds the arguments as canonical JSON (the state's one MAC covers them); only requests that carry
   // or mint state pay for it.
@@ -68,45 +77,41 @@ async function runRound<T>(
   // must not become replayable by travelling on in a later round's state.
   let singleUse = previous.nonce !== undefined;
   let consumed = false;
-  const input = (end: EndRun): InputApi => {
-    const source: AnswerSource = {
-      // Fail before asking: a single-use round that nothing can consume would be replayable.
-      prepare: (once) => {
-        if (once) replayGuard(scope);
-      },
-      /**
-       * Answers carried in verified state are final. A new answer counts when the previous round asked that
-       * question, or when there was no previous round (a client may answer up front). Why the exception: single-use
-       * questions authorize one-time actions, so their answers count only together with the signed state that asked.
-       */
-      answer(key, request, once) {
-        if (Object.hasOwn(answers, key)) return answers[key] as JsonObject;
-        const mustHaveBeenAsked = once || previous.continued;
-        if (!Object.hasOwn(fresh, key) || (mustHaveBeenAsked && !Object.hasOwn(previous.asked, key))) return undefined;
-        answers[key] = acceptAnswer(key, askedQuestion(request), fresh[key]);
-        return answers[key] as JsonObject;
-      },
-      // What this round cannot answer ends it: the client answers and retries.
-      async obtain(missing, once) {
-        singleUse ||= once;
-        return end({ kind: "asks", questions: missing });
-      },
-      // Why the single-use state is used up here, and not when it is verified: only now have its answers passed
-      // every check, so a retry with a malformed answer (-32602) leaves the state good for the corrected retry.
-      async handedOver() {
-        if (previous.nonce === undefined || consumed) return;
-        consumed = true;
-        const consumedNow = await nonceGuard(scope, previous.nonce).consume(previous.nonce, Date.now() + scope.config.limits.state.ttlMs);
-        if (!consumedNow) throw rejectState(scope, "replay");
-      },
-    };
-    api = inputApi(source, scope.meta.clientCapabilities, Object.keys(previous.state).length ? structuredClone(previous.state) : {});
-    return api;
+  const run = new Run();
+  const source: AnswerSource = {
+    // Fail before asking: a single-use round that nothing can consume would be replayable.
+    prepare: (once) => {
+      if (once) replayGuard(scope);
+    },
+    /**
+     * Answers carried in verified state are final. A new answer counts when the previous round asked that
+     * question, or when there was no previous round (a client may answer up front). Why the exception: single-use
+     * questions authorize one-time actions, so their answers count only together with the signed state that asked.
+     */
+    answer(key, request, once) {
+      if (Object.hasOwn(answers, key)) return answers[key] as JsonObject;
+      const mustHaveBeenAsked = once || previous.continued;
+      if (!Object.hasOwn(fresh, key) || (mustHaveBeenAsked && !Object.hasOwn(previous.asked, key))) return undefined;
+      answers[key] = acceptAnswer(key, askedQuestion(request), fresh[key]);
+      return answers[key] as JsonObject;
+    },
+    // What this round cannot answer ends it: the client answers and retries.
+    async obtain(missing, once) {
+      singleUse ||= once;
+      return run.end({ kind: "asks", questions: missing });
+    },
+    // Why the single-use state is used up here, and not when it is verified: only now have its answers passed
+    // every check, so a retry with a malformed answer (-32602) leaves the state good for the corrected retry.
+    async handedOver() {
+      if (previous.nonce === undefined || consumed) return;
+      consumed = true;
+      const consumedNow = await nonceGuard(scope, previous.nonce).consume(previous.nonce, Date.now() + scope.config.limits.state.ttlMs);
+      if (!consumedNow) throw rejectState(scope, "replay");
+    },
   };
-  let api: InputApi | undefined;
-
-  const ended = await runUntilEnd((end) => handler(input(end), end));
-  const state = api?.state ?? {};
+  const input = inputApi(source, scope.meta.clientCapabilities, Object.keys(previous.state).length ? structuredClone(previous.state) : {});
+  const ended = await runOnRequest(run, scope, input, handler, options);
+  const state = input.state;
   switch (ended.kind) {
     case "done":
       return { kind: "done", value: ended.value, retried: typeof params.requestState === "string" };

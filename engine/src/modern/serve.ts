@@ -6,7 +6,7 @@
 
 import type { Config } from "../config/config";
 import type { HttpExchange } from "../http/exchange";
-import { expectHeader, mcpNameOf } from "../http/headers";
+import { expectHeader } from "../http/headers";
 import { checkParamHeaders } from "../http/param-headers";
 import { Reply } from "../http/reply";
 import { serveListen } from "../listen/listen";
@@ -16,7 +16,7 @@ import { methodName, targetOf, traceRequest } from "../server/trace";
 import { logRequest } from "../util/log";
 import { claimsStateless, type Message, parseRequestMeta } from "../wire/envelope";
 import { ErrorCode, headerMismatch, RpcError, truncate, unsupportedVersion } from "../wire/errors";
-import { failureMessage, resultMessage } from "../wire/messages";
+import { failureMessage, mcpNameOf, resultMessage } from "../wire/messages";
 import { HEADER, isLegacyVersion, STATELESS_VERSION, servedVersions } from "../wire/types";
 import { multiRoundTrip } from "./rounds";
 
@@ -55,14 +55,15 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
     );
   }
   if (meta.protocolVersion !== STATELESS_VERSION) throw unsupported(meta.protocolVersion, config);
-  expectHeader(request, HEADER.method, message.method, maxLength);
   const name = mcpNameOf(message.method, message.params);
-  if (name !== undefined) expectHeader(request, HEADER.name, name, maxLength);
+  // What the server knows of the name, before the headers are checked against the body (neither throws): the tool's
+  // header bindings, and the name for the log. Why only a declared tool or prompt: a URI may be user data, a task id
+  // is a handle to someone's task, and a name the server does not have is whatever the client typed.
   const bindings = message.method === "tools/call" && name !== undefined ? server.headerBindingsOf(name) : undefined;
-  if (bindings) checkParamHeaders(request, bindings, message.params.arguments, maxLength);
-  // Why only a declared tool or prompt: a URI may be user data, a task id is a handle to someone's task, and a name
-  // the server does not have is whatever the client typed.
   record.name = targetOf(server, message.method, message.params);
+  expectHeader(request, HEADER.method, message.method, maxLength);
+  if (name !== undefined) expectHeader(request, HEADER.name, name, maxLength);
+  if (bindings) checkParamHeaders(request, bindings, message.params.arguments, maxLength);
   const reply = new Reply(request, {
     headers: { [HEADER.requestId]: exchange.traceId },
     onFinish: (status, code) => logRequest(record, status, code),

@@ -37,29 +37,44 @@ class RunEnded extends Error {
 export const isRunEnding = (error: unknown): boolean => error instanceof RunEnded;
 
 /**
- * Runs `run` to its end and says how it ended. Why the ending is recorded before the signal is thrown: a handler
- * that catches the signal and goes on (or returns) still ends the way it was asked to, here and nowhere else.
- *
- * @param run - Runs the handler, with the `EndRun` its context calls end the run through.
- * @param cancelled - Whether the run was cancelled meanwhile: a handler that returned after cancellation (with how far
- *   it got) ended cancelled. Only a task asks; a request's cancellation ends it through `ctx.checkpoint()`.
+ * One run of a handler: its `end`, which the run's context calls use (so what asks or checks in can be built before
+ * the run starts), and `until`, the one function that runs it and says how it ended.
  */
-export async function runUntilEnd<T>(run: (end: EndRun) => Promise<T>, cancelled?: () => boolean): Promise<RunEnd<T>> {
-  let ending: Ending | undefined;
-  const end: EndRun = (why) => {
-    ending ??= why;
+export class Run {
+  private ending: Ending | undefined;
+
+  /** Ends this run (never returns). Why the ending is recorded before the signal is thrown: see `until`. */
+  readonly end: EndRun = (why) => {
+    this.ending ??= why;
     throw new RunEnded(why.kind);
   };
-  let value: T;
-  try {
-    value = await run(end);
-  } catch (error) {
-    if (ending) return ending;
-    throw error;
+
+  /**
+   * Runs `body` to its end and says how it ended. A handler that catches the end's signal and goes on (or returns)
+   * still ends the way it was asked to: the ending was recorded first, and it is decided here and nowhere else.
+   *
+   * @param body - Runs the handler, whose context calls end the run through `end`.
+   * @param cancelled - Whether the run was cancelled meanwhile: a handler that returned after cancellation (with how
+   *   far it got) ended cancelled. Only a task asks; a request's cancellation ends it through `ctx.checkpoint()`.
+   */
+  async until<T>(body: () => Promise<T>, cancelled?: () => boolean): Promise<RunEnd<T>> {
+    let value: T;
+    try {
+      value = await body();
+    } catch (error) {
+      if (this.ending) return this.ending;
+      throw error;
+    }
+    if (this.ending) return this.ending;
+    if (cancelled?.()) return { kind: "cancelled", value };
+    return { kind: "done", value };
   }
-  if (ending) return ending;
-  if (cancelled?.()) return { kind: "cancelled", value };
-  return { kind: "done", value };
+}
+
+/** A run of `body`, given its `end`, to its end (`Run.until`): for what needs nothing built before it runs. */
+export function runUntilEnd<T>(body: (end: EndRun) => Promise<T>, cancelled?: () => boolean): Promise<RunEnd<T>> {
+  const run = new Run();
+  return run.until(() => body(run.end), cancelled);
 }
 
 /** `ctx.checkpoint()` outside a task: ends a cancelled run, does nothing otherwise. */

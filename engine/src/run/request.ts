@@ -14,8 +14,8 @@ import type { RequestMeta } from "../wire/envelope";
 import { ErrorCode, RpcError } from "../wire/errors";
 import { ANONYMOUS, type Principal } from "../wire/principal";
 import { type JsonObject, type LegacyVersion, LOG_LEVELS, type LogLevel, type RequestId } from "../wire/types";
-import type { Channel, Publisher } from "./context";
-import { cancellationCheckpoint, type EndRun } from "./end";
+import { type Channel, type HandlerContext, handlerContext, type Publisher } from "./context";
+import { cancellationCheckpoint, type EndRun, type Run, type RunEnd } from "./end";
 
 /** Everything the engine knows about one request while it is served. */
 export interface RequestScope {
@@ -105,10 +105,34 @@ export type Asked<T> =
  */
 export interface Asking {
   /**
-   * Runs one handler for `target` to its end: `handler` gets the input API its `ctx.ask` uses and the `EndRun` its
-   * other context calls end the run with. `params` are the request's (a round's answers and state come in them).
+   * Runs one handler for `target` to its end (`runOnRequest`): `handler` gets its `ctx`, whose `ask` answers the
+   * era's way. `params` are the request's (a round's answers and state come in them). `handsOver`: the run's first
+   * `ctx.progress()` or `ctx.checkpoint()` hands it over to a task (tasks/start.ts).
    */
-  run<T>(target: RoundTarget, params: JsonObject, handler: (input: InputApi, end: EndRun) => Promise<T>): Promise<Asked<T>>;
+  run<T>(target: RoundTarget, params: JsonObject, handler: (ctx: RequestContext) => Promise<T>, options?: AskingOptions): Promise<Asked<T>>;
+}
+
+export interface AskingOptions {
+  handsOver?: boolean;
+}
+
+/** The `ctx` of a request's handler: its context and its input API. */
+export type RequestContext = HandlerContext & InputApi;
+
+/**
+ * Runs a request's handler in `run`, with its `ctx` over the request's channel and `input`, and says how it ended
+ * (`Run.until`). With `handsOver`, its first progress report or checkpoint hands the run over to a task.
+ */
+export function runOnRequest<T>(
+  run: Run,
+  scope: RequestScope,
+  input: InputApi,
+  handler: (ctx: RequestContext) => Promise<T>,
+  { handsOver = false }: AskingOptions = {},
+): Promise<RunEnd<T>> {
+  const handOver = (): never => run.end({ kind: "hands-over" });
+  const overrides = handsOver ? { progress: handOver, checkpoint: async () => handOver() } : {};
+  return run.until(() => handler(handlerContext(requestChannel(scope, run.end, overrides), input)));
 }
 
 /**

@@ -316,13 +316,13 @@ export class McpServer {
       );
       methods.set("resources/templates/list", list("resourceTemplates", this.resources.templates));
       methods.set("resources/read", (params, scope, asking) =>
-        skills?.owns(params.uri) ? skills.read(params, scope) : this.resources.read(params, scope, asking),
+        skills?.owns(params.uri) ? skills.read(params, scope) : this.resources.read(params, asking),
       );
     }
     for (const [name, handler] of this.skills?.methods() ?? []) methods.set(name, handler);
     if (this.prompts.size > 0) {
       methods.set("prompts/list", list("prompts", this.prompts));
-      methods.set("prompts/get", (params, scope, asking) => getPrompt(this.prompts, params, scope, asking));
+      methods.set("prompts/get", (params, _scope, asking) => getPrompt(this.prompts, params, asking));
     }
     if (this.hasCompletions) {
       methods.set("completion/complete", (params, scope) => complete(this.prompts, this.resources, params, scope));

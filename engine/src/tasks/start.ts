@@ -10,8 +10,7 @@
 
 import { keyRing } from "../config/key-ring";
 import { runTool, type Tool, type ToolCall, toolAnswerOf } from "../define/tools";
-import { handlerContext } from "../run/context";
-import { type Asking, type RequestScope, requestChannel } from "../run/request";
+import type { Asking, RequestScope } from "../run/request";
 import { log } from "../util/log";
 import { ErrorCode, RpcError } from "../wire/errors";
 import { declaresTasks, tasksRequired } from "../wire/tasks";
@@ -53,11 +52,8 @@ export async function startTask(
   scope: RequestScope,
   asking: Asking,
 ): Promise<JsonObject> {
-  const asked = await asking.run({ method: "tools/call", name: tool.name, args }, params, (input, end) => {
-    const handOver = (): never => end({ kind: "hands-over" });
-    const channel = requestChannel(scope, end, { progress: handOver, checkpoint: async () => handOver() });
-    return runTool(tool, args, handlerContext(channel, input), scope);
-  });
+  const target = { method: "tools/call", name: tool.name, args } as const;
+  const asked = await asking.run(target, params, (ctx) => runTool(tool, args, ctx, scope), { handsOver: true });
   if (asked.kind !== "hands-over") return toolAnswerOf(asked);
 
   const taskId = await newTaskId(await keyRing(scope.config));

@@ -145,3 +145,13 @@ export function parseRequestMeta(params: JsonObject): RequestMeta {
   }
   return result;
 }
+
+/**
+ * Era detection (spec 2026-07-28, "Backward Compatibility"): a message with a 2026-07-28 claim is served statelessly
+ * as 2026-07-28; `initialize`, a 2025 version header without a claim, or no header and no claim at all (2025-03-26
+ * clients send none) is a 2025-era message. Batches exist only in 2025-03-26.
+ */
+export function isLegacyMessage(body: unknown, headerVersion: string | undefined): boolean {
+  if (Array.isArray(body)) return headerVersion === undefined || headerVersion === "2025-03-26";
+  return isObject(body) && !isStatelessRequest(isObject(body.params) ? body.params : {}, headerVersion);
+}

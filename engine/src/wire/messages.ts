@@ -5,6 +5,7 @@
 
 import { describeError, type LogScope, log } from "../util/log";
 import { ErrorCode, HttpError, INTERNAL_ERROR_MESSAGE, RpcError } from "./errors";
+import { TASK_METHODS } from "./tasks";
 import type { RequestId } from "./types";
 
 export function resultMessage(id: RequestId, result: unknown) {
@@ -32,4 +33,20 @@ export function failureMessage(error: unknown, id: RequestId | undefined, scope:
   }
   log(scope, "error", "internal error", describeError(error));
   return { body: errorMessage(id, ErrorCode.InternalError, INTERNAL_ERROR_MESSAGE), status: 500, headers: {} };
+}
+
+/**
+ * The request methods whose target is mirrored in `Mcp-Name`: `params.name`, `params.uri`, or (Tasks extension)
+ * `params.taskId` on `tasks/get`, `tasks/update` and `tasks/cancel`.
+ */
+export function mcpNameOf(method: string, params: Record<string, unknown>): string | undefined {
+  const value =
+    method === "tools/call" || method === "prompts/get"
+      ? params.name
+      : method === "resources/read"
+        ? params.uri
+        : (TASK_METHODS as readonly string[]).includes(method)
+          ? params.taskId
+          : undefined;
+  return typeof value === "string" ? value : undefined;
 }

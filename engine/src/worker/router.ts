@@ -27,7 +27,7 @@ import { serveStateless } from "../modern/serve";
 import type { McpServer } from "../server/server";
 import { logRequest } from "../util/log";
 import { memoize } from "../util/memo";
-import { idOf, isObject, isStatelessRequest, parseMessage, readableId } from "../wire/envelope";
+import { idOf, isLegacyMessage, isObject, parseMessage, readableId } from "../wire/envelope";
 import { ErrorCode } from "../wire/errors";
 import { failureMessage } from "../wire/messages";
 import { HEADER, type RequestId } from "../wire/types";
@@ -168,7 +168,7 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
       drainRefused: config.mode === "development",
     });
     const headerVersion = readMcpHeader(request, HEADER.protocolVersion, config.limits.request.maxHeaderValueLength);
-    if (isLegacy(body, headerVersion)) {
+    if (isLegacyMessage(body, headerVersion)) {
       id = isObject(body) ? readableId(body.id) : undefined;
       return await serveLegacy(server, exchange, body, headerVersion, surrogateEscapes);
     }
@@ -199,16 +199,6 @@ async function guarded(server: McpServer, exchange: HttpExchange, verb: string, 
   } catch (error) {
     return errorResponse(error, undefined, exchange);
   }
-}
-
-/**
- * Era detection (spec 2026-07-28, "Backward Compatibility"): a message with a 2026-07-28 claim is served statelessly
- * as 2026-07-28; `initialize`, a 2025 version header without a claim, or no header and no claim at all (2025-03-26
- * clients send none) is a 2025-era message. Batches exist only in 2025-03-26.
- */
-function isLegacy(body: unknown, headerVersion: string | undefined): boolean {
-  if (Array.isArray(body)) return headerVersion === undefined || headerVersion === "2025-03-26";
-  return isObject(body) && !isStatelessRequest(isObject(body.params) ? body.params : {}, headerVersion);
 }
 
 function errorResponse(error: unknown, id: RequestId | undefined, exchange?: HttpExchange): Response {
