@@ -15,10 +15,11 @@
 import type { HttpExchange } from "../http/exchange";
 import { Reply } from "../http/reply";
 import type { McpServer } from "../server/server";
-import { methodName, targetOf } from "../server/trace";
+import { targetOf } from "../server/trace";
 import { logRequest } from "../util/log";
 import { isObject, parseMessage, readableId } from "../wire/envelope";
 import { ErrorCode, RpcError } from "../wire/errors";
+import { methodName } from "../wire/messages";
 import { HEADER, isLegacyVersion, type JsonObject, STATELESS_VERSION } from "../wire/types";
 import { serveBatch } from "./batch";
 import { answer } from "./dispatch";

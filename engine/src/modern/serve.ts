@@ -12,11 +12,11 @@ import { Reply } from "../http/reply";
 import { serveListen } from "../listen/listen";
 import { requestScope } from "../run/request";
 import type { McpServer } from "../server/server";
-import { methodName, targetOf, traceRequest } from "../server/trace";
+import { targetOf, traceRequest } from "../server/trace";
 import { logRequest } from "../util/log";
 import { claimsStateless, type Message, parseRequestMeta } from "../wire/envelope";
 import { ErrorCode, headerMismatch, RpcError, truncate, unsupportedVersion } from "../wire/errors";
-import { failureMessage, mcpNameOf, resultMessage } from "../wire/messages";
+import { failureMessage, mcpNameOf, methodName, resultMessage } from "../wire/messages";
 import { HEADER, isLegacyVersion, STATELESS_VERSION, servedVersions } from "../wire/types";
 import { multiRoundTrip } from "./rounds";
 

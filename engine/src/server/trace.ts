@@ -25,6 +25,7 @@ import { tracing } from "cloudflare:workers";
 import type { RequestScope } from "../run/request";
 import { isObject } from "../wire/envelope";
 import { RpcError } from "../wire/errors";
+import { methodName } from "../wire/messages";
 import type { JsonObject } from "../wire/types";
 import type { McpServer } from "./server";
 
@@ -157,16 +158,6 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
 const ALL_ZEROS = /^0+$/;
 const MAX_TRACEPARENT_LENGTH = 256;
 const MAX_ID_LENGTH = 128;
-/** What an MCP method name looks like; anything else is recorded as `_OTHER` (as HTTP spans do for odd methods). */
-const METHOD_NAME = /^[A-Za-z0-9_./-]{1,64}$/;
-
-/**
- * The method as a span or the access log may show it: a client can send any text as a method, so odd ones become
- * `_OTHER`.
- */
-export function methodName(method: string): string {
-  return METHOD_NAME.test(method) ? method : "_OTHER";
-}
 
 /**
  * The tool or prompt a request names, only if the server has it (a low-cardinality name the server chose): what a

@@ -8,6 +8,17 @@ import { ErrorCode, HttpError, INTERNAL_ERROR_MESSAGE, RpcError } from "./errors
 import { TASK_METHODS } from "./tasks";
 import type { RequestId } from "./types";
 
+/** What an MCP method name looks like; anything else is recorded as `_OTHER` (as HTTP spans do for odd methods). */
+const METHOD_NAME = /^[A-Za-z0-9_./-]{1,64}$/;
+
+/**
+ * The method as a span or the access log may show it: a client can send any text as a method, so odd ones become
+ * `_OTHER`.
+ */
+export function methodName(method: string): string {
+  return METHOD_NAME.test(method) ? method : "_OTHER";
+}
+
 export function resultMessage(id: RequestId, result: unknown) {
   return { jsonrpc: "2.0", id, result };
 }
