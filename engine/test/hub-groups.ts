@@ -8,8 +8,8 @@ import { callerGroup, GLOBAL_GROUP } from "../src/listen/groups";
 import { ANONYMOUS } from "../src/wire/principal";
 import { sessionName } from "./helpers/rpc";
 
-/** The group anonymous test requests are counted in: one per client address, and they carry no `cf-connecting-ip`. */
-export const ANONYMOUS_CALLERS = callerGroup(ANONYMOUS, "ip:unknown");
+/** The group anonymous test requests are counted in: one per client network, and they carry no `cf-connecting-ip` (the one shared `unknown` caller). */
+export const ANONYMOUS_CALLERS = callerGroup(ANONYMOUS, "unknown");
 
 /** The session sockets earlier waits saw: a stream that replaces another must be a socket not among them. */
 const seen = new WeakSet<WebSocket>();

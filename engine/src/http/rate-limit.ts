@@ -1,13 +1,14 @@
 /**
  * @module http/rate-limit
  * JSON-RPC requests per caller per period, through the Workers rate-limiting binding (RATE_LIMITER in wrangler.toml;
- * without the binding there is no limit). The key is the principal when authorization is on, else the client IP.
+ * without the binding there is no limit). The key is the principal when authorization is on, else the client's network (`callerKey`).
  * The binding counts per Cloudflare location and is eventually consistent: it stops floods, not single requests.
  *
  * The unit is one JSON-RPC request: every HTTP request costs one before its body is read, and a 2025-03-26 batch
  * pays for the rest of its requests once it is parsed, before any of them runs (`legacy/serve.ts`).
  */
 import { HttpError } from "../wire/errors";
+import { clientNetwork } from "./client-address";
 import type { HttpExchange } from "./exchange";
 
 /** The binding this module reads: requests per caller per period on `/mcp` (wrangler.toml `[[ratelimits]]`). */
@@ -16,13 +17,14 @@ export interface RateLimitBindings {
 }
 
 /**
- * Who a per-caller limit counts: the principal when it signed in, else the client's IP. Why not the anonymous
- * principal: with authorization off every caller is that one principal, and one shared count would let one client
- * starve everyone. Also the key of the per-caller task quota (`tasks/quota.ts`).
+ * Who a per-caller limit counts: the principal when it signed in, else the client's network (an IPv6 client's /64,
+ * see http/client-address.ts). Why not the anonymous principal: with authorization off every caller is that one
+ * principal, and one shared count would let one client starve everyone. Also the key of the per-caller task quota
+ * (`tasks/quota.ts`) and of each caller's share of the listeners (`listen/groups.ts`).
  */
 export function callerKey(exchange: Pick<HttpExchange, "principal" | "request">): string {
   const principal = exchange.principal;
-  return principal?.authenticated ? `principal:${principal.id}` : `ip:${exchange.request.headers.get("cf-connecting-ip") ?? "unknown"}`;
+  return principal?.authenticated ? `principal:${principal.id}` : clientNetwork(exchange.request);
 }
 
 /**

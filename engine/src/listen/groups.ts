@@ -18,7 +18,7 @@ export const principalGroup = (principal: string) => `principal:${principal}`;
 /**
  * The group a caller's listeners are counted in, so that each caller has a bounded share of the listeners
  * (`limits.listen.maxPerCaller`), whatever others hold: an authenticated principal's own group, or (anonymous callers) one
- * per client address, as the rate limit and the task quota count them (`callerKey`). Nothing is published to an
+ * per client network (an IPv6 /64 is one), as the rate limit and the task quota count them (`callerKey`). Nothing is published to an
  * address's group: it only counts.
  */
 export const callerGroup = (principal: { id: string; authenticated: boolean }, callerKey: string) =>

@@ -6,6 +6,6 @@
 export interface OAuthBindings {
   /** Clients, grants and tokens (stored hashed or encrypted by the provider). Required in this mode. */
   OAUTH_KV?: KVNamespace;
-  /** Requests per client IP per period on `/register` and `/token`; without it they are not limited. */
+  /** Requests per client network (an IPv4 address, an IPv6 /64) per period on `/register` and `/token`; without it they are not limited. */
   OAUTH_RATE_LIMITER?: RateLimit;
 }

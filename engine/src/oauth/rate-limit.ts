@@ -1,11 +1,12 @@
 /**
  * @module oauth/rate-limit
- * Requests per client IP per period on the two OAuth endpoints that cost the most: `/register` (each registration
+ * Requests per client network (an IPv4 address, an IPv6 /64) per period on the two OAuth endpoints that cost the most: `/register` (each registration
  * is a KV write that lives for AUTH_CLIENT_TTL_SECONDS) and `/token` (hashing, KV reads and writes). Through the
  * OAUTH_RATE_LIMITER binding; without it nothing is limited. Like RATE_LIMITER, it stops floods, not single requests.
  */
 
 import type { Config } from "../config/config";
+import { clientNetwork } from "../http/client-address";
 import type { OAuthBindings } from "./bindings";
 
 const LIMITED_PATHS = new Set(["/register", "/token"]);
@@ -14,7 +15,8 @@ const LIMITED_PATHS = new Set(["/register", "/token"]);
 export async function checkOAuthRateLimit(request: Request, env: OAuthBindings, config: Config): Promise<Response | undefined> {
   const limiter = env.OAUTH_RATE_LIMITER;
   if (!limiter || request.method !== "POST" || !LIMITED_PATHS.has(new URL(request.url).pathname)) return undefined;
-  const key = `ip:${request.headers.get("cf-connecting-ip") ?? "unknown"}`;
+  // Counted per network, as on /mcp: an IPv6 client's whole /64 is one caller (http/client-address.ts).
+  const key = clientNetwork(request);
   if ((await limiter.limit({ key })).success) return undefined;
   const seconds = String(config.limits.rateLimit.periodMs / 1000);
   // RFC 6749 has no code for "too many"; temporarily_unavailable is the one a client treats as retry-later.

@@ -2,7 +2,7 @@
  * @module tasks/quota
  * How many tasks one caller may have in progress at once. The count lives in a ledger: a TaskRunner object named
  * `quota:<caller>` (one binding serves both roles; a task's own object is named by its id, which has no colon). The
- * caller is the principal when authorization is on, else the client IP, as for the rate limiter: with
+ * caller is the principal when authorization is on, else the client's network (`callerKey`), as for the rate limiter: with
  * authorization off every caller is the same anonymous principal, and one shared count would let one client
  * starve everyone.
  */

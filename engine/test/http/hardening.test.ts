@@ -170,6 +170,25 @@ describe("rate limiting", () => {
     expect(other.status).toBe(200);
   });
 
+  it("counts an IPv6 client by its /64: a second address of the network is refused once the first passed the limit", async () => {
+    const limited = tight();
+    const statuses = [];
+    for (const address of ["2001:db8:7:9::1", "2001:db8:7:9::2", "2001:db8:7:9:ffff:ffff:ffff:ffff"]) {
+      statuses.push((await limited.send("server/discover", {}, { headers: { "cf-connecting-ip": address } })).status);
+    }
+    const next = await limited.send("server/discover", {}, { headers: { "cf-connecting-ip": "2001:db8:7:9:abcd::2" } });
+    expect([...statuses, next.status]).toEqual([200, 200, 200, 429]);
+    // The neighbouring /64 is another subscriber.
+    expect((await limited.send("server/discover", {}, { headers: { "cf-connecting-ip": "2001:db8:7:a::1" } })).status).toBe(200);
+  });
+
+  it("counts an IPv4-mapped IPv6 address as the IPv4 address it maps", async () => {
+    const limited = tight();
+    for (let i = 0; i < 3; i++) await limited.send("server/discover", {}, { headers: { "cf-connecting-ip": "203.0.113.23" } });
+    const mapped = await limited.send("server/discover", {}, { headers: { "cf-connecting-ip": "::ffff:203.0.113.23" } });
+    expect(mapped.status).toBe(429);
+  });
+
   it("counts every request in a 2025-03-26 batch: 5 calls against a limit of 3 are refused with 429 and none runs", async () => {
     const before = runs.counted;
     const response = await tight().post(batchOf(5), legacyHeaders("203.0.113.20"));

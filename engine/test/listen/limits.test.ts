@@ -97,6 +97,32 @@ describe("each caller's share of the listeners", () => {
     await Promise.all(open.map((reader) => reader.cancel()));
   });
 
+  it("counts an anonymous IPv6 client by its /64: a second address of the network gets no share of its own", async () => {
+    const target = testServer({ ...FIXTURE, limits: { listen: { shardCapacity: 3, maxShards: 2, maxPerCaller: 2 } } });
+    const open = [];
+    for (const [address, id] of [
+      ["2001:db8:5:1::1", "v1"],
+      ["2001:db8:5:1::2", "v2"],
+    ] as const) {
+      const reader = await listenFrom(target, address, id);
+      expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+      open.push(reader);
+    }
+    const refused = await listenFrom(target, "2001:db8:5:1:ffff::3", "v3");
+    expect(await refused.message()).toMatchObject({ id: "v3", error: { code: -32603, data: { limit: "caller", max: 2 } } });
+    expect(await refused.message()).toBe("end");
+    // The server still has room for an IPv4 caller and for another /64.
+    for (const [address, id] of [
+      ["192.0.2.50", "w1"],
+      ["2001:db8:5:2::1", "w2"],
+    ] as const) {
+      const reader = await listenFrom(target, address, id);
+      expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+      open.push(reader);
+    }
+    await Promise.all(open.map((reader) => reader.cancel()));
+  });
+
   it("names the server's own capacity when that is what is full, not the caller's share", async () => {
     const target = testServer({ ...FIXTURE, limits: { listen: { shardCapacity: 1, maxShards: 2, maxPerCaller: 5 } } });
     const open = [];
@@ -119,7 +145,7 @@ describe("each caller's share of the listeners", () => {
       },
     });
     // The refused caller holds nothing afterwards: its own group is empty again.
-    const own = env.SUBSCRIPTIONS.getByName(callerGroup(ANONYMOUS, "ip:203.0.113.3"));
+    const own = env.SUBSCRIPTIONS.getByName(callerGroup(ANONYMOUS, "ip4:203.0.113.3"));
     const deadline = Date.now() + 2_000;
     while ((await own.count()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await own.count()).toBe(0);

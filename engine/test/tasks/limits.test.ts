@@ -41,6 +41,21 @@ describe("tasks in progress per caller", () => {
 
     await Promise.all([...held.slice(1), other, again].map((task) => cancelTask(server, task.taskId as string)));
   });
+  it("counts an anonymous IPv6 client by its /64: three addresses of one network share one quota", async () => {
+    const network = (host: number) => `2001:db8:44:1::${host}`;
+    const held = await Promise.all(Array.from({ length: LIMIT }, (_, i) => startHeld(network((i % 3) + 1))));
+    expect(held.every((result) => result.resultType === "task")).toBe(true);
+    for (const host of [4, 5, 6]) {
+      expect(await startHeld(network(host))).toMatchObject({
+        isError: true,
+        content: [{ text: expect.stringContaining("Too many tasks in progress") }],
+      });
+    }
+    // Another /64 is another caller.
+    const other = await startHeld("2001:db8:44:2::1");
+    expect(other.resultType).toBe("task");
+    await Promise.all([...held, other].map((task) => cancelTask(server, task.taskId as string)));
+  });
 });
 
 describe("a question nobody answers", () => {
