@@ -276,9 +276,25 @@ class VarReader {
     readonly problems: string[],
   ) {}
 
-  /** Whether a setting is given (a non-empty value of any type): presence only, never its value. */
+  /**
+   * Whether a setting is given (a non-empty value of any type): presence only, never its value. A setting present
+   * but blank is not given, and is a problem (`isBlank`).
+   */
   isSet(name: string): boolean {
-    return isSettingGiven(this.vars, name);
+    return !this.isBlank(name) && isSettingGiven(this.vars, name);
+  }
+
+  /**
+   * Whether a setting is present with an empty (or all-space) value, which records a problem naming it, once.
+   * Why: `AUTH_ISSUER = ""` read as unset ran the server open; a blank setting is most likely a secret or a var
+   * that was meant to be filled in, so it fails closed instead of meaning the default.
+   */
+  private isBlank(name: string): boolean {
+    const value = this.vars[name];
+    if (typeof value !== "string" || value.trim() !== "") return false;
+    const problem = `${name} is set but empty: give it a value, or remove it to leave it unset`;
+    if (!this.problems.includes(problem)) this.problems.push(problem);
+    return true;
   }
 
   /** Whether a binding (not a setting) is present: presence only, never its value. */
@@ -288,7 +304,7 @@ class VarReader {
 
   string(name: string): string | undefined {
     const value = this.vars[name];
-    if (value === undefined || value === null || value === "") return undefined;
+    if (value === undefined || value === null || this.isBlank(name)) return undefined;
     if (typeof value !== "string") {
       this.problems.push(`${name} must be a string`);
       return undefined;
