@@ -10,11 +10,15 @@
  */
 import { isObject } from "../wire/envelope";
 import { parseKeySpec } from "./keys";
+import { KNOWN_HOST_ORIGINS, NO_HOST_ORIGINS, originOf } from "./origins";
 
 export interface Settings {
   /** "development" allows the built-in development signing key and loopback Host/Origin; "production" does not. */
   mode: "development" | "production";
-  /** Browser origins allowed to call the server (exact `scheme://host[:port]`), besides the server's own origin. */
+  /**
+   * Browser origins allowed to call the server (exact `scheme://host[:port]`), besides the server's own origin: the
+   * known MCP hosts' (config/origins.ts, or HOST_ORIGINS) and ALLOWED_ORIGINS.
+   */
   allowedOrigins: string[];
   /** Host header values accepted; loopback names are always accepted in development. */
   allowedHosts: string[];
@@ -78,7 +82,7 @@ export function parseSettings(vars: Record<string, unknown>): SettingsResult {
   const mode = read.oneOf("MCP_ENV", ["development", "production"], "production");
   const settings: Settings = {
     mode,
-    allowedOrigins: read.list("ALLOWED_ORIGINS").map((origin) => origin.replace(/\/+$/, "")),
+    allowedOrigins: readAllowedOrigins(read),
     allowedHosts: read.list("ALLOWED_HOSTS").map((host) => host.toLowerCase()),
     accessLog: read.oneOf("ACCESS_LOG", ["all", "errors", "off"], "errors"),
     ...readKeys(read, mode),
@@ -91,6 +95,30 @@ export function parseSettings(vars: Record<string, unknown>): SettingsResult {
   if (mode === "production") refuseHostDerivedAudience(settings, problems);
   refuseRetired(read);
   return problems.length ? { ok: false, problems } : { ok: true, settings };
+}
+
+/**
+ * The browser origins allowed besides the server's own: the known MCP hosts' (HOST_ORIGINS replaces the built-in
+ * list, `none` empties it) and the app's own (ALLOWED_ORIGINS). An entry that is not exactly an origin is a problem,
+ * named by its setting and position (a path or userinfo would never match a browser's `Origin`).
+ */
+function readAllowedOrigins(read: VarReader): string[] {
+  return [...new Set([...hostOrigins(read), ...originsIn(read, "ALLOWED_ORIGINS", read.list("ALLOWED_ORIGINS"))])];
+}
+
+function hostOrigins(read: VarReader): readonly string[] {
+  if (!read.isSet("HOST_ORIGINS")) return KNOWN_HOST_ORIGINS;
+  if (read.string("HOST_ORIGINS") === NO_HOST_ORIGINS) return [];
+  return originsIn(read, "HOST_ORIGINS", read.list("HOST_ORIGINS"));
+}
+
+/** The origins `entries` (setting `name`'s) name; each entry that is not one is a problem, by position. */
+function originsIn(read: VarReader, name: string, entries: string[]): string[] {
+  return entries.flatMap((entry, index) => {
+    const origin = originOf(entry);
+    if (origin === undefined) read.problems.push(`${name} entry ${index + 1} is not an origin: write scheme://host[:port], nothing more`);
+    return origin === undefined ? [] : [origin];
+  });
 }
 
 /**

@@ -6,8 +6,9 @@
  */
 
 import type { Config } from "../config/config";
+import { HttpError } from "../wire/errors";
 import { HEADER } from "../wire/types";
-import { isOriginAllowed } from "./guards";
+import { isOriginAllowed, originRefusal } from "./guards";
 
 /** Request headers a browser client may send: the MCP headers, Authorization, and every `Mcp-Param-*`. */
 const ALLOWED_HEADERS = new Set([
@@ -25,9 +26,11 @@ const EXPOSED_HEADERS = "Mcp-Session-Id, WWW-Authenticate, X-Request-Id, Retry-A
 
 const allowedHeader = (name: string) => ALLOWED_HEADERS.has(name) || /^mcp-param-[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name);
 
+/** The answer to a CORS preflight from an allowed origin; any other is refused with 403 (an `HttpError`) naming it. */
 export function preflight(request: Request, config: Config): Response {
   const origin = request.headers.get("origin");
-  if (origin === null || !isOriginAllowed(origin, request, config)) return new Response(null, { status: 403 });
+  if (origin === null) throw new HttpError(403, "Forbidden: a preflight must carry Origin");
+  if (!isOriginAllowed(origin, request, config)) throw new HttpError(403, originRefusal(origin));
   const requested = (request.headers.get("access-control-request-headers") ?? "")
     .split(",")
     .map((name) => name.trim().toLowerCase())

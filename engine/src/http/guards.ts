@@ -4,7 +4,7 @@
  * "Security & Endpoint"), Content-Type and Accept. Each refusal is an `HttpError` with the status the spec names.
  */
 import type { Config } from "../config/config";
-import { HttpError } from "../wire/errors";
+import { HttpError, truncate } from "../wire/errors";
 
 const LOOPBACK_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
@@ -38,8 +38,9 @@ export function checkHost(request: Request, config: Config): void {
 
 /**
  * Why: browsers always send Origin on cross-site requests, so a present Origin must be one we trust: the server's
- * own origin, ALLOWED_ORIGINS, or (in development) a loopback page such as the MCP Inspector. `Origin: null`
- * (sandboxed frames, file:// pages) and unparseable values are refused. Clients that are not browsers send none.
+ * own origin, a known MCP host's or ALLOWED_ORIGINS (config/origins.ts), or (in development) a loopback page such as
+ * the MCP Inspector. `Origin: null` (sandboxed frames, file:// pages) and unparseable values are refused: a page
+ * that hides its origin cannot be told from a rebinding one. Clients that are not browsers send none.
  */
 export function isOriginAllowed(origin: string, request: Request, config: Config): boolean {
   let parsed: URL;
@@ -56,10 +57,19 @@ export function isOriginAllowed(origin: string, request: Request, config: Config
 
 export function checkOrigin(request: Request, config: Config): void {
   const origin = request.headers.get("origin");
-  if (origin !== null && !isOriginAllowed(origin, request, config)) {
-    throw new HttpError(403, "Forbidden: Origin is not allowed");
-  }
+  if (origin !== null && !isOriginAllowed(origin, request, config)) throw new HttpError(403, originRefusal(origin));
 }
+
+/**
+ * Why the refusal names the origin (in the answer, and so in the access log): the operator of a host that was
+ * refused must see which origin to add to ALLOWED_ORIGINS. It is the caller's own header, quoted and cut to a
+ * length, so the answer never carries more than the caller sent.
+ */
+export function originRefusal(origin: string): string {
+  return `Forbidden: Origin ${JSON.stringify(truncate(origin, MAX_NAMED_ORIGIN))} is not allowed (ALLOWED_ORIGINS adds an origin)`;
+}
+
+const MAX_NAMED_ORIGIN = 100;
 
 /** The body must be JSON (spec: every message is a JSON-RPC object in UTF-8). */
 export function checkContentType(request: Request): void {

@@ -54,14 +54,15 @@ export interface RequestRecord {
 }
 
 /**
- * One structured line per request: id, era, method, tool, HTTP status, JSON-RPC error code, duration.
+ * One structured line per request: id, era, method, tool, HTTP status, JSON-RPC error code, duration, and for a
+ * request refused before its method ran (403, 413, 429...) the refusal's `reason`.
  *
  * Why `errors` is the default (ACCESS_LOG): Workers' invocation logs already record every request (method, URL,
  * status, duration) and traces record every MCP request's method, tool and error code, while a line per request
  * was the largest single cost on the request path (see bench/README.md). A failure's line still carries what
  * neither has: the JSON-RPC error code of a request answered with HTTP 200 (2025 revisions) and the trace id.
  */
-export function logRequest(record: RequestRecord, status: number, code?: number): void {
+export function logRequest(record: RequestRecord, status: number, code?: number, reason?: string): void {
   if (record.logged) return;
   record.logged = true;
   if (record.policy === "off" || (record.policy === "errors" && status < 400 && code === undefined)) return;
@@ -75,6 +76,7 @@ export function logRequest(record: RequestRecord, status: number, code?: number)
       name: record.name,
       status,
       code,
+      ...(reason !== undefined && { reason }),
       durationMs: Date.now() - record.started,
     }),
   );

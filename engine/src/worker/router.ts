@@ -28,7 +28,7 @@ import type { McpServer } from "../server/server";
 import { logRequest } from "../util/log";
 import { memoize } from "../util/memo";
 import { idOf, isLegacyMessage, isObject, parseMessage, readableId } from "../wire/envelope";
-import { ErrorCode } from "../wire/errors";
+import { ErrorCode, HttpError } from "../wire/errors";
 import { failureMessage } from "../wire/messages";
 import { HEADER, type RequestId } from "../wire/types";
 import type { EngineBindings } from "./bindings";
@@ -68,7 +68,14 @@ export function createRouter(server: McpServer, card?: CardOptions) {
   router
     .options(
       "*",
-      withConfig(async ({ request, config }) => preflight(request, config)),
+      withConfig(async (exchange) => {
+        exchange.record.method = "OPTIONS";
+        try {
+          return preflight(exchange.request, exchange.config);
+        } catch (error) {
+          return errorResponse(error, undefined, exchange);
+        }
+      }),
     )
     .get("/", (request, env, execution, loaded) => {
       if (!loaded.ok) return unavailablePage(loaded.problems);
@@ -203,6 +210,8 @@ async function guarded(server: McpServer, exchange: HttpExchange, verb: string, 
 
 function errorResponse(error: unknown, id: RequestId | undefined, exchange?: HttpExchange): Response {
   const { body, status, headers } = failureMessage(error, id, exchange);
-  if (exchange) logRequest(exchange.record, status, body.error.code);
+  // An HTTP-level refusal's reason is logged with it (the Origin or Host refused, the limit passed): it is the
+  // engine's own text, naming at most what the caller sent, never a secret.
+  if (exchange) logRequest(exchange.record, status, body.error.code, error instanceof HttpError ? error.message : undefined);
   return jsonResponse(body, status, { ...headers, ...(exchange && { [HEADER.requestId]: exchange.traceId }) });
 }

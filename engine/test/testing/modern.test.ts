@@ -209,7 +209,7 @@ describe("the test client on 2026-07-28: results and errors", () => {
     const client = await connect(server, { headers: { origin: "https://elsewhere.example" } });
     await expect(client.callTool("echo")).rejects.toMatchObject({
       code: -32600,
-      message: "Forbidden: Origin is not allowed",
+      message: `Forbidden: Origin "https://elsewhere.example" is not allowed (ALLOWED_ORIGINS adds an origin)`,
       httpStatus: 403,
     });
   });
