@@ -1,7 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { parseEnv } from "node:util";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
@@ -16,16 +15,19 @@ export const TEST_BINDINGS = {
 const LOCAL_SETTINGS_FILES = [".dev.vars", ".env", ".env.local"];
 
 /**
- * Every setting in a developer's local files, blanked (an empty setting is an unset one). Why:
- * the pool builds the Worker's env from wrangler.toml the way `wrangler dev` does, `.dev.vars` included, and has no
- * option to skip it; without this a local AUTH_ISSUER would turn authorization on in every test. (The end-to-end
- * setup and `npm run check` point wrangler at test/no-local-settings.env instead.)
+ * The wrangler config the app's tests run on: wrangler.toml, or a copy of it elsewhere when a developer keeps local
+ * settings beside it. Why: the pool builds the Worker's env from its config the way `wrangler dev` does, `.dev.vars`
+ * beside it included, and has no option to skip it; a local AUTH_ISSUER would turn authorization on in every test.
+ * Blanking them is no way out (a setting present but empty is a configuration problem, and fails closed), so the
+ * pool reads a copy in a folder that has none (`copyTemplateConfig`: paths made absolute, the build left to the
+ * project's global setup). The end-to-end setup and `npm run check` point wrangler at test/no-local-settings.env.
  */
-function localSettingsBlanked(): Record<string, string> {
-  const names = LOCAL_SETTINGS_FILES.map((file) => join(import.meta.dirname, file))
-    .filter((path) => existsSync(path))
-    .flatMap((path) => Object.keys(parseEnv(readFileSync(path, "utf8"))));
-  return Object.fromEntries(names.map((name) => [name, ""]));
+async function appWranglerConfig(): Promise<string> {
+  if (!LOCAL_SETTINGS_FILES.some((file) => existsSync(join(import.meta.dirname, file)))) return "./wrangler.toml";
+  const { copyTemplateConfig } = await import("./test/e2e/dev-server");
+  const dir = join(import.meta.dirname, "node_modules/.cache/app-tests");
+  mkdirSync(dir, { recursive: true });
+  return copyTemplateConfig(dir);
 }
 
 /**
@@ -95,9 +97,9 @@ export default defineConfig({
         // client (`npm run test:app`: the inner loop).
         plugins: [
           cloudflareTest({
-            wrangler: { configPath: "./wrangler.toml" },
+            wrangler: { configPath: await appWranglerConfig() },
             miniflare: {
-              bindings: { ...localSettingsBlanked(), ...TEST_BINDINGS },
+              bindings: TEST_BINDINGS,
               // The suite sends hundreds of requests from one address.
               ratelimits: { RATE_LIMITER: { simple: { limit: 1_000_000, period: 60 } } },
             },
