@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Browser } from "playwright-core";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { chromiumAvailable, launchChromium } from "./chromium";
+import { chromiumAvailable, colorDistance, inkIn, launchChromium, parseColor, pixelAt, pixelsOf } from "./chromium";
 
 let browser: Browser | undefined;
 afterAll(async () => {
@@ -54,10 +54,26 @@ describe.skipIf(!chromiumAvailable)("landing page in headless Chromium", () => {
 
     mkdirSync("test-results", { recursive: true });
     const shot = await page.screenshot({ path: "test-results/landing.png", fullPage: true });
-    // A rendered page is a sizeable PNG; a blank or failed render is a few hundred bytes.
-    expect(shot.byteLength).toBeGreaterThan(20_000);
-    const box = await page.locator("h1").boundingBox();
-    expect(box!.height).toBeGreaterThan(10);
+    // The picture is the page as rendered: the endpoint's box in its background, the heading's text in its color,
+    // each as the page's stylesheet gives it (computed in the page; the picture's pixels, read back).
+    const scrolled = await page.evaluate(() => window.scrollY);
+    const [endpoint, heading] = await Promise.all(
+      ["#endpoint", "h1"].map(async (selector) => {
+        const box = (await page.locator(selector).boundingBox())!;
+        expect(box.height, selector).toBeGreaterThan(10);
+        const style = await page.locator(selector).evaluate((node) => {
+          const computed = getComputedStyle(node);
+          return { color: computed.color, background: computed.backgroundColor };
+        });
+        return { box: { ...box, y: box.y + scrolled }, color: parseColor(style.color), background: parseColor(style.background) };
+      }),
+    );
+    const [endpointPixels, headingPixels] = await pixelsOf(browser, shot, [endpoint!.box, heading!.box]);
+    const endpointFill = pixelAt(endpointPixels!, endpoint!.box.x + 2, endpoint!.box.y + endpoint!.box.height / 2);
+    expect(colorDistance(endpointFill, endpoint!.background), `the endpoint's background: ${endpointFill}`).toBeLessThanOrEqual(4);
+    const pageBackground = pixelAt(headingPixels!, heading!.box.x, heading!.box.y);
+    const ink = inkIn(headingPixels!, pageBackground);
+    expect(colorDistance(ink, heading!.color), `the heading's text: ${ink}`).toBeLessThanOrEqual(4);
     expect(errors).toEqual([]);
   });
 });

@@ -8,14 +8,15 @@
  * The view's refresh traffic is counted in the host, over windows of fake time (Playwright's clock, installed paused
  * before the host page loads: test/e2e/views/traffic.ts), so the counts are exact and no test waits for a poll.
  * (The frame takes the view's size only when the clock moves: the view reports its size on animation frames.)
- * Screenshots (light and dark: the notebook, an error, the empty notebook) go to test/e2e/screenshots/ (not committed).
+ * Screenshots (light and dark: the notebook, an error, the empty notebook) go to test/e2e/screenshots/ (not committed);
+ * each is checked for its theme's colors, read from its pixels against the view's own stylesheet.
  */
 import { mkdirSync } from "node:fs";
 import type { Browser, Frame, Page } from "playwright-core";
 import { build } from "vite";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { appBinds } from "./app-bindings";
-import { chromiumAvailable, launchChromium } from "./chromium";
+import { chromiumAvailable, colorDistance, inkIn, launchChromium, parseColor, pixelAt, pixelsOf, type Rgb } from "./chromium";
 import { callsFor, callsOver } from "./views/traffic";
 
 const UI = "io.modelcontextprotocol/ui";
@@ -24,7 +25,15 @@ const SCREENSHOTS = "test/e2e/screenshots";
 const HOST = "http://host.test/";
 
 type Json = Record<string, any>;
+type Theme = "light" | "dark";
 let nextId = 1;
+
+/**
+ * How far (in any one channel, of 255) a pixel may be from the stylesheet's color. Measured in headless Chromium:
+ * 0, for the backgrounds and the heading's ink alike; a little room for another build's text rendering, far below the
+ * gap between the themes (the screenshot test checks it: with today's stylesheet, 212 or more in each place).
+ */
+const COLOR_TOLERANCE = 4;
 
 /** One 2026-07-28 request from the host's client (it declares that it renders views). */
 async function mcp(method: string, params: Json = {}): Promise<Json> {
@@ -83,6 +92,37 @@ async function hostPage(): Promise<string> {
   return `<!doctype html><html><head><title>Test host</title><style>body{margin:0}iframe{border:0;width:100%}</style></head><body><script type="module">${chunk!.code}</script></body></html>`;
 }
 
+/** The view's HTML and its declared CSP, as the host reads them: the resource its tool names. */
+interface View {
+  html: string;
+  csp?: Json;
+  resourceUri: string;
+}
+
+async function readView(): Promise<View> {
+  const { tools } = await mcp("tools/list");
+  const resourceUri = tools.find((tool: Json) => tool.name === "search_notes")._meta.ui.resourceUri;
+  const [view] = (await mcp("resources/read", { uri: resourceUri })).contents;
+  expect(view.mimeType).toBe("text/html;profile=mcp-app");
+  return { html: view.text, csp: view._meta?.ui?.csp, resourceUri };
+}
+
+/**
+ * The view's own colors in a theme, from the stylesheet in its HTML: each `--name: var(--host-variable, #rrggbb)` (or
+ * `--name: #rrggbb`) of `:root`, with those of `:root[data-theme="dark"]` over them in dark. The fallbacks are what
+ * the view paints here: this host sends no style variables.
+ */
+function paletteOf(html: string, theme: Theme): Record<string, Rgb> {
+  const style = /<style>([\s\S]*?)<\/style>/.exec(html)?.[1] ?? "";
+  const block = (selector: string) => {
+    const body = new RegExp(`${selector.replace(/[[\]]/g, "\\$&")}\\s*\\{([^}]*)\\}`).exec(style)?.[1];
+    if (body === undefined) throw new Error(`the view's stylesheet has no ${selector} block`);
+    const colors = body.matchAll(/--([\w-]+):\s*(?:var\(--[\w-]+,\s*)?(#[0-9a-f]{6})\)?;/gi);
+    return Object.fromEntries([...colors].map(([, name, hex]) => [name!, parseColor(hex!)]));
+  };
+  return { ...block(":root"), ...(theme === "dark" && block(':root[data-theme="dark"]')) };
+}
+
 /** WCAG contrast ratio of two computed `rgb(...)` colors. */
 function contrast(one: string, other: string): number {
   const luminance = (color: string) => {
@@ -105,18 +145,56 @@ afterAll(async () => {
 describe.skipIf(!chromiumAvailable || !appBinds("ASSETS"))("the notebook view in a browser host", () => {
   let page: Page;
   let notebook: string;
-  let viewHtml: string;
-  const errors: string[] = [];
+  let view: View;
+  /** What the shared page logged since the last test ended (see `openHost`). */
+  let errors: string[];
   const frame = () => page.frameLocator("iframe");
   /** The view's frame, to act as the browser would on it (the page holds one view at a time). */
   const viewFrame = (): Frame => page.frames().find((candidate) => candidate !== page.mainFrame())!;
   const listed = () => frame().locator("#notes li").allTextContents();
+  let hostHtml: Promise<string> | undefined;
 
-  /** Opens the view on a notebook, as a host does when the model called search_notes on it. */
-  async function startView(notebookId: string, theme: "light" | "dark" = "light") {
+  /**
+   * A page of its own (its own browser context) showing the test host, and a record of what it logs: console errors
+   * of the host and of the view's frame (a CSP violation is one), and uncaught exceptions. With `fakeTime`, every
+   * frame's clock is Playwright's, paused: the view's timers fire only when a test moves it on (./views/traffic).
+   */
+  async function openHost({ fakeTime }: { fakeTime: boolean }): Promise<{ page: Page; errors: string[] }> {
+    const opened = await (await browser!.newContext({ viewport: { width: 720, height: 520 } })).newPage();
+    const logged: string[] = [];
+    opened.on("console", (message) => message.type() === "error" && logged.push(message.text()));
+    opened.on("pageerror", (error) => logged.push(error.message));
+    await opened.exposeFunction("mcpRequest", (method: string, params: Json) =>
+      method === "tools/call" ? hostCall(params) : mcp(method, params),
+    );
+    if (fakeTime) {
+      await opened.clock.install();
+      await opened.clock.pauseAt(Date.now() + 60_000);
+    }
+    hostHtml ??= hostPage();
+    const html = await hostHtml;
+    await opened.route(HOST, (route) => route.fulfill({ contentType: "text/html", body: html }));
+    await opened.goto(HOST);
+    return { page: opened, errors: logged };
+  }
+
+  /**
+   * Opens the view on a notebook, as a host does when the model called search_notes on it: by default the view the
+   * first test read, in light, on the shared page.
+   */
+  async function startView(
+    notebookId: string,
+    { theme = "light", on = page, shown = view }: { theme?: Theme; on?: Page; shown?: View } = {},
+  ) {
     const args = { notebook_id: notebookId, query: "" };
     const toolResult = await mcp("tools/call", { name: "search_notes", arguments: args });
-    await page.evaluate((start) => window.startView(start as never), { html: viewHtml, toolInput: args, toolResult, theme });
+    await on.evaluate((start) => window.startView(start as never), {
+      html: shown.html,
+      csp: shown.csp,
+      toolInput: args,
+      toolResult,
+      theme,
+    });
   }
 
   /**
@@ -155,29 +233,54 @@ describe.skipIf(!chromiumAvailable || !appBinds("ASSETS"))("the notebook view in
   }
 
   /**
-   * A screenshot of the view. A few animation frames first (fake time; no fallback read is due in them), so the frame
-   * takes the view's size; then shoot until the picture is the rendered view: the sandboxed frame paints on its own
-   * schedule (a blank frame is a PNG of a few hundred bytes to 3 KB; the rendered one is well over 5 KB), and on a
-   * busy machine its first paint can take seconds. Each attempt moves fake time on by one frame (no read is due).
+   * Where the picture differs from the theme's colors (none: it is the view, painted in that theme). Three known
+   * places, each a different color of the view's stylesheet in each theme: the page's background (inside `main`'s
+   * padding), a button's fill (the Search button, inside its left padding), and the heading's text.
    */
-  async function shoot(name: string): Promise<Buffer> {
+  async function offTheme(shot: Buffer, theme: Theme): Promise<string[]> {
+    const palette = paletteOf(view.html, theme);
+    const origin = (await page.locator("iframe").boundingBox())!;
+    const boxOf = async (selector: string) => {
+      const box = (await frame().locator(selector).boundingBox())!;
+      return { ...box, x: box.x - origin.x, y: box.y - origin.y };
+    };
+    const [main, search, heading] = await Promise.all(["main", "#search", "#heading"].map(boxOf));
+    const [mainPixels, searchPixels, headingPixels] = await pixelsOf(browser!, shot, [main!, search!, heading!]);
+    const background = pixelAt(mainPixels!, main!.x + 4, main!.y + 4);
+    const places: [string, Rgb, Rgb][] = [
+      ["the page's background (--bg)", background, palette.bg!],
+      ["the Search button's fill (--bg-alt)", pixelAt(searchPixels!, search!.x + 4, search!.y + search!.height / 2), palette["bg-alt"]!],
+      // The ink against the background the picture has (whichever it is), so a picture in the other theme shows its own.
+      ["the heading's text (--fg)", inkIn(headingPixels!, background), palette.fg!],
+    ];
+    return places
+      .filter(([, seen, wanted]) => colorDistance(seen, wanted) > COLOR_TOLERANCE)
+      .map(([place, seen, wanted]) => `${theme}: ${place} is rgb(${seen.join(", ")}), not rgb(${wanted.join(", ")})`);
+  }
+
+  /**
+   * A screenshot of the view in a theme, saved as `<name>-<theme>.png`, once it shows that theme's colors. A few
+   * animation frames first (fake time; no fallback read is due in them), so the frame takes the view's size; then
+   * shoot until the picture is the view painted in the theme: the sandboxed frame paints on its own schedule (blank
+   * at first), and on a busy machine its first paint, or its repaint in a new theme, can take seconds. Each attempt
+   * moves fake time on by one frame (no read is due).
+   */
+  async function shoot(name: string, theme: Theme): Promise<void> {
     expect(await callsOver(page, 100)).toEqual([]);
+    expect(await frame().locator("html").getAttribute("data-theme")).toBe(theme);
     mkdirSync(SCREENSHOTS, { recursive: true });
-    let shot: Buffer = Buffer.alloc(0);
     await expect
       .poll(
         async () => {
           await page.clock.runFor(16);
-          shot = await page.locator("iframe").screenshot({ path: `${SCREENSHOTS}/${name}.png` });
-          return shot.byteLength;
+          return offTheme(await page.locator("iframe").screenshot({ path: `${SCREENSHOTS}/${name}-${theme}.png` }), theme);
         },
         { timeout: 20_000, interval: 250 },
       )
-      .toBeGreaterThan(5_000);
-    return shot;
+      .toEqual([]);
   }
 
-  async function setTheme(theme: "light" | "dark") {
+  async function setTheme(theme: Theme) {
     await page.evaluate((next) => window.setTheme(next), theme);
     await expect.poll(() => frame().locator("html").getAttribute("data-theme")).toBe(theme);
   }
@@ -195,40 +298,18 @@ describe.skipIf(!chromiumAvailable || !appBinds("ASSETS"))("the notebook view in
       await mcp("tools/call", { name: "add_note", arguments: { notebook_id: notebook, title, body: `About ${title}.`, tags } });
     }
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 720, height: 520 } })).newPage();
-    // Console errors of the host and of the view's frame (a CSP violation is one), and uncaught exceptions.
-    page.on("console", (message) => message.type() === "error" && errors.push(message.text()));
-    page.on("pageerror", (error) => errors.push(error.message));
-    await page.exposeFunction("mcpRequest", (method: string, params: Json) =>
-      method === "tools/call" ? hostCall(params) : mcp(method, params),
-    );
-    // Fake time for every frame, paused: the view's timers fire only when a test moves the clock on (./views/traffic).
-    await page.clock.install();
-    await page.clock.pauseAt(Date.now() + 60_000);
-    const html = await hostPage();
-    await page.route(HOST, (route) => route.fulfill({ contentType: "text/html", body: html }));
-    await page.goto(HOST);
+    ({ page, errors } = await openHost({ fakeTime: true }));
   }, 60_000);
 
-  it("lists the tool's view for the host, and the view loads under its CSP with the notes created through MCP", async () => {
-    const { tools } = await mcp("tools/list");
-    const search = tools.find((tool: Json) => tool.name === "search_notes");
-    expect(search._meta.ui.resourceUri).toBe("ui://notes/notebook");
-    const [view] = (await mcp("resources/read", { uri: search._meta.ui.resourceUri })).contents;
-    expect(view.mimeType).toBe("text/html;profile=mcp-app");
-    viewHtml = view.text;
+  // Whatever a test did with the host and the view, neither logged an error meanwhile (a CSP violation is one).
+  afterEach(() => {
+    expect(errors.splice(0), "console errors and exceptions of the host and the view").toEqual([]);
+  });
 
-    const args = { notebook_id: notebook, query: "" };
-    const toolResult = await mcp("tools/call", { name: "search_notes", arguments: args });
-    const calls = await callsFor(page, () =>
-      page.evaluate((start) => window.startView(start as never), {
-        html: view.text,
-        csp: view._meta?.ui?.csp,
-        toolInput: args,
-        toolResult,
-        theme: "light",
-      }),
-    );
+  it("lists the tool's view for the host, and the view loads under its CSP with the notes created through MCP", async () => {
+    view = await readView();
+    expect(view.resourceUri).toBe("ui://notes/notebook");
+    const calls = await callsFor(page, () => startView(notebook));
     await expect.poll(listed).toEqual(["Quarterly reportwork", "Grocerieshome"]);
     expect(await frame().locator("html").getAttribute("data-theme")).toBe("light");
     // The host's tool result is the first list: showing it costs no call.
@@ -254,11 +335,13 @@ describe.skipIf(!chromiumAvailable || !appBinds("ASSETS"))("the notebook view in
     await expect.poll(listed).toEqual(["Groceries for Sundayhome", "Quarterly reportwork"]);
   });
 
-  it("takes screenshots in light and dark", async () => {
-    const light = await shoot("notebook-light");
+  it("takes screenshots in light and dark, each painted in its theme's colors (background, button, text)", async () => {
+    // Each place the pictures are checked at has colors far apart in the two themes: a picture in the wrong theme fails.
+    const [light, dark] = [paletteOf(view.html, "light"), paletteOf(view.html, "dark")];
+    for (const name of ["bg", "bg-alt", "fg"]) expect(colorDistance(light[name]!, dark[name]!), name).toBeGreaterThan(20 * COLOR_TOLERANCE);
+    await shoot("notebook", "light");
     await setTheme("dark");
-    const dark = await shoot("notebook-dark");
-    expect(Buffer.compare(light, dark)).not.toBe(0);
+    await shoot("notebook", "dark");
     await setTheme("light");
   });
 
@@ -408,7 +491,7 @@ describe.skipIf(!chromiumAvailable || !appBinds("ASSETS"))("the notebook view in
       expect(Number(error!.weight), theme).toBeGreaterThanOrEqual(600);
       expect(status!.bar, theme).toBe("0px");
       expect(error!.color, theme).not.toBe(status!.color);
-      await shoot(`notebook-error-${theme}`);
+      await shoot("notebook-error", theme);
     }
     await setTheme("light");
 
@@ -423,7 +506,7 @@ describe.skipIf(!chromiumAvailable || !appBinds("ASSETS"))("the notebook view in
     await expect.poll(() => frame().locator("#empty").textContent()).toContain("This notebook has no notes yet.");
     for (const theme of ["light", "dark"] as const) {
       await setTheme(theme);
-      await shoot(`notebook-empty-${theme}`);
+      await shoot("notebook-empty", theme);
     }
     await setTheme("light");
 
@@ -444,7 +527,41 @@ describe.skipIf(!chromiumAvailable || !appBinds("ASSETS"))("the notebook view in
     expect(notes).toMatchObject([{ title: "First note", tags: ["start"] }]);
   });
 
-  it("logged no console error, CSP violation or exception in the host or the view", () => {
-    expect(errors).toEqual([]);
+  it("loads the host and the view, in a page of its own, with no console error, CSP violation or exception", async () => {
+    const fresh = await openHost({ fakeTime: false });
+    try {
+      await startView(notebook, { theme: "dark", on: fresh.page, shown: await readView() });
+      await expect.poll(() => fresh.page.frameLocator("iframe").locator("#notes li").count()).toBeGreaterThan(0);
+      await fresh.page.evaluate(() => window.settled());
+      expect(fresh.errors).toEqual([]);
+    } finally {
+      await fresh.page.context().close();
+    }
+  });
+
+  it("records a console error, a CSP violation and an exception of the view (so the test above can fail)", async () => {
+    const fresh = await openHost({ fakeTime: false });
+    const shown = await readView();
+    // An image from an origin the view did not declare (its CSP allows data: images only), then a logged error and
+    // an uncaught exception from its own inline script (which its CSP allows).
+    const faulty = shown.html.replace(
+      "</body>",
+      '<img alt="" src="https://undeclared.example/pixel.png"><script>console.error("logged by the view"); throw new Error("thrown by the view")</script></body>',
+    );
+    try {
+      await startView(notebook, { on: fresh.page, shown: { ...shown, html: faulty } });
+      await expect.poll(() => fresh.errors.length).toBeGreaterThanOrEqual(3);
+      expect(fresh.errors).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(
+            /image 'https:\/\/undeclared\.example\/pixel\.png' violates the following Content Security Policy directive/,
+          ),
+          "logged by the view",
+          "thrown by the view",
+        ]),
+      );
+    } finally {
+      await fresh.page.context().close();
+    }
   });
 });
