@@ -17,9 +17,10 @@ export const definition = {
     "A personal notebook. Call create_notebook once and pass its notebook_id to the other tools. Notes are private to the caller.",
   // Built on the first request, not at startup: constructing the zod schemas would add milliseconds to every cold start.
   declarations: () => ({ tools: tools(), resources, prompts: prompts(), skills }),
-  // The window wrangler.toml gives the RATE_LIMITER binding (`period = 60`), which the binding cannot tell the engine:
-  // the time a refused caller is told to wait (Retry-After). test/repo/config.test.ts keeps the two equal.
-  limits: { rateLimit: { periodMs: 60_000 } },
+  // What wrangler.toml gives the RATE_LIMITER binding (`limit = 600, period = 60`), which the binding cannot tell the
+  // engine: the limit a refused caller is told (RateLimit-Limit) and the longest it waits (Retry-After).
+  // test/repo/config.test.ts keeps the two equal.
+  limits: { rateLimit: { requests: 600, periodMs: 60_000 } },
 };
 
 const mcp = createMcpWorker<Env>(definition);

@@ -323,6 +323,9 @@ export function tools(): Tool[] {
         ),
       }),
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      // Visits every note: at most 10 calls per caller per minute (each round of its confirmation counts), on a
+      // binding of its own (wrangler.toml RETAG_LIMITER), so it never uses up the budget of the cheap tools.
+      budget: { binding: "RETAG_LIMITER", calls: 10, periodMs: 60_000 },
       // Runs as a task for clients that declared the Tasks extension, synchronously for the others.
       taskSupport: "optional",
       async handler(args, ctx) {

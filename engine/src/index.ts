@@ -33,6 +33,7 @@ export {
 } from "./ask/questions";
 export { type ObjectSchema, titledEnum } from "./ask/schema";
 export type { EngineOptions, LimitOptions } from "./config/options";
+export type { ToolBudget } from "./define/budget";
 export { audio, embeddedResource, image, resourceLink, text } from "./define/content";
 export { type JsonSchemaInput, jsonSchema } from "./define/json-schema";
 export { definePrompt, type Prompt, type PromptContext, type PromptDefinition, type PromptResult } from "./define/prompts";

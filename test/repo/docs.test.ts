@@ -2,8 +2,10 @@
  * The README and docs/ stay true: the README is a starter (at most 200 lines) with the two commands, every page is
  * reachable from it, every link resolves (files and headings; a link into engine/ resolves in the package wherever it
  * is installed), every npm script named exists, every JSON snippet parses, the key generator works as written, and the
- * places settings files point to exist. The engine's own reference (settings, limits, the file map) is checked by the
- * engine's docs test. (The quick-start curl runs against the real server in test/e2e/quick-start.test.ts.)
+ * places settings files point to exist, and every setting named (in the docs and the configuration files) is one the
+ * engine reads. The engine's own reference (settings, limits, the file map) is checked by the engine's docs test,
+ * which holds its settings table equal to what the engine reads. (The quick-start curl runs against the real server
+ * in test/e2e/quick-start.test.ts.)
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -50,6 +52,33 @@ const anchorsOf = (file: string) =>
         .replace(/ /g, "-"),
     ),
   );
+
+/** The rows of a table of the engine's configuration reference: the name in each first column, in one part of it. */
+const firstColumn = (part: string) => [...part.matchAll(/^\| `([A-Za-z][\w.]*)`/gm)].map(([, name]) => name!);
+const engineConfiguration = () => readFileSync(located("engine/docs/configuration.md"), "utf8");
+/** The settings the engine reads: its reference's settings table (its docs test holds the table to what it reads). */
+const engineSettings = () => firstColumn(engineConfiguration().split("## Limits and options")[0]!);
+/** Bindings: the engine's (its reference's bindings table) and the app's own (wrangler.toml's `name`/`binding`). */
+const bindings = () => [
+  ...firstColumn(engineConfiguration().split("| binding ")[1]!.split("\n\n")[0]!),
+  ...[...readFileSync("wrangler.toml", "utf8").matchAll(/^(?:name|binding) = "([A-Z][A-Z0-9_]*)"$/gm)].map(([, name]) => name!),
+];
+
+/**
+ * Names the docs write like settings (capitals with an underscore) that are not the Worker's, and what each is. The
+ * test checks that each is still named, and is no setting or binding.
+ */
+const NOT_SETTINGS: Record<string, string> = {
+  CLOUDFLARE_CF_FETCH_ENABLED: "wrangler's own environment variable (whether it downloads request.cf data)",
+  ENGINE_VERSION: "the engine's version, a constant it exports",
+  EXPORT_LIMITER: "the binding of the tools guide's example budget, which the template does not have",
+  FC_RUNS: "the environment of npm test: how many cases each property-based test runs",
+  FC_SEED: "the environment of npm test: the seed a property-based test replays",
+  MCP_URL: "the app tests' server URL, a constant of test/wire.ts",
+};
+
+/** Where the template names settings: the README, docs/, and the configuration files' comments and keys. */
+const SETTING_PAGES = [...pages, ".dev.vars.example", "wrangler.toml"].filter((file) => existsSync(file));
 
 describe("README and docs/", () => {
   it("keeps the README a starter: at most 200 lines, with the two commands", () => {
@@ -102,6 +131,46 @@ describe("README and docs/", () => {
 
   it("has no unfinished placeholders", () => {
     for (const page of pages) expect(text[page], page).not.toMatch(/PLACEHOLDER|TODO|TBD/);
+  });
+
+  it("names only settings the engine reads: every name written like one is a setting, a binding, or not the Worker's", () => {
+    const settings = engineSettings();
+    const known = new Set([...settings, ...bindings()]);
+    expect(settings.length).toBeGreaterThan(12);
+    const named = SETTING_PAGES.flatMap((page) =>
+      [...readFileSync(page, "utf8").matchAll(/\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b/g)].map(([name]) => ({ page, name })),
+    );
+    expect(named.length).toBeGreaterThan(30);
+    const unknown = named.filter(({ name }) => !known.has(name) && !(name in NOT_SETTINGS));
+    expect(unknown.map(({ page, name }) => `${page}: ${name}`)).toEqual([]);
+    for (const name of Object.keys(NOT_SETTINGS)) {
+      expect(
+        named.map((entry) => entry.name),
+        `${name} is no longer named: drop it from NOT_SETTINGS`,
+      ).toContain(name);
+      expect(known.has(name), name).toBe(false);
+    }
+  });
+
+  it("gives values only to settings the engine reads (.dev.vars lines, [vars], secret put, --var), and links to them all", () => {
+    const settings = engineSettings();
+    const devVars = existsSync(".dev.vars.example") ? readFileSync(".dev.vars.example", "utf8") : "";
+    const plainVars =
+      readFileSync("wrangler.toml", "utf8")
+        .split(/^\[vars\]$/m)[1]
+        ?.split(/^\[/m)[0] ?? "";
+    const commands = pages.map((page) => text[page]!).join("\n");
+    const given = [
+      ...[...devVars.matchAll(/^#? ?([A-Z][A-Z0-9_]*)=/gm)].map(([, name]) => `.dev.vars.example: ${name}`),
+      ...[...plainVars.matchAll(/^([A-Z][A-Z0-9_]*) = /gm)].map(([, name]) => `wrangler.toml [vars]: ${name}`),
+      ...[...commands.matchAll(/\bsecret put ([A-Z][A-Z0-9_]*)|--var ([A-Z][A-Z0-9_]*):/g)].map(
+        ([, secret, plain]) => `docs: ${secret ?? plain}`,
+      ),
+    ];
+    expect(given.length).toBeGreaterThan(8);
+    expect(given.filter((entry) => !settings.includes(entry.split(": ")[1]!))).toEqual([]);
+    // The other way: the docs send readers to the engine's reference, which documents every setting the engine reads.
+    expect(prose("docs/README.md")).toContain("](../engine/docs/configuration.md)");
   });
 });
 

@@ -4,7 +4,7 @@
  * and secrets) with the server's options (options.ts, from `createMcpWorker`). Built once per isolate for each
  * Worker and passed down with the request, never looked up again on the way.
  */
-import type { Limits, ResolvedOptions } from "./options";
+import type { Limits, RateLimitError, ResolvedOptions } from "./options";
 import { resolveOptions } from "./options";
 import type { ScopeHierarchy } from "./scopes";
 import { parseSettings, type Settings } from "./settings";
@@ -19,6 +19,8 @@ export interface Config extends Settings {
   scopeHierarchy: ScopeHierarchy;
   /** Authorization-server mode: keep the upstream access token in `ctx.principal.upstreamToken`. */
   upstreamToken: boolean;
+  /** The JSON-RPC error of a request over the rate limit. */
+  rateLimitError: RateLimitError;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };

@@ -85,8 +85,10 @@ const LIMITS = {
     pageSize: [100, 1, 1_000],
   },
   rateLimit: {
-    /** The RATE_LIMITER binding's `simple.period` in wrangler.toml, sent as Retry-After: 10 or 60 s only. */
+    /** The RATE_LIMITER binding's `simple.period` in wrangler.toml: how long a refused caller waits at most. 10 or 60 s. */
     periodMs: [60_000, 10_000, 60_000],
+    /** The RATE_LIMITER binding's `simple.limit` in wrangler.toml, sent as `RateLimit-Limit`. */
+    requests: [600, 1, 1_000_000],
   },
   oauth: {
     /** Access token lifetime (authorization-server mode). */
@@ -161,8 +163,17 @@ export interface EngineOptions {
   serverCard?: boolean | { repository?: ServerCardRepository };
 }
 
+  /**
+   * The JSON-RPC error a request over the rate limit gets, with its HTTP 429: `"invalid-request"` (-32600, what every
+   * client reads today) or `"sep-3304"`: -32023 with `data.retryAfterMs`, `data.limit` and `data.remaining`, as the
+   * draft SEP-3304 (August 2026) defines it. Default `"invalid-request"` while the draft stands.
+   */
+  rateLimitError?: RateLimitError;
 /**
  * The card's `repository`: where the server's source code is, for people and scanners to inspect it. `url` is an
+/** The JSON-RPC error of a request over the rate limit (`rateLimitError`). */
+export type RateLimitError = "invalid-request" | "sep-3304";
+
  * http or https URL, `source` the hosting service (`"github"`), `subfolder` the server's folder in a monorepo.
  */
 export interface ServerCardRepository {
@@ -180,6 +191,7 @@ export interface ResolvedOptions {
   upstreamToken: boolean;
 }
 
+  rateLimitError: RateLimitError;
 /** Fills in the defaults and checks every value; throws an Error naming the first option out of its range. */
 export function resolveOptions(options: EngineOptions = {}): ResolvedOptions {
   const limits = {} as Record<string, Record<string, number>>;
@@ -214,11 +226,16 @@ export function resolveOptions(options: EngineOptions = {}): ResolvedOptions {
   if (problem) throw new Error(`createMcpWorker: scopeHierarchy ${problem}`);
   return {
     limits: resolved,
+  const rateLimitError = options.rateLimitError ?? "invalid-request";
+  if (rateLimitError !== "invalid-request" && rateLimitError !== "sep-3304") {
+    throw new Error('createMcpWorker: rateLimitError must be "invalid-request" or "sep-3304"');
+  }
     legacyClients: options.legacyClients ?? true,
     scopeHierarchy: hierarchy,
     upstreamToken: options.upstreamToken ?? false,
   };
 }
+    rateLimitError,
 
 /** Every limit's default and range, by `group.name`: the documentation and its test read them here. */
 export function limitTable(): { name: string; fallback: number; min: number; max: number }[] {

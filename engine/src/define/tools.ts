@@ -15,6 +15,7 @@ import { isObject } from "../wire/envelope";
 import { ErrorCode, INTERNAL_ERROR_MESSAGE, invalidParams, RpcError, truncate } from "../wire/errors";
 import type { TaskSupport } from "../wire/tasks";
 import type { ContentBlock, Icon, JsonObject, ToolAnnotations } from "../wire/types";
+import { checkBudget, type ToolBudget } from "./budget";
 import { text } from "./content";
 import type { JsonSchemaInput } from "./json-schema";
 import type { Registry } from "./registry";
@@ -113,6 +114,12 @@ export interface ToolDefinition<In extends ToolInput, Out extends z.ZodMiniType 
   /** OAuth scopes a caller needs (when authorization is on); tools the caller may not use are not listed to it. */
   scopes?: string[];
   /**
+   * Calls per caller per period for this tool alone, on a rate-limiting binding of its own (define/budget.ts): a
+   * costly tool cannot use up the budget of the cheap ones. Over it, the model gets an `isError` result saying when
+   * to retry. Each round of a multi round-trip call counts as a call.
+   */
+  budget?: ToolBudget;
+  /**
    * Whether the tool may run as a task (Tasks extension): "optional" runs it as a task for clients that declared
    * the extension and synchronously for others; "required" refuses others with -32021. Default "forbidden".
    * In a task, questions asked before the first `ctx.progress()` are asked up front (multi round-trip rounds on
@@ -163,7 +170,7 @@ export type Tool = ToolDefinition<ToolInput, z.ZodMiniType | undefined>;
  * or schema stops the Worker (or fails `validateServer` in the tests), never a request.
  *
  * @param definition - The tool: `name`, `description`, `input`, `handler`, and optionally `title`, `output`,
- *   `annotations`, `icons`, `scopes`, `taskSupport`, `view`.
+ *   `annotations`, `icons`, `scopes`, `budget`, `taskSupport`, `view`.
  * @returns The tool, for `ServerDefinition.tools` (or the `tools` of `declarations`).
  *
  * @example
@@ -203,6 +210,7 @@ export function checkToolNames(tools: readonly Tool[]): void {
     if (tool.taskSupport !== undefined && !["forbidden", "optional", "required"].includes(tool.taskSupport)) {
       throw new Error(`Tool "${tool.name}": taskSupport must be "forbidden", "optional" or "required"`);
     }
+    checkBudget(tool.name, tool.budget);
   }
 }
 

@@ -22,7 +22,7 @@ const ALLOWED_HEADERS = new Set([
   HEADER.sessionId,
 ]);
 /** Response headers a browser client may read. */
-const EXPOSED_HEADERS = "Mcp-Session-Id, WWW-Authenticate, X-Request-Id, Retry-After";
+const EXPOSED_HEADERS = "Mcp-Session-Id, WWW-Authenticate, X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining";
 
 const allowedHeader = (name: string) => ALLOWED_HEADERS.has(name) || /^mcp-param-[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name);
 

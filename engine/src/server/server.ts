@@ -5,13 +5,14 @@
  */
 
 import { permits, requireToolScopes } from "../auth/authenticate";
+import { budgetRefusal } from "../define/budget";
 import { complete } from "../define/completion";
 import { listCacheHint, paginate } from "../define/pagination";
 import { describePrompt, getPrompt, type Prompt } from "../define/prompts";
 import { Registry } from "../define/registry";
 import { listResources } from "../define/resource-list";
 import { isTemplate, type Resource, type ResourceDefinition, ResourceIndex } from "../define/resources";
-import { callTool, checkToolNames, describeTool, type Tool, toolCall } from "../define/tools";
+import { callTool, checkToolNames, describeTool, type Tool, toolCall, toolError } from "../define/tools";
 import { isView, toolViewMeta, UI_EXTENSION, type View, viewsOffered } from "../define/views";
 import type { HttpExchange } from "../http/exchange";
 import { type HeaderBinding, headerBindings } from "../http/param-headers";
@@ -290,6 +291,9 @@ export class McpServer {
       methods.set("tools/call", async (params, scope, asking) => {
         const call = toolCall(this.tools, params);
         requireToolScopes(scope.request, scope.config, scope.principal, call.tool);
+        // Over its own budget, the tool does not run: the model is told when to retry (define/budget.ts).
+        const refusal = call.tool.budget && (await budgetRefusal(call.tool.name, call.tool.budget, scope));
+        if (refusal) return toolError(refusal) as JsonObject;
         // A long-running tool runs as a task for a client that can take one; every other call is answered here.
         return runsAsTask(call.tool, scope)
           ? startTask(this.info.name, call, params, scope, asking)

@@ -17,6 +17,8 @@ export const ErrorCode = {
   HeaderMismatch: -32020,
   MissingRequiredClientCapability: -32021,
   UnsupportedProtocolVersion: -32022,
+  /** Over a rate limit: the draft SEP-3304, sent only with the `rateLimitError: "sep-3304"` option. */
+  RateLimited: -32023,
 } as const;
 
 /**
@@ -60,6 +62,8 @@ export class HttpError extends Error {
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** The JSON-RPC error the answer carries, when another than -32600 (a rate limit's -32023, SEP-3304). */
+    readonly rpc?: { code: number; data?: unknown },
   ) {
     super(message);
     this.name = "HttpError";

@@ -40,7 +40,8 @@ export function failureMessage(error: unknown, id: RequestId | undefined, scope:
   if (error instanceof RpcError)
     return { body: errorMessage(id, error.code, error.message, error.data), status: error.httpStatus, headers: {} };
   if (error instanceof HttpError) {
-    return { body: errorMessage(id, ErrorCode.InvalidRequest, error.message), status: error.status, headers: error.headers };
+    const { code, data } = error.rpc ?? { code: ErrorCode.InvalidRequest };
+    return { body: errorMessage(id, code, error.message, data), status: error.status, headers: error.headers };
   }
   log(scope, "error", "internal error", describeError(error));
   return { body: errorMessage(id, ErrorCode.InternalError, INTERNAL_ERROR_MESSAGE), status: 500, headers: {} };

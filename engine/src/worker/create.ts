@@ -73,9 +73,10 @@ function buildEngine(definition: ServerDefinition, card: CardOptions | undefined
 export function createMcpWorker<E extends object = EngineBindings>(
   definition: ServerDefinition & EngineOptions & AuthorizationServerOption,
 ) {
-  const { declarations, limits, legacyClients, scopeHierarchy, upstreamToken, serverCard, authorizationServer, ...info } = definition;
+  const { declarations, limits, legacyClients, scopeHierarchy, upstreamToken, rateLimitError, serverCard, authorizationServer, ...info } =
+    definition;
   // Checked now: a limit out of its range, or a server the card could not describe, stops the Worker at startup.
-  const options = resolveOptions({ limits, legacyClients, scopeHierarchy, upstreamToken });
+  const options = resolveOptions({ limits, legacyClients, scopeHierarchy, upstreamToken, rateLimitError });
   const card = checkServerIdentity(info, serverCard);
   // Why the card never goes to the OAuth provider: it is read before any token exists, and the provider's API route
   // (/mcp and every path under it) would demand one for /mcp/server-card.
@@ -139,9 +140,9 @@ export function createMcpWorker<E extends object = EngineBindings>(
  * ```
  */
 export function validateServer(definition: ServerDefinition): void {
-  const { declarations, limits, legacyClients, scopeHierarchy, upstreamToken, serverCard, authorizationServer, ...info } =
+  const { declarations, limits, legacyClients, scopeHierarchy, upstreamToken, rateLimitError, serverCard, authorizationServer, ...info } =
     definition as ServerDefinition & EngineOptions & AuthorizationServerOption;
-  resolveOptions({ limits, legacyClients, scopeHierarchy, upstreamToken });
+  resolveOptions({ limits, legacyClients, scopeHierarchy, upstreamToken, rateLimitError });
   checkServerIdentity(info, serverCard);
   new McpServer({ ...info, ...declarations?.() }).validate();
 }

@@ -118,6 +118,11 @@ async function launch(port: number) {
     vars: { ...rawConfig.vars, ...TEST_BINDINGS },
     secrets: undefined,
     streaming_tail_consumers: [{ service: COLLECTOR }],
+    // Every end-to-end file shares this Worker, from one address: retag_notebook's budget (10 per minute, tested in
+    // the engine's test/http/budgets.test.ts) would refuse the suite's own calls, the task quota's 11 among them.
+    ratelimits: (rawConfig.ratelimits as { name: string; simple: { limit: number } }[] | undefined)?.map((binding) =>
+      binding.name === "RETAG_LIMITER" ? { ...binding, simple: { ...binding.simple, limit: 1_000_000 } } : binding,
+    ),
   });
   const eventsUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}/`;
   const consumer = {

@@ -1,0 +1,149 @@
+/**
+ * Budgets: a tool's own (define/budget.ts: an `isError` result that says when to retry, the tool not run) and the
+ * request budget on /mcp (http/rate-limit.ts: 429 with the time left, RateLimit-Limit and RateLimit-Remaining, and
+ * SEP-3304's -32023 behind `rateLimitError`). TIGHT_LIMITER (test/wrangler.toml) allows 3 per key per 60 s; each
+ * test counts its own callers (its own client addresses).
+ */
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import * as z from "zod/mini";
+import { defineTool, type EngineOptions, text, validateServer } from "../../src";
+import { counted, runs } from "../helpers/fixture";
+import { testServer } from "../helpers/rpc";
+import { expectError } from "../helpers/wire";
+
+const TIGHT = (env as unknown as Record<string, string>).TIGHT_LIMITER!;
+const costlyRuns = { count: 0 };
+const costly = defineTool({
+  name: "costly",
+  description: "Costs the server a lot.",
+  input: z.strictObject({}),
+  budget: { binding: "TIGHT_LIMITER", calls: 3, periodMs: 60_000 },
+  handler: () => {
+    costlyRuns.count++;
+    return { content: [text("done")] };
+  },
+});
+const from = (address: string) => ({ headers: { "cf-connecting-ip": address } });
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("a tool's own budget", () => {
+  const server = testServer({ tools: [costly, counted] });
+
+  it("runs the tool up to its budget, then tells the model when to retry and does not run it", async () => {
+    const before = costlyRuns.count;
+    for (let call = 0; call < 3; call++)
+      expect(await server.call("tools/call", { name: "costly", arguments: {} }, from("198.51.100.1"))).toMatchObject({
+        content: [{ text: "done" }],
+      });
+    const refused = await server.call("tools/call", { name: "costly", arguments: {} }, from("198.51.100.1"));
+    expect(refused).toMatchObject({
+      isError: true,
+      content: [
+        {
+          text: "Tool costly is over its budget for this caller (3 calls per 60 s): nothing was done. Retry in 60 seconds, or go on without it.",
+        },
+      ],
+    });
+    expect(costlyRuns.count).toBe(before + 3);
+  });
+
+  it("is the tool's alone: the same caller's other tools still run, and another caller has a budget of its own", async () => {
+    for (let call = 0; call < 4; call++) await server.call("tools/call", { name: "costly", arguments: {} }, from("198.51.100.2"));
+    const before = runs.counted;
+    expect(await server.call("tools/call", { name: "counted", arguments: {} }, from("198.51.100.2"))).toMatchObject({
+      content: [{ text: "ran" }],
+    });
+    expect(runs.counted).toBe(before + 1);
+    expect(await server.call("tools/call", { name: "costly", arguments: {} }, from("198.51.100.3"))).toMatchObject({
+      content: [{ text: "done" }],
+    });
+  });
+
+  it("counts an IPv6 caller by its /64, as every limit does", async () => {
+    for (const host of [1, 2, 3]) await server.call("tools/call", { name: "costly", arguments: {} }, from(`2001:db8:77:1::${host}`));
+    expect(await server.call("tools/call", { name: "costly", arguments: {} }, from("2001:db8:77:1::4"))).toMatchObject({ isError: true });
+  });
+
+  it("says the time left, counting down from the first refusal", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date("2026-12-01T12:00:00Z"));
+    for (let call = 0; call < 4; call++) await server.call("tools/call", { name: "costly", arguments: {} }, from("198.51.100.4"));
+    vi.setSystemTime(new Date("2026-12-01T12:00:20Z"));
+    const later = await server.call("tools/call", { name: "costly", arguments: {} }, from("198.51.100.4"));
+    expect((later.content as { text: string }[])[0]!.text).toContain("Retry in 40 seconds");
+  });
+
+  it("refuses to run a tool whose budget binding the Worker lacks, naming it, rather than run it unmetered", async () => {
+    const unbound = defineTool({ ...costly, name: "unbound", budget: { binding: "NO_SUCH_LIMITER", calls: 3, periodMs: 60_000 } } as never);
+    const before = costlyRuns.count;
+    const response = await testServer({ tools: [unbound] }).send("tools/call", { name: "unbound", arguments: {} });
+    const message = await expectError(response, 500, -32603);
+    expect(message.error?.message).toBe("Tool unbound has a budget, and this server has no NO_SUCH_LIMITER binding to keep it");
+    expect(costlyRuns.count).toBe(before);
+  });
+
+  it("is checked at startup, naming the tool: a budget out of range never reaches a request", () => {
+    const withBudget = (budget: unknown) => () =>
+      validateServer({ name: "t", version: "1", tools: [defineTool({ ...costly, budget } as never)] });
+    expect(withBudget({ binding: "lower_case", calls: 3, periodMs: 60_000 })).toThrow(
+      'Tool "costly": budget.binding must name a rate-limiting binding (A-Z, 0-9 and _, starting with a letter)',
+    );
+    for (const calls of [0, 1.5, 1_000_001, "3"]) {
+      expect(withBudget({ binding: "L", calls, periodMs: 60_000 })).toThrow(
+        'Tool "costly": budget.calls must be an integer from 1 to 1000000',
+      );
+    }
+    expect(withBudget({ binding: "L", calls: 3, periodMs: 30_000 })).toThrow(
+      'Tool "costly": budget.periodMs must be 10000 or 60000 (the binding\'s period)',
+    );
+    expect(withBudget("3 per minute")).toThrow('Tool "costly": budget must be an object { binding, calls, periodMs }');
+  });
+});
+
+describe("the request budget on /mcp", () => {
+  const limited = (options: EngineOptions = {}) =>
+    testServer({ tools: [counted], limits: { rateLimit: { requests: 3 } }, ...options }, { RATE_LIMITER: TIGHT });
+
+  it("answers 429 with the time left in Retry-After, counting down, and RateLimit-Limit and RateLimit-Remaining", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date("2026-12-01T13:00:00Z"));
+    const server = limited();
+    for (let call = 0; call < 3; call++) expect((await server.send("server/discover", {}, from("203.0.113.70"))).status).toBe(200);
+    const refused = await server.send("server/discover", {}, from("203.0.113.70"));
+    const message = await expectError(refused, 429, -32600, null);
+    expect(message.error?.message).toBe("Too Many Requests: retry in 60 seconds");
+    expect(
+      Object.fromEntries(["retry-after", "ratelimit-limit", "ratelimit-remaining"].map((name) => [name, refused.headers.get(name)])),
+    ).toEqual({
+      "retry-after": "60",
+      "ratelimit-limit": "3",
+      "ratelimit-remaining": "0",
+    });
+    vi.setSystemTime(new Date("2026-12-01T13:00:45Z"));
+    expect((await server.send("server/discover", {}, from("203.0.113.70"))).headers.get("retry-after")).toBe("15");
+  });
+
+  it("answers SEP-3304's -32023 with retryAfterMs, limit and remaining when rateLimitError is sep-3304", async () => {
+    const server = limited({ rateLimitError: "sep-3304" });
+    for (let call = 0; call < 3; call++) await server.send("server/discover", {}, from("203.0.113.71"));
+    const refused = await server.send("server/discover", {}, from("203.0.113.71"));
+    const message = await expectError(refused, 429, -32023, null);
+    expect(message.error?.data).toEqual({ retryAfterMs: 60_000, limit: 3, remaining: 0 });
+    expect(refused.headers.get("retry-after")).toBe("60");
+  });
+
+  it("refuses an unknown rateLimitError at startup", () => {
+    expect(() => testServer({ rateLimitError: "-32023" as never })).toThrow(
+      'createMcpWorker: rateLimitError must be "invalid-request" or "sep-3304"',
+    );
+  });
+
+  it("lets browser clients read the budget headers (CORS)", async () => {
+    const response = await limited().send("server/discover", {}, { headers: { origin: "https://chatgpt.com" } });
+    expect(response.headers.get("access-control-expose-headers")).toContain("RateLimit-Limit, RateLimit-Remaining");
+  });
+});
