@@ -28,11 +28,13 @@ const mcp = createMcpWorker<Env>(definition);
 export default mcp;
 
 // The engine's Durable Objects, each bound to this server: single-use multi round-trip state, the listen hub,
-// sessions of 2025 clients, and long-running tools (a task's object runs this server's tools).
+// sessions of 2025 clients, long-running tools (a task's object runs this server's tools), and the built-in
+// authorization server's state (it holds nothing unless `authorizationServer` is passed above, for AUTH_LOGIN).
 export class ReplayGuard extends mcp.ReplayGuard {}
 export class SubscriptionHub extends mcp.SubscriptionHub {}
 export class LegacySession extends mcp.LegacySession {}
 export class TaskRunner extends mcp.TaskRunner {}
+export class OAuthState extends mcp.OAuthState {}
 
 // The example's own: one notebook's notes in SQLite storage (src/notes.ts).
 export { Notebook } from "./notes";

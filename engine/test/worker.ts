@@ -10,6 +10,7 @@ import { taskServerNamed } from "./helpers/task-servers";
 export { LegacySession } from "../src/legacy/session";
 export { SubscriptionHub } from "../src/listen/hub";
 export { ReplayGuard } from "../src/modern/replay-guard";
+export { OAuthState } from "../src/oauth/state";
 export class TaskRunner extends createTaskRunner(taskServerNamed) {}
 
 export default {

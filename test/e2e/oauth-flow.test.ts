@@ -1,7 +1,8 @@
 /**
  * Authorization-server mode end to end: the app's Worker under wrangler's dev server (test/e2e/oauth/wrangler.toml,
- * local KV) signs people in through a fake OpenID Connect provider on 127.0.0.1, and the official client
- * (@modelcontextprotocol/client 2.4.0) goes through discovery, registration, PKCE, consent, tokens and a tool call.
+ * its state in local Durable Objects) signs people in through a fake OpenID Connect provider on 127.0.0.1, and the
+ * official client (@modelcontextprotocol/client 2.4.0) goes through discovery, registration, PKCE, consent, tokens
+ * and a tool call.
  * The negative cases speak OAuth directly and expect each RFC's error code.
  */
 import { createHash, randomBytes } from "node:crypto";
@@ -358,19 +359,26 @@ describe("refusals, each with its RFC error code", () => {
     expect(other.body.error).toBe("invalid_target");
   });
 
-  it("revokes the grant when a superseded refresh token is used again: the newest refresh and access tokens stop too", async () => {
+  it("answers a retried refresh with the same tokens, and revokes the grant once the retried token is used after its successor", async () => {
     const clientId = await registerClient();
     const { code, verifier } = await loginForCode(clientId);
     const first = await exchange(clientId, code, verifier);
     const refresh = (refreshToken: string) => token({ grant_type: "refresh_token", client_id: clientId, refresh_token: refreshToken });
     const second = await refresh(first.body.refresh_token!);
     expect(second.status).toBe(200);
-    // The provider would honour the previous token once more (and rotate again); here a second use is a theft signal.
+    // A retry after a lost answer (within limits.oauth.refreshRetryMs): the same answer, nobody signed out.
+    const retried = await refresh(first.body.refresh_token!);
+    expect(retried.status).toBe(200);
+    expect(retried.body.refresh_token).toBe(second.body.refresh_token);
+    const third = await refresh(second.body.refresh_token!);
+    expect(third.status).toBe(200);
+    // The provider would honour the previous token once more (and rotate again); here a use after its successor's is a
+    // theft signal.
     const reused = await refresh(first.body.refresh_token!);
     expect(reused).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
     expect(reused.body.error_description).toContain("already used");
-    expect(await refresh(second.body.refresh_token!)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
-    expect((await mcpAs(second.body.access_token!)).status).toBe(401);
+    expect(await refresh(third.body.refresh_token!)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+    expect((await mcpAs(third.body.access_token!)).status).toBe(401);
   });
 
   it("revokes the grant when a refresh token two rotations old is used again", async () => {

@@ -147,7 +147,7 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
     expect(readFileSync(join(copy, "src/tools.ts"), "utf8")).not.toContain("// a local change");
     expect(result.stdout).toContain("removed src/notes.ts");
     expect(result.stdout).toContain("src/tools.ts: one tool, count_words");
-    expect(result.stdout).toContain("wrangler.toml: migration v3 deletes the Notebook class");
+    expect(result.stdout).toContain("wrangler.toml: migration v4 deletes the Notebook class");
     expect(result.stdout).toContain("worker-configuration.d.ts: regenerated");
     expect(result.stdout).toContain("package-lock.json: in step with package.json");
     expect(result.stdout).toContain("Next: npm test.");
@@ -211,7 +211,8 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
     expect(migrations).toEqual([
       'tag = "v1"\nnew_sqlite_classes = ["Notebook", "ReplayGuard", "SubscriptionHub", "LegacySession"]\n',
       expect.stringMatching(/^tag = "v2"\nnew_sqlite_classes = \["TaskRunner"\]\n/),
-      'tag = "v3"\ndeleted_classes = ["Notebook"]\n',
+      expect.stringMatching(/^tag = "v3"\nnew_sqlite_classes = \["OAuthState"\]\n/),
+      'tag = "v4"\ndeleted_classes = ["Notebook"]\n',
     ]);
     expect(toml).not.toMatch(/class_name = "Notebook"/);
   });

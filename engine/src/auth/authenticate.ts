@@ -11,7 +11,7 @@ import { memoize } from "../util/memo";
 import { HttpError } from "../wire/errors";
 import { ANONYMOUS, type Principal } from "../wire/principal";
 import { keySetOf } from "./jwks";
-import { verifyJwt } from "./jwt";
+import { verifyAccessToken } from "./jwt";
 import { scopeHolder } from "./scopes";
 
 /**
@@ -73,8 +73,9 @@ export async function authenticate(
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/.exec(request.headers.get("authorization") ?? "");
   if (!match) throw challenge(request, 401, "Unauthorized: a bearer token is required", scope);
   try {
-    // Signature, issuer, audience, the allow-listed algorithm, sub and exp (30 s clock tolerance): jwt.ts.
-    const claims = await verifyJwt(match[1]!, keySet(settings), {
+    // Signature, an access token's typ, issuer, audience, the allow-listed algorithm, sub, exp, nbf and iat (30 s
+    // clock tolerance): jwt.ts.
+    const claims = await verifyAccessToken(match[1]!, keySet(settings), {
       issuer: settings.issuer,
       audience: audienceOf(request, settings),
       algorithms: settings.algorithms,

@@ -174,6 +174,12 @@ async function fetchKeys(url: string): Promise<Jwk[]> {
     redirect: "manual",
     signal: AbortSignal.timeout(JWKS_TIMEOUT_MS),
     headers: { accept: "application/json" },
+  }).catch((error: unknown) => {
+    // Why a message of its own: the failure is logged by the upstream login, and the runtime's message is not this
+    // code's to vouch for; the host and what happened are enough.
+    const host = new URL(url).host;
+    const what = (error as Error)?.name === "TimeoutError" ? `did not answer within ${JWKS_TIMEOUT_MS} ms` : "could not be reached";
+    throw new Error(`JWK Set not fetched (${host} ${what})`);
   });
   const reader = response.body?.getReader();
   // Why 200 only: an error page or a redirect is not the key set, whatever its body says.
@@ -186,5 +192,12 @@ async function fetchKeys(url: string): Promise<Jwk[]> {
     await reader?.cancel().catch(() => {});
     throw new Error(`JWK Set not fetched (HTTP ${response.status}, or over ${JWKS_MAX_BYTES} bytes)`);
   }
-  return keysOf(JSON.parse(decodeUtf8Strict(bytes)));
+  let jwks: unknown;
+  try {
+    jwks = JSON.parse(decodeUtf8Strict(bytes));
+  } catch {
+    // Why not the parser's own error: its message quotes the body.
+    throw new Error("the JWK Set is not UTF-8 JSON");
+  }
+  return keysOf(jwks);
 }

@@ -4,7 +4,10 @@
  * signed with an algorithm from the allow-list by one of the issuer's keys (`jwks.ts`), whose claims (RFC 7519,
  * RFC 9068) name this issuer, this audience, a subject and a live expiry. Evaluating it only defines functions, so a
  * server with authorization off pays nothing for it. Every failure throws; the caller turns each into one 401.
- * The upstream login of the authorization-server mode verifies its ID tokens with it too (oauth/oauth-client.ts).
+ *
+ * One function per kind of token, over one core (`verifyJwt`: the signature, and the claims every kind shares):
+ * `verifyAccessToken` here, and the upstream login's `verifyIdToken` (oauth/oauth-client.ts), whose ID tokens have
+ * rules of their own (RFC 8725 §3.11-3.12: explicit typing, and different checks per kind).
  */
 import { decodeBase64urlStrict, decodeUtf8Strict } from "../util/encoding";
 import { isObject } from "../wire/envelope";
@@ -23,24 +26,38 @@ export interface JwtRules {
   algorithms: readonly string[];
 }
 
+/** The rules of one kind of token: the `typ` values its header may carry (lower case), besides none at all. */
+export interface TokenKind {
+  types: readonly string[];
+}
+
 export type VerifiedClaims = JsonObject & { sub: string };
 
-/** Clock difference allowed between the issuer and this server on `exp` and `nbf`, in seconds. */
+/** Clock difference allowed between the issuer and this server on `exp`, `nbf` and `iat`, in seconds. */
 export const CLOCK_TOLERANCE_S = 30;
 
 /**
- * The `typ` values accepted (compared case-insensitively, RFC 7515 §4.1.9). Why check `typ` at all: an issuer signs
- * other JWTs with the same keys (DPoP proofs `dpop+jwt`, logout tokens `logout+jwt`, security events `secevent+jwt`);
- * explicit typing keeps those from passing as access tokens (RFC 8725 §3.11). Why these: RFC 9068 access tokens say
- * `at+jwt`, most issuers still say `JWT`, and the `application/` prefix may be spelled out. No `typ` is accepted, as
- * many issuers send none.
+ * An access token of the resource-server mode (AUTH_ISSUER). Its `typ` (compared case-insensitively, RFC 7515
+ * §4.1.9): why check it at all: an issuer signs other JWTs with the same keys (DPoP proofs `dpop+jwt`, logout tokens
+ * `logout+jwt`, security events `secevent+jwt`); explicit typing keeps those from passing as access tokens (RFC 8725
+ * §3.11). Why these: RFC 9068 access tokens say `at+jwt`, most issuers still say `JWT`, and the `application/` prefix
+ * may be spelled out. No `typ` is accepted, as many issuers send none. So `typ` cannot tell an ID token (also `JWT`
+ * or none) from an access token here: what keeps an ID token out is its audience, a client id, never this server's
+ * URL (RFC 8707, `checkClaims`).
  */
-const ACCESS_TOKEN_TYPES = ["jwt", "application/jwt", "at+jwt", "application/at+jwt"];
+const ACCESS_TOKEN: TokenKind = { types: ["jwt", "application/jwt", "at+jwt", "application/at+jwt"] };
+
+/** The verified claims of an access token for this server; throws when anything about it is wrong. */
+export const verifyAccessToken = (token: string, keys: KeySet, rules: JwtRules): Promise<VerifiedClaims> =>
+  verifyJwt(token, keys, rules, ACCESS_TOKEN);
 
 const invalid = (why: string) => new Error(`invalid token: ${why}`);
 
-/** The verified claims of the token; throws when anything about it is wrong. */
-export async function verifyJwt(token: string, keys: KeySet, rules: JwtRules): Promise<VerifiedClaims> {
+/**
+ * The core every kind of token shares: the verified claims of the token, of the kind `kind` says; throws when
+ * anything about it is wrong. Call it through a kind's own function (`verifyAccessToken`, `verifyIdToken`).
+ */
+export async function verifyJwt(token: string, keys: KeySet, rules: JwtRules, kind: TokenKind): Promise<VerifiedClaims> {
   const segments = token.split(".");
   // Why exactly three: a compact JWS is header.payload.signature; five would be an encrypted JWE, which is not ours.
   if (segments.length !== 3) throw invalid("not three segments");
@@ -56,7 +73,7 @@ export async function verifyJwt(token: string, keys: KeySet, rules: JwtRules): P
   if (header.crit !== undefined) throw invalid("crit");
   // Why: an unencoded payload (RFC 7797, b64 false) is not a JWT (RFC 7797 §7).
   if (header.b64 !== undefined && header.b64 !== true) throw invalid("b64");
-  if (typ !== undefined && (typeof typ !== "string" || !ACCESS_TOKEN_TYPES.includes(typ.toLowerCase()))) throw invalid("typ");
+  if (typ !== undefined && (typeof typ !== "string" || !kind.types.includes(typ.toLowerCase()))) throw invalid("typ");
   if (kid !== undefined && typeof kid !== "string") throw invalid("kid");
   // The header's jwk, jku, x5u and x5c are ignored on purpose: a key the token brings (or points to) proves nothing;
   // keys come only from the configured set.
@@ -98,8 +115,9 @@ function checkClaims(claims: JsonObject, rules: JwtRules, now: number): void {
   if (!isTime(claims.exp) || now >= claims.exp + CLOCK_TOLERANCE_S) throw invalid("exp");
   // Why: a token not valid yet was issued for later; using it now is outside what the issuer allowed.
   if (claims.nbf !== undefined && (!isTime(claims.nbf) || now < claims.nbf - CLOCK_TOLERANCE_S)) throw invalid("nbf");
-  // iat is informational here (no maximum token age), but a malformed one means a malformed token.
-  if (claims.iat !== undefined && !isTime(claims.iat)) throw invalid("iat");
+  // There is no maximum token age, but a malformed iat means a malformed token, and one from the future (beyond the
+  // tolerance nbf gets: one rule for the clock) was not issued yet: a wrong clock at the issuer, or a forged time.
+  if (claims.iat !== undefined && (!isTime(claims.iat) || now < claims.iat - CLOCK_TOLERANCE_S)) throw invalid("iat");
   // Why sub is required: it becomes the principal's id; a token without one names no one.
   if (typeof claims.sub !== "string" || claims.sub === "") throw invalid("sub");
 }

@@ -97,6 +97,8 @@ const LIMITS = {
     refreshTokenMs: [2_592_000_000, 3_600_000, 31_536_000_000],
     /** A dynamically registered client that obtains no token for this long is deleted. */
     clientMs: [2_592_000_000, 3_600_000, 31_536_000_000],
+    /** A refresh token used again this soon, by the same request, gets the same answer; after it, a reuse revokes the grant. */
+    refreshRetryMs: [60_000, 1_000, 300_000],
   },
 } as const satisfies Record<string, Record<string, Range>>;
 
@@ -161,19 +163,19 @@ export interface EngineOptions {
    * Default `false` (both paths answer 404).
    */
   serverCard?: boolean | { repository?: ServerCardRepository };
-}
-
   /**
    * The JSON-RPC error a request over the rate limit gets, with its HTTP 429: `"invalid-request"` (-32600, what every
    * client reads today) or `"sep-3304"`: -32023 with `data.retryAfterMs`, `data.limit` and `data.remaining`, as the
    * draft SEP-3304 (August 2026) defines it. Default `"invalid-request"` while the draft stands.
    */
   rateLimitError?: RateLimitError;
-/**
- * The card's `repository`: where the server's source code is, for people and scanners to inspect it. `url` is an
+}
+
 /** The JSON-RPC error of a request over the rate limit (`rateLimitError`). */
 export type RateLimitError = "invalid-request" | "sep-3304";
 
+/**
+ * The card's `repository`: where the server's source code is, for people and scanners to inspect it. `url` is an
  * http or https URL, `source` the hosting service (`"github"`), `subfolder` the server's folder in a monorepo.
  */
 export interface ServerCardRepository {
@@ -189,9 +191,9 @@ export interface ResolvedOptions {
   legacyClients: boolean;
   scopeHierarchy: ScopeHierarchy;
   upstreamToken: boolean;
+  rateLimitError: RateLimitError;
 }
 
-  rateLimitError: RateLimitError;
 /** Fills in the defaults and checks every value; throws an Error naming the first option out of its range. */
 export function resolveOptions(options: EngineOptions = {}): ResolvedOptions {
   const limits = {} as Record<string, Record<string, number>>;
@@ -224,18 +226,18 @@ export function resolveOptions(options: EngineOptions = {}): ResolvedOptions {
     throw new Error("createMcpWorker: limits.tasks.leaseMs must exceed limits.tasks.sliceMs");
   const { hierarchy, problem } = parseScopeHierarchy(options.scopeHierarchy ?? ["prefix"]);
   if (problem) throw new Error(`createMcpWorker: scopeHierarchy ${problem}`);
-  return {
-    limits: resolved,
   const rateLimitError = options.rateLimitError ?? "invalid-request";
   if (rateLimitError !== "invalid-request" && rateLimitError !== "sep-3304") {
     throw new Error('createMcpWorker: rateLimitError must be "invalid-request" or "sep-3304"');
   }
+  return {
+    limits: resolved,
     legacyClients: options.legacyClients ?? true,
     scopeHierarchy: hierarchy,
     upstreamToken: options.upstreamToken ?? false,
+    rateLimitError,
   };
 }
-    rateLimitError,
 
 /** Every limit's default and range, by `group.name`: the documentation and its test read them here. */
 export function limitTable(): { name: string; fallback: number; min: number; max: number }[] {

@@ -86,7 +86,7 @@ export function parseSettings(vars: Record<string, unknown>): SettingsResult {
     allowedHosts: read.list("ALLOWED_HOSTS").map((host) => host.toLowerCase()),
     accessLog: read.oneOf("ACCESS_LOG", ["all", "errors", "off"], "errors"),
     ...readKeys(read, mode),
-    auth: readAuthSettings(read),
+    auth: readAuthSettings(read, mode),
     authServer: readAuthServerSettings(read, mode),
   };
   // Why: two sources of truth for who may call would leave one of them silently ignored.
@@ -216,10 +216,10 @@ function readKeys(read: VarReader, mode: Settings["mode"]): Pick<Settings, "keys
 
 const ASYMMETRIC = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"];
 
-function readAuthSettings(read: VarReader): AuthSettings | undefined {
+function readAuthSettings(read: VarReader, mode: Settings["mode"]): AuthSettings | undefined {
   const issuer = read.string("AUTH_ISSUER");
   if (issuer === undefined) return undefined;
-  const url = (name: string, value: string | undefined) => httpsUrl(read, name, value);
+  const url = (name: string, value: string | undefined) => httpsUrl(read, name, value, mode);
   url("AUTH_ISSUER", issuer);
   const algorithms = read.list("AUTH_ALGORITHMS");
   if (algorithms.some((algorithm) => !ASYMMETRIC.includes(algorithm))) {
@@ -246,13 +246,17 @@ function readAuthSettings(read: VarReader): AuthSettings | undefined {
   };
 }
 
-/** An https URL (loopback excepted, for local testing), else a problem naming the setting. */
-function httpsUrl(read: VarReader, name: string, value: string | undefined): string | undefined {
+/** An https URL (http on loopback in development, for local testing), else a problem naming the setting. */
+function httpsUrl(read: VarReader, name: string, value: string | undefined, mode: Settings["mode"]): string | undefined {
   if (value === undefined) return undefined;
-  // Why https only (loopback excepted): keys or tokens fetched over plain HTTP could be swapped by anyone on the path.
+  // Why https only: keys, tokens and discovery documents fetched over plain HTTP could be swapped by anyone on the
+  // path. Why loopback http in development only: it is for an issuer run on this machine while testing; a production
+  // Worker cannot reach one, so there it is a mistake (a local value copied into a deployment), named as such.
   const parsed = URL.canParse(value) ? new URL(value) : undefined;
-  if (!parsed || (parsed.protocol !== "https:" && !["localhost", "127.0.0.1"].includes(parsed.hostname))) {
-    read.problems.push(`${name} must be an https URL`);
+  const loopbackHttp = parsed?.protocol === "http:" && ["localhost", "127.0.0.1"].includes(parsed.hostname);
+  if (!parsed || (parsed.protocol !== "https:" && !(loopbackHttp && mode === "development"))) {
+    const hint = loopbackHttp ? " (http on localhost or 127.0.0.1 only with MCP_ENV=development)" : "";
+    read.problems.push(`${name} must be an https URL${hint}`);
   }
   return value;
 }
@@ -273,9 +277,12 @@ function readAuthServerSettings(read: VarReader, mode: Settings["mode"]): AuthSe
     return value ?? "";
   };
   const issuer =
-    login === "oidc" ? httpsUrl(read, "AUTH_LOGIN_ISSUER", required("AUTH_LOGIN_ISSUER", read.string("AUTH_LOGIN_ISSUER"))) : undefined;
-  // Why a problem rather than a 500 at the first login: the provider keeps every client and grant in this namespace.
-  if (!read.hasBinding("OAUTH_KV")) read.problems.push("OAUTH_KV (a KV namespace binding) is missing");
+    login === "oidc"
+      ? httpsUrl(read, "AUTH_LOGIN_ISSUER", required("AUTH_LOGIN_ISSUER", read.string("AUTH_LOGIN_ISSUER")), mode)
+      : undefined;
+  // Why a problem rather than a 500 at the first login, or a fallback to KV: the provider keeps every client and
+  // grant in these objects, and KV could not keep a code single use or a refresh rotation whole (oauth/state.ts).
+  if (!read.hasBinding("OAUTH_STATE")) read.problems.push("OAUTH_STATE (a Durable Object binding, class OAuthState) is missing");
   const consentSecret = read.string("AUTH_CONSENT_SECRET");
   // Why: the remembered-approval cookie is only as strong as its key; a published or short one is forgeable.
   if (consentSecret === undefined && mode === "production") read.problems.push("AUTH_CONSENT_SECRET is not set");

@@ -8,13 +8,16 @@
 import type { Config } from "../config/config";
 import type { OAuthBindings } from "./bindings";
 import { type EngineRouter, purgeExpiredGrants, serveAuthorizationServer } from "./host";
+import { OAuthState } from "./state";
 
-/** What `createMcpWorker` needs of the authorization server: serving every request in that mode, and the purge. */
+/** What `createMcpWorker` needs of the authorization server: serving every request in that mode, the purge, its state. */
 export interface AuthorizationServer {
   /** Serves one request in authorization-server mode (the OAuth endpoints, and /mcp behind a verified token). */
   serve(request: Request, env: OAuthBindings, execution: ExecutionContext, engine: EngineRouter, config: Config): Promise<Response>;
   /** Deletes expired grants and their tokens: the Worker's scheduled run. */
   purgeExpiredGrants(env: OAuthBindings, engine: EngineRouter, config: Config): Promise<{ grantsPurged: number }>;
+  /** The Durable Object class of its state (`OAUTH_STATE`), which `createMcpWorker` hands back as `OAuthState`. */
+  OAuthState: typeof OAuthState;
 }
 
 /**
@@ -34,4 +37,4 @@ export interface AuthorizationServer {
  * });
  * ```
  */
-export const authorizationServer: AuthorizationServer = { serve: serveAuthorizationServer, purgeExpiredGrants };
+export const authorizationServer: AuthorizationServer = { serve: serveAuthorizationServer, purgeExpiredGrants, OAuthState };

@@ -1,8 +1,9 @@
 /**
  * @module oauth/client-limits
  * The size of what a client may tell this server about itself: in a dynamic registration (RFC 7591, stored in
- * OAUTH_KV for AUTH_CLIENT_TTL_SECONDS) and in a client ID metadata document (shown on the consent page). Without
- * bounds, one caller at the /register rate limit keeps gigabytes of KV alive with long names and thousands of URIs.
+ * OAUTH_STATE for `limits.oauth.clientMs`) and in a client ID metadata document (shown on the consent page). Without
+ * bounds, one caller at the /register rate limit keeps gigabytes of storage alive with long names and thousands of
+ * URIs.
  *
  * Lengths are UTF-16 units (JavaScript string length), counts are entries, the body is bytes as received. Members
  * not named here are not stored by the provider, so only the body cap bounds them.

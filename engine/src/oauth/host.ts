@@ -9,9 +9,13 @@
  *   /.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata (the provider; the engine serves none here)
  *   /register                                     DCR (the provider, rate limited; every member bounded first)
  *   /token                                        code and refresh exchange, revocation (the provider, rate limited;
- *                                                 its clients checked and reused refresh tokens refused first)
+ *                                                 its clients checked first, one request per grant at a time, a
+ *                                                 retried refresh answered again and a reused one refused)
  *   /authorize  /oauth/callback                   consent and third-party login (login.ts)
  *   /mcp                                          the engine, with a verified token only
+ *
+ * The provider keeps its state in OAuthState objects (state.ts) through the store it is given as `OAUTH_KV`
+ * (state-store.ts), never in the KV namespace: KV is eventually consistent.
  */
 import type {
   ClientRegistrationCallbackOptions,
@@ -30,6 +34,7 @@ import { checkClientMetadata, checkRegistrationSize } from "./client-limits";
 import { oauthLibrary } from "./library";
 import { handleLogin } from "./login";
 import { checkOAuthRateLimit } from "./rate-limit";
+import { stateStore } from "./state-store";
 import { serveToken } from "./token-endpoint";
 
 /** What the host needs of the engine: its declarations (name, scopes) and its router for everything else. */
@@ -53,6 +58,21 @@ interface OriginProvider {
 /** Per engine (its tools give the scopes and the consent page's name), then per origin. */
 const providers = new WeakMap<EngineRouter, Map<string, OriginProvider>>();
 
+/**
+ * The env the provider runs with: the Worker's, with the OAuthState objects as its `OAUTH_KV`. One per env object
+ * (stable for the isolate), so what is memoized per env downstream stays memoized.
+ */
+const providerEnvs = new WeakMap<OAuthBindings, ProviderEnv>();
+function providerEnvOf(env: OAuthBindings): ProviderEnv {
+  let providerEnv = providerEnvs.get(env);
+  if (!providerEnv) {
+    // config.ts refuses this mode without OAUTH_STATE, so a request here has it.
+    providerEnv = { ...env, OAUTH_KV: stateStore(env.OAUTH_STATE!) } as ProviderEnv;
+    providerEnvs.set(env, providerEnv);
+  }
+  return providerEnv;
+}
+
 /** Serves one request in authorization-server mode. */
 export async function serveAuthorizationServer(
   request: Request,
@@ -66,7 +86,7 @@ export async function serveAuthorizationServer(
   // ALLOWED_HOSTS in this mode; in development only loopback hosts pass).
   const refused = refuseForeignHost(request, config);
   if (refused) return refused;
-  // Why before anything is stored: registration writes to KV and the token endpoint does crypto; floods stop here.
+  // Why before anything is stored: registration writes a client and the token endpoint does crypto; floods stop here.
   const limited = await checkOAuthRateLimit(request, env, config);
   if (limited) return limited;
   const url = new URL(request.url);
@@ -81,12 +101,14 @@ export async function serveAuthorizationServer(
   if (!providers.has(engine)) providers.set(engine, origins);
   const { provider, options } = origins.get(origin) ?? (await originProvider(origin, engine, config));
   if (!origins.has(origin) && origins.size < MAX_ORIGINS) origins.set(origin, { provider, options });
+  const providerEnv = providerEnvOf(env);
   if (url.pathname === TOKEN_PATH && request.method === "POST") {
     const { getOAuthApi } = await oauthLibrary();
-    const helpers = () => getOAuthApi(options, env as ProviderEnv);
-    return serveToken(request, env, execution, { provider, helpers, refreshTokenSeconds: config.limits.oauth.refreshTokenMs / 1000 });
+    const helpers = () => getOAuthApi(options, providerEnv);
+    const { refreshTokenMs, refreshRetryMs } = config.limits.oauth;
+    return serveToken(request, providerEnv, execution, { provider, helpers, state: env.OAUTH_STATE!, refreshTokenMs, refreshRetryMs });
   }
-  return provider.fetch(forwarded, env as ProviderEnv, execution);
+  return provider.fetch(forwarded, providerEnv, execution);
 }
 
 async function originProvider(origin: string, engine: EngineRouter, config: Config): Promise<OriginProvider> {
@@ -123,9 +145,14 @@ function refuseForeignHost(request: Request, config: Config): Response | undefin
   }
 }
 
-/** Deletes expired grants and their tokens (the scheduled handler); clients expire in KV by themselves. */
+/**
+ * Deletes expired grants and their tokens that an earlier version left in OAUTH_KV (the scheduled handler), while
+ * that binding is still bound. Nothing else is purged here: each OAuthState object deletes its own expired records.
+ */
 export async function purgeExpiredGrants(env: OAuthBindings, engine: EngineRouter, config: Config): Promise<{ grantsPurged: number }> {
+  if (!env.OAUTH_KV) return { grantsPurged: 0 };
   // The resource URL plays no part in purging (it only reads and deletes KV records), but the options require one.
+  // The Worker's own env: OAUTH_KV is the namespace itself here, not the objects.
   const { OAuthProvider } = await oauthLibrary();
   const provider = new OAuthProvider(providerOptions("https://purge.invalid", engine, config));
   let grantsPurged = 0;

@@ -9,15 +9,29 @@
  *   POST /authorize       the consent answer: deny (back to the client with access_denied) or allow (to the login)
  *   GET  /oauth/callback  the upstream answer: identity, then the authorization code back to the client (with `iss`)
  *
- * Everything else falls through to the engine's routes (the landing page, /health).
+ * A provider that cannot be used (discovery, the code exchange, its keys or its user record failing in any way) is
+ * refused as a bad ID token is: `access_denied` back to the client, and a log line naming the step and the cause
+ * (`refuseSignIn`), never an uncaught exception. Everything else falls through to the engine's routes (the landing
+ * page, /health).
  */
 import type { AuthRequest, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { AuthServerSettings } from "../config/config";
+import { log } from "../util/log";
 import { checkClientMetadata, type MetadataRefusal, metadataOf } from "./client-limits";
 import { consentPage, errorPage, pageHeaders } from "./consent-page";
 import { oauthLibrary } from "./library";
+import type { Provider } from "./oauth-client";
 import { clientIdProblem, isMetadataDocumentUrl, jwksUriProblem } from "./public-host";
-import { finishLogin, loginOrigin, loginUrl, newSecrets, type UpstreamIdentity, type UpstreamSecrets } from "./upstream";
+import {
+  finishLogin,
+  loginOrigin,
+  loginUrl,
+  newSecrets,
+  SignInFailure,
+  type SignInStep,
+  signInProvider,
+  type UpstreamSecrets,
+} from "./upstream";
 import { opaqueUserId } from "./user-id";
 
 export const CALLBACK_PATH = "/oauth/callback";
@@ -67,12 +81,18 @@ async function showConsent(request: Request, helpers: OAuthHelpers, context: Log
     const { authorizationErrorRedirect } = await oauthLibrary();
     return redirect(authorizationErrorRedirect(authRequest, "invalid_request", "PKCE with S256 is required"));
   }
+  // Why the provider before any consent is stored: the page's CSP names its login, and a provider that cannot be
+  // used is refused now rather than after the person has approved.
+  const provider = await signInProvider(context.settings).catch((error: unknown) => refuseSignIn(authRequest, error));
+  if (provider instanceof Response) return provider;
   const remember = { secret: context.settings.consentSecret };
-  if (await helpers.isConsentRemembered(request, authRequest, remember)) return startUpstream(request, helpers, context, authRequest);
+  if (await helpers.isConsentRemembered(request, authRequest, remember)) {
+    return startUpstream(request, helpers, context, provider, authRequest);
+  }
   const details = await helpers.describeConsent(authRequest);
   const consent = await helpers.beginConsent(authRequest);
   const html = consentPage(context.serverName, details, consent.handle, context.scopes);
-  return new Response(html, { headers: pageHeaders(consent.headers, await formTargets(context, authRequest)) });
+  return new Response(html, { headers: pageHeaders(consent.headers, formTargets(provider, authRequest)) });
 }
 
 async function answerConsent(request: Request, helpers: OAuthHelpers, context: LoginContext): Promise<Response> {
@@ -91,7 +111,12 @@ async function answerConsent(request: Request, helpers: OAuthHelpers, context: L
     scope: ticked.filter((scope) => context.scopes.includes(scope)),
     remember: { secret: context.settings.consentSecret, maxAgeSeconds: REMEMBER_SECONDS },
   });
-  return startUpstream(request, helpers, context, approved.request, approved.headers);
+  // Usually discovered when the page was shown; but this post may reach an isolate that has not seen the provider yet.
+  const provider = await signInProvider(context.settings).catch((error: unknown) =>
+    refuseSignIn(approved.request, error, approved.headers),
+  );
+  if (provider instanceof Response) return provider;
+  return startUpstream(request, helpers, context, provider, approved.request, approved.headers);
 }
 
 /** Sends the browser to the upstream login; its state is the provider's single-use, browser-bound value. */
@@ -99,12 +124,13 @@ async function startUpstream(
   request: Request,
   helpers: OAuthHelpers,
   context: LoginContext,
+  provider: Provider,
   authRequest: AuthRequest,
   headers?: Headers,
 ): Promise<Response> {
   const secrets = newSecrets(context.settings);
   const transaction = await helpers.beginUpstream(authRequest, { data: secrets, ...(headers && { headers }) });
-  const location = await loginUrl(context.settings, new URL(CALLBACK_PATH, request.url).href, transaction.state, secrets);
+  const location = await loginUrl(context.settings, provider, new URL(CALLBACK_PATH, request.url).href, transaction.state, secrets);
   transaction.headers.set("location", location);
   return new Response(null, { status: 302, headers: transaction.headers });
 }
@@ -118,16 +144,12 @@ async function finishUpstream(request: Request, helpers: OAuthHelpers, context: 
     headers.set("location", authorizationErrorRedirect(authRequest, "access_denied", "the sign-in was declined"));
     return new Response(null, { status: 302, headers });
   }
-  let identity: UpstreamIdentity;
-  try {
-    identity = await finishLogin(context.settings, callback, new URL(CALLBACK_PATH, request.url).href, data);
-  } catch (error) {
-    // A code the provider refused, an ID token with the wrong nonce, issuer or audience: nobody is signed in, and the
-    // client is told so. Logged by kind only: the error may quote the provider's answer, tokens included.
-    console.warn(JSON.stringify({ level: "warn", message: "upstream login failed", error: (error as Error).name }));
-    headers.set("location", authorizationErrorRedirect(authRequest, "access_denied", "the sign-in could not be verified"));
-    return new Response(null, { status: 302, headers });
-  }
+  // A code the provider refused, an ID token with the wrong nonce, issuer or audience, a provider that did not
+  // answer: nobody is signed in, and the client is told so.
+  const identity = await finishLogin(context.settings, callback, new URL(CALLBACK_PATH, request.url).href, data).catch((error: unknown) =>
+    refuseSignIn(authRequest, error, headers),
+  );
+  if (identity instanceof Response) return identity;
   const { redirectTo } = await helpers.completeAuthorization({
     request: authRequest,
     // Opaque: the provider writes it into the code and tokens, which travel in URLs (user-id.ts).
@@ -158,10 +180,33 @@ async function checkMetadataDocument(helpers: OAuthHelpers, clientId: string): P
 }
 
 /** Where the consent form's post may lead: the upstream login, and (if it answers at once) the client's redirect. */
-async function formTargets(context: LoginContext, authRequest: AuthRequest): Promise<string[]> {
+function formTargets(provider: Provider, authRequest: AuthRequest): string[] {
   const redirectUri = new URL(authRequest.redirectUri);
   const client = redirectUri.protocol === "http:" || redirectUri.protocol === "https:" ? redirectUri.origin : redirectUri.protocol;
-  return [await loginOrigin(context.settings), client];
+  return [loginOrigin(provider), client];
+}
+
+/** What the client is told (`error_description`): that the sign-in failed, and whether it could even start. */
+const REFUSAL: Record<SignInStep, string> = {
+  discovery: "the sign-in provider could not be used",
+  "authorization response": "the sign-in could not be verified",
+  "token exchange": "the sign-in could not be verified",
+  "ID token": "the sign-in could not be verified",
+  "user record": "the sign-in could not be verified",
+};
+
+/**
+ * The answer to a sign-in the provider could not complete (`SignInFailure`): `access_denied` back to the client,
+ * whose redirect URI the provider has validated, with its `state`; and a log line with the step and the reason (the
+ * reason never quotes a token: upstream.ts). Anything else is a fault of this server, and is not hidden as a refusal.
+ */
+async function refuseSignIn(authRequest: AuthRequest, error: unknown, headers = new Headers()): Promise<Response> {
+  if (!(error instanceof SignInFailure)) throw error;
+  log(undefined, "warn", "upstream sign-in refused", { step: error.step, reason: error.reason });
+  const { authorizationErrorRedirect } = await oauthLibrary();
+  headers.set("location", authorizationErrorRedirect(authRequest, "access_denied", REFUSAL[error.step]));
+  headers.set("cache-control", "no-store");
+  return new Response(null, { status: 302, headers });
 }
 
 const redirect = (location: string) => new Response(null, { status: 302, headers: { location, "cache-control": "no-store" } });

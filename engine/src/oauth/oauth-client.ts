@@ -3,12 +3,13 @@
  * The OAuth 2.0 / OpenID Connect client side of the upstream login, and nothing more: discovery of the provider
  * (OpenID Connect Discovery 1.0), the PKCE challenge (RFC 7636), the authorization response (RFC 6749 §4.1.2,
  * RFC 9207), the code exchange with client_secret_post (RFC 6749 §4.1.3), and the ID token (OpenID Connect Core
- * §3.1.3.7), whose signature and standard claims are checked by the resource server's verifier (auth/jwt.ts) against
- * the provider's published keys (auth/jwks.ts). Every failure throws an Error whose message never quotes a token.
+ * §3.1.3.7), whose signature and the claims every kind of token shares are checked by the JWT core (auth/jwt.ts)
+ * against the provider's published keys (auth/jwks.ts), and its own rules here. Every failure throws a plain Error
+ * whose message never quotes a token or an answer (upstream.ts logs it).
  */
 
 import { jwsAlgorithm, type KeySet, remoteKeySet } from "../auth/jwks";
-import { type VerifiedClaims, verifyJwt } from "../auth/jwt";
+import { type TokenKind, type VerifiedClaims, verifyJwt } from "../auth/jwt";
 import { readAtMost } from "../http/body";
 import { isLoopbackHostname } from "../http/guards";
 import { base64url, decodeUtf8Strict } from "../util/encoding";
@@ -49,7 +50,8 @@ const UPSTREAM_TIMEOUT_MS = 5_000;
 export async function discover(configuredIssuer: string): Promise<Provider> {
   const issuer = new URL(configuredIssuer);
   // Why http only on loopback: the discovery document names the endpoints and keys; over plain HTTP anyone on the
-  // path could name their own. config.ts refuses such an issuer too; this is the same rule where the fetch happens.
+  // path could name their own. config/settings.ts refuses such an issuer too, and any http one outside development;
+  // this is the same host rule where the fetch happens.
   const allowHttp = issuer.protocol === "http:";
   checkUrl(issuer, "the issuer", allowHttp);
   // Why: an issuer identifier has no query or fragment (RFC 8414 §2); one with them is a mistyped setting.
@@ -142,6 +144,14 @@ export async function exchangeCode(
   return json as TokenResponse;
 }
 
+/**
+ * An ID token's `typ` (compared case-insensitively): `JWT`, its `application/` form, or none, as providers send them
+ * (OpenID Connect names no type of its own; most say `JWT`, some send none). Why an allow-list, and not the
+ * access tokens' one: the provider signs other JWTs with the same keys (RFC 9068 access tokens `at+jwt`, logout
+ * tokens `logout+jwt`, security events `secevent+jwt`), and one of those must not sign a person in (RFC 8725 §3.11).
+ */
+const ID_TOKEN: TokenKind = { types: ["jwt", "application/jwt"] };
+
 /** The claims of the ID token of this login (OpenID Connect Core §3.1.3.7); throws when anything about it is wrong. */
 export async function verifyIdToken(
   provider: Provider,
@@ -154,16 +164,20 @@ export async function verifyIdToken(
   if (!nonce) throw new Error("this login has no nonce");
   // Why required: the ID token is the only signed statement of who signed in; without it there is no identity.
   if (typeof idToken !== "string" || !idToken) throw new Error("the token response has no ID token");
-  // Signature by one of the issuer's keys with an allowed algorithm, `iss` equal to the issuer, `aud` naming this
-  // client, a live `exp` (and `nbf`), a non-empty `sub`: auth/jwt.ts, with its clock tolerance.
-  const claims = await verifyJwt(idToken, provider.idToken.keys, {
-    issuer: provider.issuer,
-    audience: clientId,
-    algorithms: provider.idToken.algorithms,
-  });
-  // Why: with several audiences, the party the token was issued to must be named, and be this client; otherwise a
-  // token issued to another client that merely lists this one would sign someone in here.
-  if (Array.isArray(claims.aud) && claims.aud.length !== 1 && claims.azp !== clientId) throw new Error("invalid token: azp");
+  // Signature by one of the issuer's keys with an allowed algorithm, an ID token's `typ`, `iss` equal to the issuer,
+  // `aud` naming this client, a live `exp` (and `nbf`), an `iat` not in the future, a non-empty `sub`: auth/jwt.ts,
+  // with its clock tolerance.
+  const claims = await verifyJwt(
+    idToken,
+    provider.idToken.keys,
+    { issuer: provider.issuer, audience: clientId, algorithms: provider.idToken.algorithms },
+    ID_TOKEN,
+  );
+  // Why (OpenID Connect Core §3.1.3.7, items 4-5): `azp` names the party the token was issued to. When present it must
+  // be this client, whatever `aud` says; with several audiences it must be present, or a token issued to another
+  // client that merely lists this one would sign someone in here.
+  const { aud, azp } = claims;
+  if (azp !== undefined ? azp !== clientId : Array.isArray(aud) && aud.length > 1) throw new Error("invalid token: azp");
   // Why: `iat` is a required claim of an ID token (OpenID Connect Core §2); one without it is malformed.
   if (typeof claims.iat !== "number") throw new Error("invalid token: iat");
   // Why: the nonce ties the token to this login; a token minted for another login (replayed, injected) is refused.
@@ -186,7 +200,14 @@ export async function fetchWithToken(url: string, accessToken: string, accept: s
  */
 async function fetchJson(url: string, init: RequestInit): Promise<{ status: number; json: JsonObject | undefined }> {
   const headers = { "user-agent": "mcp-workers-template", ...(init.headers as Record<string, string>) };
-  const response = await fetch(url, { ...init, headers, redirect: "manual", signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS) });
+  const response = await fetch(url, { ...init, headers, redirect: "manual", signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS) }).catch(
+    (error: unknown) => {
+      // Why a message of its own: it is logged (upstream.ts), and the runtime's message is not this code's to vouch
+      // for; the host and what happened are enough to tell an outage from a timeout.
+      const what = (error as Error)?.name === "TimeoutError" ? `did not answer within ${UPSTREAM_TIMEOUT_MS} ms` : "could not be reached";
+      throw new Error(`${new URL(url).host} ${what}`);
+    },
+  );
   const declaredTooLarge = Number(response.headers.get("content-length")) > UPSTREAM_MAX_BYTES;
   const reader = response.body?.getReader();
   const bytes = !reader ? new Uint8Array() : declaredTooLarge ? undefined : await readAtMost(reader, UPSTREAM_MAX_BYTES);

@@ -1,16 +1,20 @@
 /**
  * @module oauth/token-endpoint
  * POST /token around the provider. Before it: the form is read once, bounded (the provider reads a body of any
- * size), the clients it names are checked before the provider looks them up (a client ID metadata document is a
- * fetch, public-host.ts), and a refresh token that was already redeemed revokes its grant (refresh-reuse.ts). After
- * it: a refresh it honoured is remembered. The provider gets the same request, body included.
+ * size), and the clients it names are checked before the provider looks them up (a client ID metadata document is a
+ * fetch, public-host.ts). Then a code or refresh token takes its grant's turn in the grant's object (state.ts), so
+ * the token requests on one grant run one at a time: a code is exchanged once, and of the uses of one refresh token
+ * one rotates while a retry gets that rotation's answer and a reuse revokes the grant (refresh-reuse.ts). The
+ * provider gets the same request, body included.
  */
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { readAtMost } from "../http/body";
 import type { OAuthBindings } from "./bindings";
 import { oauthLibrary } from "./library";
 import { clientIdProblem, isMetadataDocumentUrl, jwksUriProblem } from "./public-host";
-import { grantOf, markRedeemed, wasRedeemed } from "./refresh-reuse";
+import { grantOf, openAnswer, requestProof, sealAnswer, tokenIdOf } from "./refresh-reuse";
+import type { RefreshOutcome } from "./state";
+import { type OAuthStateNamespace, objectNamed, personObjectName } from "./state-store";
 import { clientIdsOf } from "./token-client";
 
 /** The largest token request read, in bytes: real ones are under 1 KiB; a client assertion may be 16 KiB. */
@@ -18,10 +22,14 @@ export const MAX_TOKEN_REQUEST_BYTES = 65_536;
 
 export interface TokenEndpoint {
   provider: { fetch(request: Request, env: OAuthBindings, execution: ExecutionContext): Promise<Response> };
-  /** The provider's helpers, made only on the paths that need them (a reused refresh token, a client's key set). */
+  /** The provider's helpers, made only on the paths that need them (a client's key set). */
   helpers: () => OAuthHelpers;
-  /** How long a redeemed refresh token is remembered: as long as any grant lives. */
-  refreshTokenSeconds: number;
+  /** The objects that hold the grants (OAUTH_STATE). */
+  state: OAuthStateNamespace;
+  /** How long a use of a refresh token is remembered: as long as any grant lives (`limits.oauth.refreshTokenMs`). */
+  refreshTokenMs: number;
+  /** How long a retry of a refresh gets the same answer (`limits.oauth.refreshRetryMs`). */
+  refreshRetryMs: number;
 }
 
 export async function serveToken(
@@ -40,17 +48,50 @@ export async function serveToken(
     const basic = /^\s*basic\b/i.test(authorization ?? "") ? { "www-authenticate": 'Basic realm="token"' } : undefined;
     return tokenError(request, 401, "invalid_client", unsafeClient, basic);
   }
-  const kv = env.OAUTH_KV!;
-  const refreshToken = form.get("grant_type") === "refresh_token" ? form.get("refresh_token") : null;
-  if (refreshToken && (await wasRedeemed(kv, refreshToken))) {
-    // A redeemed token is only ever recorded after the provider honoured it, so its user and grant are genuine.
-    const grant = grantOf(refreshToken);
-    if (grant) await endpoint.helpers().revokeGrant(grant.grantId, grant.userId);
+  const forwarded = () => endpoint.provider.fetch(new Request(request, { body: bytes }), env, execution);
+  const grantType = form.get("grant_type");
+  const refreshToken = grantType === "refresh_token" ? form.get("refresh_token") : null;
+  const presented = grantType === "authorization_code" ? form.get("code") : refreshToken;
+  const grant = presented ? grantOf(presented) : undefined;
+  // Nothing of a grant to order (a revocation, another grant type, a malformed code or token): the provider answers.
+  if (!grant) return forwarded();
+  const object = objectNamed(endpoint.state, personObjectName(grant.userId));
+  const refresh = refreshToken ? { tokenId: await tokenIdOf(refreshToken), proof: await requestProof(form, authorization) } : undefined;
+  const turn = await object.beginTokenRequest({ ...grant, ...(refresh && { refresh }), recordMs: endpoint.refreshTokenMs });
+  if (turn.kind === "reused") {
     return tokenError(request, 400, "invalid_grant", "this refresh token was already used, so its grant is revoked: sign in again");
   }
-  const response = await endpoint.provider.fetch(new Request(request, { body: bytes }), env, execution);
-  if (refreshToken && response.status === 200) await markRedeemed(kv, refreshToken, endpoint.refreshTokenSeconds);
-  return response;
+  if (turn.kind === "replay") return replayed(request, await openAnswer(refreshToken!, turn.sealed), turn.answeredAt);
+  let outcome: RefreshOutcome | undefined = refresh && { tokenId: refresh.tokenId };
+  try {
+    const response = await forwarded();
+    if (!refresh || response.status !== 200) return response;
+    const answer = await response.text();
+    const successor = (JSON.parse(answer) as { refresh_token?: unknown }).refresh_token;
+    if (typeof successor === "string") {
+      const sealed = await sealAnswer(refreshToken!, answer);
+      outcome = {
+        tokenId: refresh.tokenId,
+        answer: { sealed, successorId: await tokenIdOf(successor), windowMs: endpoint.refreshRetryMs },
+      };
+    }
+    return new Response(answer, response);
+  } finally {
+    // Also when the provider threw: the grant's next request must not wait out the turn.
+    await object.endTokenRequest(grant.grantId, turn.holder, outcome);
+  }
+}
+
+/**
+ * A retry's answer: the rotation's own, its `expires_in` counted from the rotation, since the access token it
+ * carries expires when that one said.
+ */
+function replayed(request: Request, kept: string, answeredAt: number): Response {
+  const answer = JSON.parse(kept) as { expires_in?: unknown };
+  if (typeof answer.expires_in === "number") {
+    answer.expires_in = Math.max(0, answer.expires_in - Math.floor((Date.now() - answeredAt) / 1000));
+  }
+  return Response.json(answer, { headers: answerHeaders(request) });
 }
 
 /** Why a client the request names must not be looked up (or its key set fetched), or `undefined`. */
@@ -83,12 +124,11 @@ async function clientProblem(
 
 /** An RFC 6749 §5.2 error, readable by a browser-based client as the provider's own answers are. */
 function tokenError(request: Request, status: number, code: string, description: string, extra?: Record<string, string>): Response {
+  return Response.json({ error: code, error_description: description }, { status, headers: { ...answerHeaders(request), ...extra } });
+}
+
+/** A token endpoint answer is never cached (RFC 6749 §5.1), and a browser-based client may read it. */
+function answerHeaders(request: Request): Record<string, string> {
   const origin = request.headers.get("origin");
-  return Response.json(
-    { error: code, error_description: description },
-    {
-      status,
-      headers: { "cache-control": "no-store", ...(origin && { "access-control-allow-origin": origin, vary: "Origin" }), ...extra },
-    },
-  );
+  return { "cache-control": "no-store", pragma: "no-cache", ...(origin && { "access-control-allow-origin": origin, vary: "Origin" }) };
 }

@@ -2,7 +2,7 @@
  * @module oauth/user-id
  * The user id this server gives the provider. The provider writes it, readable, into every authorization code,
  * access token and refresh token (`<userId>:<grantId>:<secret>`), and those travel in redirect URLs, browser
- * histories and proxy logs. So it is opaque: HMAC-SHA256 of the upstream id (`github-<id>`, `oidc-<sub>`) under
+ * histories and proxy logs. So it is opaque: HMAC-SHA256 of the upstream id (`github-<id>`, `oidc-<tag>-<sub>`) under
  * AUTH_CONSENT_SECRET, base64url (43 characters, never a `:`).
  *
  * Why an HMAC and not a plain hash: GitHub ids are small integers, so a hash of `github-583231` is undone by trying

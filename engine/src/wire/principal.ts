@@ -20,7 +20,8 @@
 export interface Principal {
   /**
    * Who it is: the token's subject (`sub`); with the built-in authorization server, the upstream login's user
-   * (`github-<id>`, `oidc-<sub>`); `"anonymous"` when authorization is off. Key what a caller stores by it.
+   * (`github-<id>`, `oidc-<issuer tag>-<sub>`); `"anonymous"` when authorization is off. Key what a caller stores
+   * by it.
    */
   readonly id: string;
   /** The OAuth scopes the caller's token grants (none when anonymous). */

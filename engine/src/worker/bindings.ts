@@ -20,7 +20,8 @@ import type { TaskBindings } from "../tasks/rpc";
  *
  * `SUBSCRIPTIONS`: listen and change notifications. `LEGACY_SESSIONS`: sessions for 2025 clients that need one.
  * `REPLAY_GUARD`: single-use `requestState`. `TASKS`: the Tasks extension. `RATE_LIMITER`: requests per caller per
- * period on `/mcp`. `ASSETS`: the views' HTML. `OAUTH_KV`, `OAUTH_RATE_LIMITER`: authorization-server mode.
+ * period on `/mcp`. `ASSETS`: the views' HTML. `OAUTH_STATE`, `OAUTH_RATE_LIMITER` (and `OAUTH_KV`, what an earlier
+ * version left): authorization-server mode.
  *
  * Every one is optional: removing a binding from wrangler.toml turns its feature off (and the server stops
  * advertising it), never the build. The app's `Env` (from `wrangler types`) needs only to be assignable to this.

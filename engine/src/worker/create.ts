@@ -17,6 +17,7 @@ import { lazy, memoize } from "../util/memo";
 import type { EngineBindings } from "./bindings";
 import { CARD_PATHS, type CardOptions, checkServerIdentity } from "./card";
 import { loadConfig } from "./load-config";
+import { oauthStateClass } from "./oauth-state";
 import { createRouter } from "./router";
 import { announceStartup } from "./startup";
 
@@ -51,8 +52,9 @@ function buildEngine(definition: ServerDefinition, card: CardOptions | undefined
  *   options (`EngineOptions`: limits, legacyClients, scopeHierarchy, upstreamToken, serverCard) and, for AUTH_LOGIN,
  *   `authorizationServer` (imported from the engine's module; without it that mode's configuration is invalid).
  * @returns The Worker's handlers `{ fetch, scheduled }` and its Durable Object classes `ReplayGuard` (single-use
- *   state, binding `REPLAY_GUARD`), `SubscriptionHub` (`SUBSCRIPTIONS`), `LegacySession` (`LEGACY_SESSIONS`) and
- *   `TaskRunner` (`TASKS`).
+ *   state, binding `REPLAY_GUARD`), `SubscriptionHub` (`SUBSCRIPTIONS`), `LegacySession` (`LEGACY_SESSIONS`),
+ *   `TaskRunner` (`TASKS`) and `OAuthState` (`OAUTH_STATE`: the authorization server's clients, grants and tokens;
+ *   without the `authorizationServer` option, a class that holds nothing).
  * @throws When a limit is out of its range, a declaration given directly is invalid, or the server card is on and the
  *   server's name, version or description cannot be the card's.
  *
@@ -120,6 +122,7 @@ export function createMcpWorker<E extends object = EngineBindings>(
     // (built from its declarations there, if no request in that isolate has yet). Every task of its namespace is
     // this server's, whatever name the server had when the task started.
     TaskRunner: createTaskRunner(() => engine().server),
+    OAuthState: oauthStateClass(authorizationServer),
   };
 }
 

@@ -176,6 +176,25 @@ describe("scope hierarchies (a broader scope implies narrower ones)", () => {
     expect(parseConfig({ MCP_ENV: "development", AUTH_ISSUER: "https://issuer.example", AUTH_JWKS: '{"keys":[]}' }).ok).toBe(true);
   });
 
+  it("accepts an http AUTH_ISSUER or AUTH_JWKS_URL on loopback in development only, and names the setting in production", () => {
+    const settings = {
+      AUTH_ISSUER: "http://127.0.0.1:9999",
+      AUTH_JWKS_URL: "http://localhost:9999/jwks",
+      AUTH_AUDIENCE: "https://mcp.example/mcp",
+    };
+    expect(parseConfig({ MCP_ENV: "development", ...settings }).ok).toBe(true);
+    const hint = "(http on localhost or 127.0.0.1 only with MCP_ENV=development)";
+    expect(parseConfig({ MCP_ENV: "production", STATE_KEYS: `k:${btoa("x".repeat(32))}`, ...settings })).toEqual({
+      ok: false,
+      problems: [`AUTH_ISSUER must be an https URL ${hint}`, `AUTH_JWKS_URL must be an https URL ${hint}`],
+    });
+    // Off loopback, http is refused in development too.
+    expect(parseConfig({ MCP_ENV: "development", ...settings, AUTH_JWKS_URL: "http://keys.example/jwks" })).toEqual({
+      ok: false,
+      problems: ["AUTH_JWKS_URL must be an https URL"],
+    });
+  });
+
   it("refuses a malformed scopeHierarchy at startup, naming the option", () => {
     for (const rules of [["a>b>c"], ["a>"], [">b"], ["a b>c"], ["a>a"], ["none", "prefix"], ["everything"]]) {
       expect(() => server({}, { scopeHierarchy: rules }), rules.join()).toThrow(/^createMcpWorker: scopeHierarchy must be/);

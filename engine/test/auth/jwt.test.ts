@@ -1,5 +1,5 @@
 /**
- * The JWT verifier of the resource-server mode (src/auth/jwt.ts, jwks.ts), in workerd's WebCrypto. Well-formed
+ * The access-token verifier of the resource-server mode (src/auth/jwt.ts, jwks.ts), in workerd's WebCrypto. Well-formed
  * tokens are minted with jose (a dev tool here: the engine does not use it), so acceptance is checked against an
  * independent implementation; malformed ones are hand-made and signed with WebCrypto, so each is refused by the
  * check it names and not by an earlier one. Outbound fetches of the key set are stubbed and counted.
@@ -7,7 +7,7 @@
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { JWKS_MAX_BYTES, type Jwk, localKeySet, pickKey, remoteKeySet } from "../../src/auth/jwks";
-import { type JwtRules, verifyJwt } from "../../src/auth/jwt";
+import { type JwtRules, verifyAccessToken } from "../../src/auth/jwt";
 import { base64url } from "../../src/util/encoding";
 import { FIXTURE } from "../helpers/fixture";
 import { readMessage, testServer } from "../helpers/rpc";
@@ -89,7 +89,7 @@ async function handMade(header: Record<string, unknown>, payload: unknown = clai
   return `${signed}.${base64url(signature)}`;
 }
 
-const verify = (token: string, rules: Partial<JwtRules> = {}, keySet = keys) => verifyJwt(token, keySet, { ...RULES, ...rules });
+const verify = (token: string, rules: Partial<JwtRules> = {}, keySet = keys) => verifyAccessToken(token, keySet, { ...RULES, ...rules });
 
 describe("JWT verification: what is accepted", () => {
   const signedBy: [string, string][] = [
@@ -117,9 +117,10 @@ describe("JWT verification: what is accepted", () => {
     }
   });
 
-  it("accepts a token expired by less than the 30 s clock tolerance, and one valid from less than 30 s from now", async () => {
+  it("accepts a token expired by less than the 30 s clock tolerance, and one valid from, or issued, less than 30 s from now", async () => {
     await expect(verify(await handMade({}, claims({ exp: now() - 25 })))).resolves.toBeDefined();
     await expect(verify(await handMade({}, claims({ nbf: now() + 25 })))).resolves.toBeDefined();
+    await expect(verify(await handMade({}, claims({ iat: now() + 25 })))).resolves.toBeDefined();
   });
 });
 
@@ -251,6 +252,8 @@ describe("JWT verification: the claims", () => {
     ["not valid until more than 30 s from now", { nbf: now() + 35 }, "nbf"],
     ["with an nbf that is not a number", { nbf: "now" }, "nbf"],
     ["with an iat that is not a number", { iat: "today" }, "iat"],
+    ["issued (iat) more than 30 s from now", { iat: now() + 35 }, "iat"],
+    ["issued (iat) a year from now", { iat: now() + 365 * 86_400, exp: now() + 366 * 86_400 }, "iat"],
   ];
   for (const [name, overrides, check] of refused) {
     it(`refuses a token ${name}`, async () => {

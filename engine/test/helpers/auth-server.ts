@@ -3,7 +3,7 @@
  * fetch, and the `authorizationServer` option), for tests of the OAuth endpoints through the real Worker. Without
  * OAUTH_RATE_LIMITER: these tests send many requests from one address, and the limit is tested on its own.
  */
-import { createExecutionContext } from "cloudflare:test";
+import { createExecutionContext, listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { vi } from "vitest";
 import { authorizationServer, createMcpWorker, type ServerDefinition } from "../../src";
@@ -36,8 +36,21 @@ export const formPost = (fields: Record<string, string>, headers: Record<string,
   body: new URLSearchParams(fields),
 });
 
-/** How many clients OAUTH_KV holds: a refused registration must leave it unchanged. */
-export const storedClients = async () => (await env.OAUTH_KV.list({ prefix: "client:" })).keys.length;
+/**
+ * How many registered clients the OAuthState objects hold (each client in an object of its own, so every object is
+ * looked into): a refused registration must leave it unchanged.
+ */
+export async function storedClients(): Promise<number> {
+  let clients = 0;
+  for (const id of await listDurableObjectIds(env.OAUTH_STATE)) {
+    clients += await runInDurableObject(env.OAUTH_STATE.get(id), (_instance, state) => {
+      const sql = state.storage.sql;
+      if (sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'entries'").toArray().length === 0) return 0;
+      return sql.exec<{ n: number }>("SELECT count(*) AS n FROM entries WHERE key LIKE 'client:%'").one().n;
+    });
+  }
+  return clients;
+}
 
 /**
  * Replaces fetch for the test: `documents` maps a URL to the JSON it answers (the upstream's discovery document, a

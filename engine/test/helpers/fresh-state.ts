@@ -3,7 +3,7 @@
  * one module graph (`isolate: false`): starting the runtime and importing the Worker for each file cost about 2.5 s a
  * file. What isolation gave them, this gives back: every file starts with no Durable Object (no hub, session, task or
  * notebook, nothing stored, no socket open) and with the fixture's records empty, as if it ran alone.
- * Not reset: KV (OAUTH_KV; the tests that read it compare counts before and after) and the rate limiters' windows.
+ * Not reset: KV (OAUTH_KV, which only the purge tests use) and the rate limiters' windows.
  */
 import { reset } from "cloudflare:test";
 import { beforeAll } from "vitest";

@@ -36,13 +36,13 @@ function engineAs(grant?: { props: Record<string, unknown>; scope: string[] }) {
 }
 
 describe("authorization-server settings", () => {
-  it("needs the upstream client, the issuer for OpenID Connect, and the KV namespace", () => {
+  it("needs the upstream client, the issuer for OpenID Connect, and the OAUTH_STATE binding, which nothing replaces", () => {
     const loaded = parseConfig({ ...TEST_BINDINGS, AUTH_LOGIN: "oidc" });
     expect(loaded).toMatchObject({ ok: false });
     expect(!loaded.ok && loaded.problems).toEqual([
       "AUTH_LOGIN_ISSUER is not set",
       "AUTH_LOGIN_ISSUER must be an https URL",
-      "OAUTH_KV (a KV namespace binding) is missing",
+      "OAUTH_STATE (a Durable Object binding, class OAuthState) is missing",
       "AUTH_LOGIN_CLIENT_ID is not set",
       "AUTH_LOGIN_CLIENT_SECRET is not set",
     ]);
@@ -50,7 +50,7 @@ describe("authorization-server settings", () => {
 
   it("refuses AUTH_LOGIN beside AUTH_ISSUER, an unknown login, and a short or missing consent secret in production", () => {
     const problems = (vars: Record<string, unknown>) => {
-      const loaded = parseConfig({ ...TEST_BINDINGS, OAUTH_KV: {}, ...LOGIN, ...vars });
+      const loaded = parseConfig({ ...TEST_BINDINGS, OAUTH_STATE: {}, ...LOGIN, ...vars });
       return loaded.ok ? [] : loaded.problems;
     };
     expect(problems({ AUTH_ISSUER: "https://issuer.example" })).toEqual(["AUTH_ISSUER and AUTH_LOGIN cannot both be set"]);
@@ -63,7 +63,7 @@ describe("authorization-server settings", () => {
   it("needs ALLOWED_HOSTS in production, named, so the provider's metadata and token audience never follow the Host header", () => {
     const production = {
       ...TEST_BINDINGS,
-      OAUTH_KV: {},
+      OAUTH_STATE: {},
       ...LOGIN,
       MCP_ENV: "production",
       AUTH_CONSENT_SECRET: "a consent secret of 32 characters!",
@@ -75,13 +75,40 @@ describe("authorization-server settings", () => {
     expect(parseConfig({ ...production, ALLOWED_HOSTS: "mcp.example.com" }).ok).toBe(true);
     // A fixed audience is no substitute here: the provider, not AUTH_AUDIENCE, decides what its tokens are for.
     expect(parseConfig({ ...production, AUTH_AUDIENCE: "https://mcp.example.com/mcp" }).ok).toBe(false);
-    expect(parseConfig({ ...TEST_BINDINGS, OAUTH_KV: {}, ...LOGIN }).ok).toBe(true);
+    expect(parseConfig({ ...TEST_BINDINGS, OAUTH_STATE: {}, ...LOGIN }).ok).toBe(true);
+  });
+
+  it("accepts an http issuer on loopback in development only: in production it is a problem naming AUTH_LOGIN_ISSUER, and /mcp answers 503", async () => {
+    const production = {
+      ...TEST_BINDINGS,
+      OAUTH_STATE: {},
+      ...LOGIN,
+      MCP_ENV: "production",
+      ALLOWED_HOSTS: "mcp.example.com",
+      AUTH_CONSENT_SECRET: "a consent secret of 32 characters!",
+    };
+    for (const issuer of ["http://127.0.0.1:9999", "http://localhost:9999/realms/test"]) {
+      expect(parseConfig({ ...TEST_BINDINGS, OAUTH_STATE: {}, ...LOGIN, AUTH_LOGIN_ISSUER: issuer }).ok, issuer).toBe(true);
+      expect(parseConfig({ ...production, AUTH_LOGIN_ISSUER: issuer }), issuer).toEqual({
+        ok: false,
+        problems: ["AUTH_LOGIN_ISSUER must be an https URL (http on localhost or 127.0.0.1 only with MCP_ENV=development)"],
+      });
+    }
+    expect(parseConfig({ ...production, AUTH_LOGIN_ISSUER: "https://login.example" }).ok).toBe(true);
+    const worker = createMcpWorker(definition);
+    const deployed = { ...env, ...production, OAUTH_STATE: env.OAUTH_STATE, AUTH_LOGIN_ISSUER: "http://127.0.0.1:9999" } as unknown as Env;
+    const request = new Request("https://mcp.example.com/mcp", {
+      method: "POST",
+      headers: { host: "mcp.example.com", "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect((await worker.fetch(request, deployed, createExecutionContext())).status).toBe(503);
   });
 
   it("reads GitHub login with its default scope; the token lifetimes are code (limits.oauth)", () => {
     const loaded = parseConfig({
       ...TEST_BINDINGS,
-      OAUTH_KV: {},
+      OAUTH_STATE: {},
       AUTH_LOGIN: "github",
       AUTH_LOGIN_CLIENT_ID: "a",
       AUTH_LOGIN_CLIENT_SECRET: "b",
@@ -148,7 +175,7 @@ describe("the OAuth endpoints and storage", () => {
     expect(await refused.json()).toMatchObject({ error: "temporarily_unavailable" });
   });
 
-  it("purges expired grants and grants of deleted clients on the scheduled run, and keeps live ones", async () => {
+  it("purges the expired grants, and those of deleted clients, that an earlier version left in OAUTH_KV on the scheduled run, and keeps live ones", async () => {
     const now = Math.floor(Date.now() / 1000);
     const client = { clientId: "live-client", redirectUris: ["http://127.0.0.1:9/cb"], tokenEndpointAuthMethod: "none" };
     const grant = (id: string, userId: string, clientId: string, expiresAt: number) =>

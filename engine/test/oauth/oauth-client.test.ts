@@ -106,8 +106,11 @@ function streamed(text: string): Response {
 
 const now = () => Math.floor(Date.now() / 1000);
 
-/** An ID token as the provider would mint it for this login; `undefined` leaves a claim out. */
-function idToken(claims: Record<string, unknown> = {}, { alg = "RS256", kid = "rs", key = rsa.privateKey } = {}): Promise<string> {
+/** An ID token as the provider would mint it for this login; `undefined` leaves a claim (or the `typ`) out. */
+function idToken(
+  claims: Record<string, unknown> = {},
+  { alg = "RS256", kid = "rs", key = rsa.privateKey, typ = "JWT" as string | undefined } = {},
+): Promise<string> {
   const all: Record<string, unknown> = {
     iss: ISSUER,
     aud: CLIENT.id,
@@ -118,7 +121,7 @@ function idToken(claims: Record<string, unknown> = {}, { alg = "RS256", kid = "r
     ...claims,
   };
   const payload = Object.fromEntries(Object.entries(all).filter(([, value]) => value !== undefined));
-  return new SignJWT(payload).setProtectedHeader({ alg, kid, typ: "JWT" }).sign(key);
+  return new SignJWT(payload).setProtectedHeader({ alg, kid, ...(typ !== undefined && { typ }) }).sign(key);
 }
 
 describe("discovery", () => {
@@ -387,6 +390,38 @@ describe("the ID token", () => {
     await expect(verify(await idToken({ aud: [CLIENT.id, "another-client"], azp: "another-client" }))).rejects.toThrow(
       "invalid token: azp",
     );
+  });
+
+  it("accepts an authorized party (azp) that names this client, with one audience or several", async () => {
+    await expect(verify(await idToken({ azp: CLIENT.id }))).resolves.toMatchObject({ sub: "alice-0001" });
+    await expect(verify(await idToken({ aud: [CLIENT.id], azp: CLIENT.id }))).resolves.toMatchObject({ sub: "alice-0001" });
+  });
+
+  it("refuses an authorized party (azp) that names another client, even when the audience is this client alone", async () => {
+    // OpenID Connect Core §3.1.3.7: when azp is present it must be this client, whatever aud says.
+    await expect(verify(await idToken({ azp: "another-client" }))).rejects.toThrow("invalid token: azp");
+    await expect(verify(await idToken({ aud: [CLIENT.id], azp: "another-client" }))).rejects.toThrow("invalid token: azp");
+    await expect(verify(await idToken({ azp: 7 }))).rejects.toThrow("invalid token: azp");
+  });
+
+  it("refuses an iat more than the 30 s clock tolerance in the future, as a future nbf is, and accepts one within it", async () => {
+    await expect(verify(await idToken({ iat: now() + 365 * 86_400, exp: now() + 366 * 86_400 }))).rejects.toThrow("invalid token: iat");
+    await expect(verify(await idToken({ iat: now() + 35 }))).rejects.toThrow("invalid token: iat");
+    await expect(verify(await idToken({ iat: now() + 25 }))).resolves.toMatchObject({ sub: "alice-0001" });
+    await expect(verify(await idToken({ nbf: now() + 35 }))).rejects.toThrow("invalid token: nbf");
+  });
+
+  it("accepts an ID token typed JWT (any case, with or without application/) or not typed at all", async () => {
+    for (const typ of ["JWT", "jwt", "application/jwt", undefined]) {
+      await expect(verify(await idToken({}, { typ })), String(typ)).resolves.toMatchObject({ sub: "alice-0001" });
+    }
+  });
+
+  it("refuses an ID token typed as an access token (at+jwt), or as any other kind of JWT the issuer signs", async () => {
+    // RFC 8725 §3.11: explicit typing keeps one kind of token from passing as another; RFC 9068 access tokens say at+jwt.
+    for (const typ of ["at+jwt", "application/at+jwt", "AT+JWT", "logout+jwt", "dpop+jwt", "secevent+jwt", "JOSE"]) {
+      await expect(verify(await idToken({}, { typ })), typ).rejects.toThrow("invalid token: typ");
+    }
   });
 
   it("refuses a token from another issuer, even signed by this issuer's key", async () => {

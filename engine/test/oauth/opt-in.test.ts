@@ -1,7 +1,7 @@
 /**
  * The built-in authorization server is an option the entry module imports (`authorizationServer`), so a Worker
  * without it uploads none of its code (test/repo/bundle.test.ts). A Worker that sets AUTH_LOGIN without it never
- * runs open nor half-served: its configuration is invalid, as a missing OAUTH_KV would make it, and every answer
+ * runs open nor half-served: its configuration is invalid, as a missing OAUTH_STATE would make it, and every answer
  * names the fix. The same Worker with the option serves the mode (authorization-server.test.ts and the rest of
  * this folder).
  */

@@ -1,7 +1,7 @@
 /**
  * Dynamic client registration (RFC 7591) in authorization-server mode, through the real Worker: every member the
  * provider stores is bounded (client-limits.ts), each limit is accepted at its value and refused one past it with
- * the RFC 7591 error naming the member and the limit, and a refused registration stores nothing in OAUTH_KV.
+ * the RFC 7591 error naming the member and the limit, and a refused registration stores no client.
  */
 import { describe, expect, it } from "vitest";
 import { MAX_REGISTRATION_BYTES, MAX_URI_LENGTH } from "../../src/oauth/client-limits";

@@ -7,7 +7,7 @@
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { AuthServerSettings } from "../../src/config/config";
-import { finishLogin, loginUrl, newSecrets } from "../../src/oauth/upstream";
+import { finishLogin, loginUrl, newSecrets, SignInFailure, signInProvider } from "../../src/oauth/upstream";
 
 const settings = (): AuthServerSettings => ({
   login: "github",
@@ -41,7 +41,7 @@ describe("GitHub login", () => {
   it("sends the person to GitHub's authorize URL with PKCE S256, the state and read:user, without a nonce", async () => {
     const secrets = newSecrets(settings());
     expect(secrets.nonce).toBeUndefined();
-    const url = new URL(await loginUrl(settings(), CALLBACK, "the-state", secrets));
+    const url = new URL(await loginUrl(settings(), await signInProvider(settings()), CALLBACK, "the-state", secrets));
     expect(url.origin + url.pathname).toBe("https://github.com/login/oauth/authorize");
     expect(Object.fromEntries(url.searchParams)).toMatchObject({
       client_id: "gh-client",
@@ -128,13 +128,22 @@ describe("OpenID Connect login", () => {
     scopes: ["openid", "profile"],
     ...overrides,
   });
-  const DOCUMENT = {
-    issuer: ISSUER,
-    authorization_endpoint: `${ISSUER}/authorize`,
-    token_endpoint: `${ISSUER}/token`,
-    jwks_uri: `${ISSUER}/jwks`,
+  const documentOf = (issuer: string) => ({
+    issuer,
+    authorization_endpoint: `${issuer}/authorize`,
+    token_endpoint: `${issuer}/token`,
+    jwks_uri: `${issuer}/jwks`,
     id_token_signing_alg_values_supported: ["RS256"],
-  };
+  });
+  const DOCUMENT = documentOf(ISSUER);
+  /**
+   * The person's id as docs/security.md states it: `oidc-`, the issuer's tag (the first 16 bytes of SHA-256 of the
+   * issuer identifier, base64url: 22 characters), `-`, and the percent-encoded `sub`.
+   */
+  async function personId(issuer: string, sub: string): Promise<string> {
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(issuer)));
+    return `oidc-${digest.subarray(0, 16).toBase64({ alphabet: "base64url", omitPadding: true })}-${encodeURIComponent(sub)}`;
+  }
   let signer: CryptoKey;
   let stranger: CryptoKey;
   let jwks: unknown;
@@ -150,7 +159,9 @@ describe("OpenID Connect login", () => {
    * The provider: discovery (`document`, or a status), keys, and a token endpoint that answers an ID token for the
    * nonce of the authorization URL this server built (signed with `key`). Returns every URL fetched.
    */
-  function stubProvider(options: { document?: unknown; discoveryStatus?: number; key?: () => CryptoKey; nonce?: () => string } = {}) {
+  function stubProvider(
+    options: { issuer?: string; document?: unknown; discoveryStatus?: number; key?: () => CryptoKey; nonce?: () => string } = {},
+  ) {
     const fetched: string[] = [];
     vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
       const url = new Request(input as RequestInfo, init).url;
@@ -166,7 +177,7 @@ describe("OpenID Connect login", () => {
       if (path === "/token") {
         const idToken = await new SignJWT({ name: "Alice", nonce: options.nonce?.() })
           .setProtectedHeader({ alg: "RS256", kid: "k1" })
-          .setIssuer(ISSUER)
+          .setIssuer(options.issuer ?? ISSUER)
           .setAudience("upstream-client")
           .setSubject("alice@0001")
           .setIssuedAt()
@@ -184,7 +195,7 @@ describe("OpenID Connect login", () => {
     const secrets = newSecrets(config);
     let sentNonce = "";
     const fetched = stubProvider({ nonce: () => sentNonce, ...options });
-    const url = new URL(await loginUrl(config, CALLBACK, "the-state", secrets));
+    const url = new URL(await loginUrl(config, await signInProvider(config), CALLBACK, "the-state", secrets));
     sentNonce = url.searchParams.get("nonce")!;
     return { fetched, url, identity: finishLogin(config, new URL(`${CALLBACK}?code=c1&state=the-state`), CALLBACK, secrets) };
   }
@@ -194,8 +205,22 @@ describe("OpenID Connect login", () => {
     expect(url.origin + url.pathname).toBe(`${ISSUER}/authorize`);
     expect(url.searchParams.get("code_challenge_method")).toBe("S256");
     expect(url.searchParams.get("nonce")).toMatch(/^[\w-]{43}$/);
-    await expect(identity).resolves.toEqual({ id: "oidc-alice%400001", name: "Alice", upstreamToken: "oidc-access" });
+    await expect(identity).resolves.toEqual({ id: await personId(ISSUER, "alice@0001"), name: "Alice", upstreamToken: "oidc-access" });
     expect(fetched.filter((fetchedUrl) => fetchedUrl.endsWith("/openid-configuration"))).toHaveLength(1);
+  });
+
+  it("names the person by issuer and sub together: the same sub from another issuer is another person", async () => {
+    // OpenID Connect Core §5.7: a sub is unique only within its issuer. Changing AUTH_LOGIN_ISSUER must not hand
+    // the new issuer's "alice@0001" the data of the old issuer's "alice@0001".
+    const OTHER = "https://other-login.example";
+    const here = await (await signIn(oidc())).identity;
+    vi.restoreAllMocks();
+    const there = await (await signIn(oidc({ issuer: OTHER }), { issuer: OTHER, document: documentOf(OTHER) })).identity;
+    expect(here.id).toBe(await personId(ISSUER, "alice@0001"));
+    expect(there.id).toBe(await personId(OTHER, "alice@0001"));
+    expect(there.id).not.toBe(here.id);
+    // Short and printable: 28 characters before the sub, no ":" (an app keys its records `<principal>:<id>`).
+    expect(here.id).toMatch(/^oidc-[A-Za-z0-9_-]{22}-alice%400001$/);
   });
 
   it("refuses an ID token that is not signed by one of the issuer's keys", async () => {
@@ -211,22 +236,25 @@ describe("OpenID Connect login", () => {
   it("tries discovery again at the next login after a failed one", async () => {
     const config = oidc();
     stubProvider({ discoveryStatus: 503 });
-    await expect(loginUrl(config, CALLBACK, "s", newSecrets(config))).rejects.toThrow("HTTP 503");
+    const failed = signInProvider(config);
+    await expect(failed).rejects.toBeInstanceOf(SignInFailure);
+    await expect(failed).rejects.toMatchObject({ step: "discovery", reason: expect.stringContaining("HTTP 503") });
     vi.restoreAllMocks();
     stubProvider();
-    await expect(loginUrl(config, CALLBACK, "s", newSecrets(config))).resolves.toMatch(/^https:\/\/login\.example\/authorize\?/);
+    const provider = await signInProvider(config);
+    await expect(loginUrl(config, provider, CALLBACK, "s", newSecrets(config))).resolves.toMatch(/^https:\/\/login\.example\/authorize\?/);
   });
 
   it("refuses a discovery document whose authorization endpoint is plain http", async () => {
     const config = oidc();
     stubProvider({ document: { ...DOCUMENT, authorization_endpoint: "http://login.example/authorize" } });
-    await expect(loginUrl(config, CALLBACK, "s", newSecrets(config))).rejects.toThrow("authorization_endpoint must be an https URL");
+    await expect(signInProvider(config)).rejects.toThrow("authorization_endpoint must be an https URL");
   });
 
   it("refuses an http issuer off loopback, even if the settings got past config.ts, before fetching it", async () => {
     const config = oidc({ issuer: "http://login.example" });
     const fetched = stubProvider({ document: { ...DOCUMENT, issuer: "http://login.example" } });
-    await expect(loginUrl(config, CALLBACK, "s", newSecrets(config))).rejects.toThrow("the issuer must be an https URL");
+    await expect(signInProvider(config)).rejects.toThrow("the issuer must be an https URL");
     expect(fetched).toEqual([]);
   });
 });

@@ -33,4 +33,5 @@ export class ReplayGuard extends mcp.ReplayGuard {}
 export class SubscriptionHub extends mcp.SubscriptionHub {}
 export class LegacySession extends mcp.LegacySession {}
 export class TaskRunner extends mcp.TaskRunner {}
+export class OAuthState extends mcp.OAuthState {}
 export { Notebook } from "../../../src/notes";
