@@ -17,6 +17,7 @@
 import type { AuthRequest, OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { AuthServerSettings } from "../config/config";
 import { log } from "../util/log";
+import { fetchDocumentAuth } from "./client-auth";
 import { checkClientMetadata, type MetadataRefusal, metadataOf } from "./client-limits";
 import { consentPage, errorPage, pageHeaders } from "./consent-page";
 import { oauthLibrary } from "./library";
@@ -72,6 +73,10 @@ async function showConsent(request: Request, helpers: OAuthHelpers, context: Log
   const clientId = new URL(request.url).searchParams.get("client_id") ?? "";
   const unsafe = clientIdProblem(clientId);
   if (unsafe) return errorPage("invalid_client", unsafe);
+  // SEP-3149: a document whose methods this server cannot use is refused now, before anyone approves it, and before
+  // the provider reads it (which would refuse it too, with no word why).
+  const auth = isMetadataDocumentUrl(clientId) ? await fetchDocumentAuth(clientId) : undefined;
+  if (auth && !auth.ok) return errorPage("invalid_client_metadata", auth.problem);
   const refused = isMetadataDocumentUrl(clientId) ? await checkMetadataDocument(helpers, clientId) : undefined;
   if (refused) return errorPage(refused.code, refused.description);
   const authRequest = await helpers.parseAuthRequest(request);

@@ -198,7 +198,7 @@ export async function fetchWithToken(url: string, accessToken: string, accept: s
  * that hangs must not hold the login open. Why the size cap (declared, then while reading): the answer is held in
  * memory, and a broken endpoint must not fill it.
  */
-async function fetchJson(url: string, init: RequestInit): Promise<{ status: number; json: JsonObject | undefined }> {
+export async function fetchJson(url: string, init: RequestInit): Promise<{ status: number; json: JsonObject | undefined }> {
   const headers = { "user-agent": "mcp-workers-template", ...(init.headers as Record<string, string>) };
   const response = await fetch(url, { ...init, headers, redirect: "manual", signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS) }).catch(
     (error: unknown) => {

@@ -10,6 +10,7 @@
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { readAtMost } from "../http/body";
 import type { OAuthBindings } from "./bindings";
+import { fetchDocumentAuth } from "./client-auth";
 import { oauthLibrary } from "./library";
 import { clientIdProblem, isMetadataDocumentUrl, jwksUriProblem } from "./public-host";
 import { grantOf, openAnswer, requestProof, sealAnswer, tokenIdOf } from "./refresh-reuse";
@@ -109,6 +110,13 @@ async function clientProblem(
   // Why only with an assertion: the provider fetches a document's jwks_uri only to verify a client assertion. The
   // document is looked up here first, to see that URL before the provider fetches it.
   const asserted = form.getAll("client_assertion").some(Boolean) || form.getAll("client_assertion_type").some(Boolean);
+  // SEP-3149: without an assertion the request authenticates with `none`, which a document's client may use only
+  // when it shares no authenticated method with this server (client-auth.ts).
+  for (const id of asserted ? [] : ids.filter(isMetadataDocumentUrl)) {
+    const auth = await fetchDocumentAuth(id);
+    if (!auth.ok) return auth.problem;
+    if (auth.mustAuthenticate) return "this client must authenticate with private_key_jwt: its metadata document offers it";
+  }
   for (const id of asserted ? ids.filter(isMetadataDocumentUrl) : []) {
     try {
       const problem = jwksUriProblem((await helpers().lookupClient(id))?.jwksUri);

@@ -33,11 +33,12 @@ describe("a setting present but empty", () => {
   });
 
   it("fails closed in production: an empty AUTH_ISSUER answers 503, never an anonymous tools/list or tools/call", async () => {
-    for (const vars of [
+    const settings: Record<string, string>[] = [
       { MCP_ENV: "production", AUTH_ISSUER: "" },
       { MCP_ENV: "production", AUTH_ISSUER: "", ALLOWED_HOSTS: "localhost" },
       { MCP_ENV: "production", AUTH_ISSUER: " ", ALLOWED_HOSTS: "localhost" },
-    ]) {
+    ];
+    for (const vars of settings) {
       const server = testServer(FIXTURE, vars);
       await expectError(await server.send("tools/list"), 503, -32603, null);
       await expectError(await server.send("tools/call", { name: "echo", arguments: { text: "hi" } }), 503, -32603, null);

@@ -205,3 +205,90 @@ describe("the token request's size", () => {
     expect(await response.json()).toMatchObject({ error: "invalid_client", error_description: "Client not found" });
   });
 });
+
+describe("how a metadata document's client authenticates at /token (SEP-3149)", () => {
+  const KEYS = { jwks_uri: "https://client.example.com/oauth/jwks.json" };
+  const redeem = () =>
+    call(
+      "/token",
+      formPost({
+        grant_type: "authorization_code",
+        code: "u:g:s",
+        code_verifier: "v".repeat(43),
+        redirect_uri: REDIRECT_URI,
+        client_id: DOCUMENT_URL,
+      }),
+    );
+  /** What a token request without a client assertion (`none`) gets for a document: our refusal, or the provider's answer. */
+  const tokenAnswerFor = async (extra: Record<string, unknown>) => {
+    stubFetch({ [DOCUMENT_URL]: document(extra) });
+    const response = await redeem();
+    return { status: response.status, body: (await response.json()) as { error: string; error_description?: string } };
+  };
+
+  it("refuses none when the document shares an authenticated method with this server (private_key_jwt with a key set)", async () => {
+    for (const extra of [
+      { token_endpoint_auth_methods_supported: ["none", "private_key_jwt"], ...KEYS },
+      { token_endpoint_auth_methods_supported: ["private_key_jwt"], token_endpoint_auth_method: "private_key_jwt", ...KEYS },
+    ]) {
+      expect(await tokenAnswerFor(extra)).toEqual({
+        status: 401,
+        body: {
+          error: "invalid_client",
+          error_description: "this client must authenticate with private_key_jwt: its metadata document offers it",
+        },
+      });
+    }
+  });
+
+  it("lets none through to the provider when none is all the two share: listed alone, or private_key_jwt without a key set", async () => {
+    for (const extra of [
+      { token_endpoint_auth_methods_supported: ["none"] },
+      { token_endpoint_auth_methods_supported: ["private_key_jwt", "none"] },
+    ]) {
+      // The provider's own answer to a made-up code: the request passed this server's check.
+      expect((await tokenAnswerFor(extra)).body.error).toBe("invalid_grant");
+    }
+  });
+
+  it("reads a document without the member as none during the phase-in, unless its single method names private_key_jwt", async () => {
+    expect((await tokenAnswerFor({ token_endpoint_auth_method: "none" })).body.error).toBe("invalid_grant");
+    expect((await tokenAnswerFor({ token_endpoint_auth_method: undefined })).body.error).toBe("invalid_grant");
+    expect(await tokenAnswerFor({ token_endpoint_auth_method: "private_key_jwt", ...KEYS })).toMatchObject({
+      status: 401,
+      body: { error_description: "this client must authenticate with private_key_jwt: its metadata document offers it" },
+    });
+  });
+
+  it("refuses a document that shares no method with this server (client_secret_* cannot be a document's), at /authorize and /token", async () => {
+    const problem =
+      "no token endpoint authentication method in common: this server takes private_key_jwt or none (with a jwks_uri or jwks for private_key_jwt) from a metadata document's client";
+    const extra = { token_endpoint_auth_methods_supported: ["client_secret_basic"], token_endpoint_auth_method: "client_secret_basic" };
+    stubFetch({ [DOCUMENT_URL]: document(extra) });
+    const page = await call(authorizePath(DOCUMENT_URL));
+    expect(page.status).toBe(400);
+    const html = await page.text();
+    expect(html).toContain("invalid_client");
+    expect(html).toContain(problem.replaceAll("'", "&#39;"));
+    expect(await tokenAnswerFor(extra)).toEqual({ status: 401, body: { error: "invalid_client", error_description: problem } });
+  });
+
+  it("refuses a list that is not 1 to 10 method names, naming the member, at /authorize and /token", async () => {
+    const problem = "token_endpoint_auth_methods_supported must be an array of 1 to 10 method names (strings)";
+    for (const listed of ["none", [], [1], ["none", null], { 0: "none" }, Array(11).fill("none")]) {
+      stubFetch({ [DOCUMENT_URL]: document({ token_endpoint_auth_methods_supported: listed }) });
+      const page = await call(authorizePath(DOCUMENT_URL));
+      expect(page.status, JSON.stringify(listed)).toBe(400);
+      expect(await page.text()).toContain(problem);
+      expect(await tokenAnswerFor({ token_endpoint_auth_methods_supported: listed })).toEqual({
+        status: 401,
+        body: { error: "invalid_client", error_description: problem },
+      });
+    }
+  });
+
+  it("shows the consent page of a document whose methods it can use", async () => {
+    stubFetch({ [DOCUMENT_URL]: document({ token_endpoint_auth_methods_supported: ["none"] }) });
+    expect((await call(authorizePath(DOCUMENT_URL))).status).toBe(200);
+  });
+});
