@@ -1,16 +1,19 @@
 /**
  * What `npm run dev` (wrangler's dev server: its dev proxy in front of the local runtime) does with the template's
  * answers, shown with the example's tools: no "Broken pipe" for a 2025 client's elicitation and sampling answers
- * when it does not accept gzip, and when a client going away reaches the Worker. The template runs under
- * `wrangler dev` with its output and its invocations observable (./tail/start.ts): a request's span arrives once its
- * invocation is over, so a test knows when a tool has ended without waiting for a time. (The example's file:
- * `npm run blank` removes it; dev-server.test.ts keeps what holds for any app.)
+ * when it does not accept gzip, and when a client going away reaches the Worker (at its next write to the client;
+ * a call still running after a second writes keep-alive comments: the engine's http/reply.ts). The template runs
+ * under `wrangler dev` with its output and its invocations observable (./tail/start.ts): a request's span arrives
+ * once its invocation is over, so a test knows when a tool has ended without waiting for a time. (The example's
+ * file: `npm run blank` removes it; dev-server.test.ts keeps what holds for any app.)
  */
+
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { modernRequest } from "../wire";
+import { answerOf, modernRequest } from "../wire";
 import { appBinds } from "./app-bindings";
 import { mcpSpans, type RecordedSpan, startTracedTemplate, type TracedTemplate } from "./tail/start";
 
@@ -35,6 +38,9 @@ async function spanOf(id: string): Promise<RecordedSpan> {
   return mcpSpans(dev.events).find((span) => span.attributes["jsonrpc.request.id"] === id)!;
 }
 
+/** The spans of retag_notebook calls so far, in the order they arrived (each once its call has ended). */
+const retagSpans = () => mcpSpans(dev.events).filter((span) => span.attributes["gen_ai.tool.name"] === "retag_notebook");
+
 const FORM = { elicitation: { form: {} } };
 
 /** A 2026-07-28 tools/call declaring forms; `signal` lets the test hang up. */
@@ -43,7 +49,8 @@ const modern = (id: string, params: Record<string, unknown>, meta: Record<string
 
 async function tool(name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   const response = await modern(crypto.randomUUID(), { name, arguments: args, ...extra });
-  return ((await response.json()) as { result: any }).result;
+  // A call still running after a second is answered on SSE (retag_notebook's scan, say).
+  return (await answerOf(response)).result;
 }
 
 /** A notebook of `count` notes tagged "home", a word no title or body holds: searching it finds the untouched ones. */
@@ -119,11 +126,52 @@ describe("what npm run dev prints that is not an error: Broken pipe", () => {
   );
 });
 
-describe("a client going away under npm run dev: seen by the Worker only when it next writes to it", () => {
-  it("never reaches a tool whose answer is JSON: retag_notebook runs to its end after the client hung up", async () => {
-    // Two batches of 25, with a pause between them.
+describe("a client going away under npm run dev: seen by the Worker when it next writes to it", () => {
+  it("reaches a tool whose answer had nothing to stream: the official client aborts retag_notebook a second into its apply, and it stops before the next batch", {
+    timeout: 30_000,
+  }, async () => {
+    // Two batches to apply (25, then 1), five seconds apart; the scan before the question pauses as long.
+    const notebook = await notebookOf(26);
+    const spansBefore = retagSpans().length;
+    const client = new Client(
+      { name: "e2e-abort", version: "1.0.0" },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    const call = new AbortController();
+    let abortedAt = 0;
+    client.setRequestHandler("elicitation/create", async () => {
+      // The retry with this answer applies the first batch at once, then waits 5 s before the second: hang up 1 s in.
+      setTimeout(() => {
+        abortedAt = Date.now();
+        call.abort();
+      }, 1_000);
+      return { action: "accept", content: { apply: true, mode: "replace" } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(dev.url)));
+    try {
+      // No progress asked for: nothing but the keep-alive comments is written while the tool waits.
+      const answer = client.callTool(
+        { name: "retag_notebook", arguments: { notebook_id: notebook, batch_delay_ms: 5_000 } },
+        { signal: call.signal, timeout: 60_000 },
+      );
+      await expect(answer).rejects.toThrow();
+      // Both rounds' spans: the second arrives once its tool has ended (its invocation is over).
+      await expect.poll(() => retagSpans().length, { timeout: 20_000, interval: 50 }).toBe(spansBefore + 2);
+      const stoppedWithin = Date.now() - abortedAt;
+      // The tool saw ctx.signal abort and stopped: the second batch (due 4 s after the abort) was never applied,
+      // and the call ended without a result. Left alone it would have ended 9 s after the abort.
+      expect(await untouched(notebook)).toBe(1);
+      expect(retagSpans().at(-1)!.attributes).toHaveProperty("error.type");
+      expect(stoppedWithin).toBeLessThan(5_000);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("never reaches a call that ends within its first second (its answer is JSON: nothing is written before it): retag_notebook runs to its end after the client hung up", async () => {
+    // Two batches of 25, with a short pause between them: the whole apply takes well under a second.
     const notebook = await notebookOf(50);
-    const round = await retagRound(notebook, 500);
+    const round = await retagRound(notebook, 100);
     const client = new AbortController();
     const answer = modern("json-gone", round, {}, client.signal);
     // Hang up once the first batch is applied: the tool then waits before its second.
@@ -136,7 +184,7 @@ describe("a client going away under npm run dev: seen by the Worker only when it
     expect(await untouched(notebook)).toBe(0);
   });
 
-  it("reaches a tool that streams at its next write, never while it waits: retag_notebook stops after a later batch", async () => {
+  it("reaches a tool that streams at its next write: retag_notebook stops after a later batch", async () => {
     // Three batches of 25, with a pause after each.
     const notebook = await notebookOf(75);
     const round = await retagRound(notebook, 500);
@@ -150,11 +198,11 @@ describe("a client going away under npm run dev: seen by the Worker only when it
       if (done) throw new Error(`the stream ended before the first batch was applied:\n${received}`);
       received += value;
     }
-    // Hang up during the pause after the first batch. Nothing is written while the tool waits, so the Worker is not
-    // told: the second batch is applied, and its progress report (or the next one) is the write that tells it.
+    // Hang up during the pause after the first batch: the next progress report (or keep-alive comment, once the call
+    // has run a second) is the write that tells the Worker.
     client.abort();
     const span = await spanOf("sse-gone");
-    expect(span.attributes["error.type"]).toBe("tool_error");
+    expect(span.attributes).toHaveProperty("error.type");
     expect(await untouched(notebook)).toBeLessThan(50);
   });
 });

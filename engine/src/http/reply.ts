@@ -1,14 +1,33 @@
 /**
  * @module http/reply
  * Answers one JSON-RPC request over HTTP. The answer is plain `application/json` unless the handler sends a
- * notification (progress, log) before it finishes; then the response turns into an SSE stream that carries the
- * notifications and ends with the final response.
+ * notification (progress, log) before it finishes, or is still running after `STREAM_AFTER_MS` (see
+ * `keepAliveWhileRunning`); then the response turns into an SSE stream that carries the notifications, a keep-alive
+ * comment in every `KEEPALIVE_MS` without one, and ends with the final response.
  *
  * What the client going away means depends on the revision: on 2026-07-28 closing the stream IS cancellation; on
  * 2025 revisions it is not (the client sends `notifications/cancelled`), so the handler runs on, and a resumable
  * stream (a 2025 session's, see `StreamJournal`) keeps its events for the client to fetch with `Last-Event-ID`.
  */
+import { accepts } from "./guards";
 import { SseStream } from "./sse";
+
+/**
+ * How long a method may run before its answer turns into an SSE stream with keep-alive comments. Why a second: most
+ * answers are sent by then and stay plain JSON, exactly as before (conformance checks their form); a method still
+ * running is one a client may give up on, and only a write tells a Worker under `wrangler dev` that it did.
+ */
+export const STREAM_AFTER_MS = 1_000;
+
+/**
+ * How often such a stream carries a keep-alive comment while its method runs (none in an interval that carried a
+ * notification: that write does the same). Why 500 ms: under `wrangler dev` a Worker learns that its client closed
+ * the connection only when a write fails (with writes this often: 1.5 s after the client left, on a minimal Worker;
+ * 0.1 to 0.6 s for the template's retag_notebook aborted by the official client), so a hang-up reaches the method's
+ * signal within about two seconds; and it is far below the ~100 s of silence after which Cloudflare's edge cuts a
+ * stream. 13 bytes a write.
+ */
+export const KEEPALIVE_MS = 500;
 
 export interface ReplyOptions {
   /** Headers of the HTTP response, whichever form it takes. */
@@ -65,6 +84,10 @@ export class Reply {
   private readonly journal: StreamJournal | undefined;
   private readonly request: Request | undefined;
   private watchingClient = false;
+  /** Until `STREAM_AFTER_MS` has passed: the timer that starts the keep-alive. */
+  private keepAliveStart: ReturnType<typeof setTimeout> | undefined;
+  /** Then: the timer that writes its comments. */
+  private keepAlive: ReturnType<typeof setInterval> | undefined;
 
   /** `request` is the HTTP request answered: its signal (read only when needed, see `signal`) tells of a disconnect. */
   constructor(request: Request | undefined, options: ReplyOptions = {}) {
@@ -108,12 +131,25 @@ export class Reply {
       if (this.stream) this.journal?.record(message);
       return;
     }
-    if (!this.stream) {
-      this.stream = new SseStream(() => this.clientGone());
-      if (this.journal?.primingId !== undefined) this.stream.prime(this.journal.primingId);
-      this.resolve(this.stream.response(this.headers));
-    }
-    this.stream.send(message, this.journal?.record(message));
+    this.openStream().send(message, this.journal?.record(message));
+  }
+
+  /**
+   * Called once the method starts: if it is still running after `STREAM_AFTER_MS`, the answer turns into an SSE
+   * stream (if a notification has not already made it one) with a comment now and every `KEEPALIVE_MS` (but in an
+   * interval that carried a notification) until the reply finishes, is cancelled or loses its client. Why: a write is how the Worker learns that the client has gone
+   * (under `wrangler dev` it is the only way; the failed write cancels the stream, which aborts `signal` on
+   * 2026-07-28), and a stream with no byte for ~100 s is cut by Cloudflare's edge (a 2025 call waiting for the user's
+   * answer to a question, say). A method that finishes sooner answers JSON as it always did, and its timer is cleared.
+   *
+   * Not for a client whose Accept does not admit SSE (its answer stays JSON, and only the platform's `request.signal`
+   * tells of its disconnect), nor inside a batch (`canStream: false`), nor where a header is still to be set after
+   * the method ran (the 2025 handshake's session id): an SSE response's headers are sent when it starts.
+   */
+  keepAliveWhileRunning(): void {
+    if (!this.canStream || this.done || this.cancelled || this.detached) return;
+    if (this.keepAliveStart !== undefined || this.keepAlive !== undefined) return;
+    this.keepAliveStart = setTimeout(() => this.startKeepAlive(), STREAM_AFTER_MS);
   }
 
   /**
@@ -123,6 +159,7 @@ export class Reply {
   finish(message: unknown, httpStatus: number, headers: Record<string, string> = {}): void {
     if (this.done) return;
     this.done = true;
+    this.stopKeepAlive();
     this.final = message;
     const code = (message as { error?: { code?: number } }).error?.code;
     this.onFinish?.(this.stream ? 200 : httpStatus, code);
@@ -159,6 +196,7 @@ export class Reply {
   cancel(): void {
     if (this.cancelled) return;
     this.cancelled = true;
+    this.stopKeepAlive();
     this.abort?.abort(cancellation());
     this.journal?.end();
     if (this.stream) {
@@ -170,6 +208,33 @@ export class Reply {
     } else {
       this.resolve(new Response(null, { status: NO_ANSWER }));
     }
+  }
+
+  /** The response as an SSE stream, opened (with a resumable stream's priming event) on first use. */
+  private openStream(): SseStream {
+    if (!this.stream) {
+      this.stream = new SseStream(() => this.clientGone());
+      if (this.journal?.primingId !== undefined) this.stream.prime(this.journal.primingId);
+      this.resolve(this.stream.response(this.headers));
+    }
+    return this.stream;
+  }
+
+  private startKeepAlive(): void {
+    this.keepAliveStart = undefined;
+    if (this.done || this.cancelled || this.detached) return;
+    // Read only now: a method that finished within its first second never pays for parsing the header.
+    if (!this.request || !accepts(this.request, "text/event-stream")) return;
+    const stream = this.openStream();
+    stream.keepAlive();
+    this.keepAlive = setInterval(() => stream.keepAlive(), KEEPALIVE_MS);
+  }
+
+  private stopKeepAlive(): void {
+    if (this.keepAliveStart !== undefined) clearTimeout(this.keepAliveStart);
+    if (this.keepAlive !== undefined) clearInterval(this.keepAlive);
+    this.keepAliveStart = undefined;
+    this.keepAlive = undefined;
   }
 
   private watchClient(): void {
@@ -189,6 +254,8 @@ export class Reply {
     }
     if (this.detached || this.done) return;
     this.detached = true;
+    // Nothing more can reach the client.
+    this.stopKeepAlive();
     this.stream?.close();
     if (this.stream) this.journal?.detach();
   }

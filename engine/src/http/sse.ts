@@ -25,6 +25,8 @@ export class SseStream {
   private open = true;
   /** Frames written since the last flush. */
   private pending = "";
+  /** Whether nothing was written since the last `keepAlive`. */
+  private quiet = true;
 
   constructor(private readonly onCancel: (reason: string) => void = () => {}) {
     this.readable = new ReadableStream<Uint8Array>({
@@ -58,6 +60,16 @@ export class SseStream {
     this.enqueue(`: ${text}\n\n`);
   }
 
+  /**
+   * Sends a keep-alive comment unless something was written since the last call. Why only into silence: any write
+   * keeps the stream open and tells of a client that has gone, and every write saved is one fewer that could follow
+   * another at once (see the module's comment).
+   */
+  keepAlive(): void {
+    if (this.quiet) this.comment();
+    this.quiet = true;
+  }
+
   close(): void {
     this.flush();
     if (!this.open) return;
@@ -75,6 +87,7 @@ export class SseStream {
 
   private enqueue(frame: string): void {
     if (!this.open) return;
+    this.quiet = false;
     if (this.pending === "") setTimeout(() => this.flush(), 0);
     this.pending += frame;
   }

@@ -88,6 +88,9 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
   const handler = server.method(message.method);
   // Its handlers' questions are answered in rounds of a multi round-trip request (./rounds.ts).
   const asking = multiRoundTrip(scope);
+  // Why: closing the stream is this revision's cancellation, and a slow method's client is only reachable through
+  // writes (under `wrangler dev`, a disconnect is noticed at the next write); see Reply.keepAliveWhileRunning.
+  reply.keepAliveWhileRunning();
   const done = traceRequest(server, scope, message.params, () =>
     handler(message.params, scope, asking).then(
       (result) => reply.finish(resultMessage(message.id, { resultType: "complete", ...result, _meta: resultMetaOf(server, result) }), 200),
