@@ -47,6 +47,11 @@ export const EXAMPLE_PATHS = [
   "test/e2e/modern-client.test.ts",
   "test/e2e/oauth-flow.test.ts",
   "test/e2e/oauth/",
+  // The Python clients' flows; their installer (test/e2e/python/clients.mjs, `npm run clients:python`) stays, for the
+  // fork's own Python client tests.
+  "test/e2e/python-clients.test.ts",
+  "test/e2e/python/fastmcp_notes_flow.py",
+  "test/e2e/python/mcp_notes_flow.py",
   "test/e2e/skills-client.test.ts",
   "test/e2e/tasks-client.test.ts",
   "test/e2e/tracing.test.ts",
