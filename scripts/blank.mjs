@@ -287,6 +287,20 @@ watch_dir = ["src", "engine/src", "skills"]
   },
   {
     file: "wrangler.toml",
+    what: "no RETAG_LIMITER binding (the example tool's budget)",
+    find: `# retag_notebook's own budget (its \`budget\` in src/tools.ts, which names this binding with the same limit and period):
+# calls per caller per minute, so a costly tool cannot use up the requests of the cheap ones. Remove the tool's
+# \`budget\` with this block (without the binding, the tool refuses to run rather than run unmetered).
+[[ratelimits]]
+name = "RETAG_LIMITER"
+namespace_id = "1003"
+simple = { limit = 10, period = 60 }
+
+`,
+    replace: "",
+  },
+  {
+    file: "wrangler.toml",
     what: "no NOTEBOOKS binding",
     find: `[[durable_objects.bindings]]\nname = "NOTEBOOKS"\nclass_name = "${EXAMPLE_CLASS}"\n\n`,
     replace: "",

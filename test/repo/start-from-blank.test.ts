@@ -161,7 +161,7 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
   it("declares the server inside createMcpWorker's call, with nothing exported for the OAuth end-to-end test it removed", () => {
     const entry = readFileSync(join(copy, "src/index.ts"), "utf8");
     expect(entry).toContain('const mcp = createMcpWorker<Env>({\n  name: "my-mcp-server",\n');
-    expect(entry).toContain("  limits: { rateLimit: { periodMs: 60_000 } },\n});\n");
+    expect(entry).toContain("  limits: { rateLimit: { requests: 600, periodMs: 60_000 } },\n});\n");
     expect(entry).toContain("export class TaskRunner extends mcp.TaskRunner {}\n");
     expect(entry).not.toContain("definition");
     expect(entry).not.toContain("Notebook");

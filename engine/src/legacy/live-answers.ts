@@ -4,7 +4,8 @@
  * is sent as a real server-to-client request (`elicitation/create`, `sampling/createMessage`, `roots/list`) on the
  * call's SSE stream, and the handler waits, in place, for the client's answer to arrive at the session's Durable
  * Object. Without a session (or without the capability) there is no one to ask, and `ask` reports the missing
- * capability. The run goes to its end in one request (run/end.ts): done, or cancelled by the client.
+ * capability. The run goes to its end in one request (run/end.ts): done, or cancelled by the client. The client's
+ * answers come back by POSTs of their own (`deliverAnswer`).
  */
 
 import { acceptAnswer, askedQuestion } from "../ask/answers";
@@ -12,9 +13,10 @@ import { type AnswerSource, inputApi } from "../ask/loop";
 import { type InputRequest, toWire } from "../ask/questions";
 import { type EndRun, Run } from "../run/end";
 import { type Asking, type RequestScope, runOnRequest } from "../run/request";
-import { isObject } from "../wire/envelope";
+import { isObject, type Message } from "../wire/envelope";
+import { ErrorCode, RpcError } from "../wire/errors";
 import type { JsonObject } from "../wire/types";
-import type { LegacySession, SessionState } from "./session";
+import { type LegacySession, MAX_EARLY_ANSWER_BYTES, QUESTION_ID, type SessionState } from "./session";
 
 export interface LiveSession {
   state: SessionState;
@@ -57,11 +59,14 @@ export function liveAnswers(scope: RequestScope, session: LiveSession | undefine
 
 /** Sends one server-to-client request on the response stream and waits for the client's answer. */
 async function askClient(scope: RequestScope, session: LiveSession, request: InputRequest, end: EndRun): Promise<unknown> {
-  const id = `srv-${crypto.randomUUID()}`;
   const wire = toWire(request);
   const params = legacyParams(request, wire.params as JsonObject, session.state.version);
+  // Why the session opens the question before it is sent: the client may answer before this call waits, and the
+  // session keeps an early answer only for a question it knows it asked (see LegacySession.deliver).
+  const id = await session.stub.openQuestion(scope.requestId, session.timeoutMs);
   scope.reply.notify({ jsonrpc: "2.0", id, method: wire.method, params });
-  const answer = session.stub.awaitResponse(id, scope.requestId, session.timeoutMs) as Promise<JsonObject>;
+  // The answer comes as text (the session never parses it, see LegacySession.deliver); it is parsed here.
+  const answer = session.stub.awaitResponse(id).then((text) => JSON.parse(text) as JsonObject);
   const cancelled = new Promise<"cancelled">((resolve) => {
     const abort = () => resolve("cancelled");
     if (scope.reply.signal.aborted) abort();
@@ -80,6 +85,29 @@ async function askClient(scope: RequestScope, session: LiveSession, request: Inp
     throw new Error(`The client answered ${wire.method} with an error`);
   }
   return response.result;
+}
+
+/**
+ * Hands a client's answer (a JSON-RPC response it POSTed) to the open question of its session that it answers, or
+ * refuses it: 400 when the session asked no open question with its id (never asked, already answered, timed out),
+ * 413 when it came before its tool waited and would take the session past the memory it keeps for such answers
+ * (`MAX_EARLY_ANSWER_BYTES`; its tool then gets an error in its place). Nothing refused is kept.
+ */
+export async function deliverAnswer(session: LiveSession, message: Extract<Message, { kind: "response" }>): Promise<void> {
+  const { id, result, error } = message;
+  // Why the shape is checked here: the session mints every question's id in this shape, so an id of any other was
+  // never asked, and costs the session's object nothing. Why text: see LegacySession.deliver.
+  const delivery =
+    typeof id === "string" && QUESTION_ID.test(id)
+      ? await session.stub.deliver(id, JSON.stringify({ jsonrpc: "2.0", id, result, error }))
+      : "unknown";
+  if (delivery === "unknown") {
+    throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: this session has no open question with that id", undefined, 400);
+  }
+  if (delivery === "too-large") {
+    const message = `Invalid Request: the answer came before its tool waited, and a session keeps at most ${MAX_EARLY_ANSWER_BYTES} bytes of such answers in memory`;
+    throw new RpcError(ErrorCode.InvalidRequest, message, undefined, 413);
+  }
 }
 
 /** 2025 revisions: forms carry no `mode` (it arrived with URL mode), and URL mode needs an `elicitationId`. */

@@ -20,9 +20,10 @@ import { logRequest } from "../util/log";
 import { isObject, parseMessage, readableId } from "../wire/envelope";
 import { ErrorCode, RpcError } from "../wire/errors";
 import { methodName } from "../wire/messages";
-import { HEADER, isLegacyVersion, type JsonObject, STATELESS_VERSION } from "../wire/types";
+import { HEADER, isLegacyVersion, STATELESS_VERSION } from "../wire/types";
 import { serveBatch } from "./batch";
 import { answer } from "./dispatch";
+import { deliverAnswer } from "./live-answers";
 import { responseJournal } from "./resume";
 import { loadSession } from "./session-handle";
 
@@ -58,7 +59,7 @@ export async function serveLegacy(
     // Only a session stored at initialize is ever asked anything (see live-answers.ts).
     if (!session?.live)
       throw new RpcError(ErrorCode.InvalidRequest, "Invalid Request: a response needs the session that asked", undefined, 400);
-    await session.stub.deliver(message as unknown as JsonObject);
+    await deliverAnswer(session.live, message);
     logRequest(record, 202);
     return new Response(null, { status: 202 });
   }
@@ -80,11 +81,11 @@ export async function serveLegacy(
     disconnectCancels: false,
     ...(session?.live && { journal: responseJournal(session.live, exchange) }),
   });
-  const done = answer(server, exchange, message, version, session, reply, true);
   // A slow answer streams with keep-alive comments (Reply.keepAliveWhileRunning): a stream the client left is then
   // noticed and kept for it to resume, and a call waiting for the user's answer is not cut as idle. Not initialize:
   // its session id header is set once the session is made, and an SSE response's headers are already sent.
   if (message.method !== "initialize") reply.keepAliveWhileRunning();
+  const done = answer(server, exchange, message, version, session, reply, true);
   exchange.execution.waitUntil(done);
   return reply.response;
 }

@@ -6,10 +6,10 @@
  * (`session-token.ts`); a session that never needs stored state never touches this object.
  *
  * One Durable Object per session holds its state (version, capabilities, principal, log level, subscriptions)
- * and is the meeting point for server-to-client requests: the Worker running a tool sends the request on its
- * SSE stream and waits here; the client's answer arrives as a separate POST, in any isolate, and is delivered
- * here to the waiting tool. State ends by alarm: when idle, and at the token's expiry. Nothing here is ever read
- * by the 2026-07-28 path.
+ * and is the meeting point for server-to-client requests: the Worker running a tool opens its question here (the
+ * session mints its id), sends it on its SSE stream and waits here; the client's answer arrives as a separate POST,
+ * in any isolate, and is delivered here to the waiting tool, as JSON text. State ends by alarm: when idle, and at
+ * the token's expiry. Nothing here is ever read by the 2026-07-28 path.
  */
 
 import { DurableObject } from "cloudflare:workers";
@@ -41,11 +41,26 @@ export function newSessionId(): string {
   return randomToken(32);
 }
 
-interface Waiter {
+/**
+ * A server-to-client request this session sent (or is about to send), open until its tool has an outcome: the
+ * client's response, or an error response in its place. Responses travel as JSON text (see `deliver`).
+ */
+interface OpenQuestion {
+  /** The client's request whose tool asked: cancelling that request closes the question. */
   clientRequestId: RequestId;
-  resolve: (message: JsonObject) => void;
+  /** Closes the question after its timeout, whether or not its tool is waiting yet. */
   timer: ReturnType<typeof setTimeout>;
+  /** The tool's wait (`awaitResponse`), once it waits. */
+  waiting?: (response: string) => void;
+  /**
+   * The outcome that came before the tool waited: the response's JSON text, and what it counts against
+   * `MAX_EARLY_ANSWER_BYTES` (the client's answers count; the engine's own short error responses do not).
+   */
+  early?: { response: string; bytes: number };
 }
+
+/** A question's id, as the session mints it (`openQuestion`): any other id was never asked. */
+export const QUESTION_ID = /^srv-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** One event of a response stream kept for resumption: its position in the stream (1 is the first message). */
 export interface KeptEvent {
@@ -85,11 +100,26 @@ export const KEPT_STREAMS = { maxBytes: 512 * 1024, maxStreams: 16, ttlMs: 10 * 
 const MAX_CANCELLED = 256;
 
 /**
- * How many answers a session keeps that came before their tool waited for them (see `deliver`), oldest dropped first.
- * Why so few: each may be as large as a request body (`limits.http.maxBodyBytes`), and a tool waits within moments of
- * asking, so only the answers of the questions in flight are ever kept.
+ * The most memory a session spends on answers that came before their tool waited for them (see `deliver`), counted
+ * as 2 bytes per UTF-16 unit of their JSON text (the most a string costs in memory). Why 4 MiB: only answers to this
+ * session's own open questions are kept, each for the moments between asking and waiting, so two whole answers of
+ * the default 1 MiB request body fit; the object's isolate has 128 MB, which other sessions' objects may share.
  */
-export const MAX_EARLY_ANSWERS = 8;
+export const MAX_EARLY_ANSWER_BYTES = 4 * 1024 * 1024;
+
+/** What a session did with a client's answer (`deliver`). */
+export type Delivery =
+  /** Handed to the tool waiting for it. */
+  | "delivered"
+  /** Kept for the tool about to wait for it. */
+  | "kept"
+  /** Not kept: it would take the session's early answers over `MAX_EARLY_ANSWER_BYTES`; its tool gets an error response. */
+  | "too-large"
+  /** Not kept: no open question of this session has that id (never asked, already answered, timed out, or ended). */
+  | "unknown";
+
+/** What a string costs in memory, at most: V8 keeps a string in 1 byte per unit when it can, else 2. */
+const inMemory = (text: string) => 2 * text.length;
 
 /** Request ids are a string or a number, and "1" is not 1. */
 const requestKey = (id: RequestId) => `${typeof id}:${id}`;
@@ -113,15 +143,14 @@ export const sessionsOf = (env: object) => (env as SessionBindings).LEGACY_SESSI
  * the binding, 2025 clients are served statelessly only.
  */
 export class LegacySession extends DurableObject<HubBindings> {
-  private readonly waiters = new Map<string, Waiter>();
+  /** The questions this session asked and whose outcome no tool has taken yet, by id. */
+  private readonly questions = new Map<string, OpenQuestion>();
   /** Ids of requests the client cancelled (oldest first), for handlers that ask after the fact. */
   private readonly cancelledRequests = new Set<string>();
   /** Handlers (in any isolate) waiting to learn that their request was cancelled, by request. */
   private readonly cancelWatchers = new Map<string, Set<(cancelled: boolean) => void>>();
   /** Resuming clients waiting for more of a kept stream, by stream. */
   private readonly streamReaders = new Map<string, Set<() => void>>();
-  /** Answers that arrived before `awaitResponse` for their id (oldest first), at most `MAX_EARLY_ANSWERS`. */
-  private readonly earlyAnswers = new Map<string, JsonObject>();
 
   async open(state: Omit<SessionState, "lastSeen">): Promise<void> {
     const session: SessionState = { ...state, lastSeen: Date.now() };
@@ -194,8 +223,7 @@ export class LegacySession extends DurableObject<HubBindings> {
 
   /** Ends the session: its state is deleted, its notification stream closed, and waiting tools released. */
   async end(): Promise<void> {
-    this.earlyAnswers.clear();
-    for (const [id, waiter] of this.waiters) this.settle(id, waiter, "The session ended");
+    for (const id of [...this.questions.keys()]) this.finish(id, failure(id, "The session ended"));
     for (const watchers of this.cancelWatchers.values()) for (const watcher of watchers) watcher(false);
     for (const readers of this.streamReaders.values()) for (const wake of readers) wake();
     const session = await this.ctx.storage.get<SessionState>("session");
@@ -205,43 +233,63 @@ export class LegacySession extends DurableObject<HubBindings> {
   }
 
   /**
-   * Waits for the client's response to the server-to-client request `id` (sent by the caller on its stream).
-   * After `timeoutMs`, when the client cancels `clientRequestId`, or when the session ends, it resolves with a
-   * JSON-RPC error response instead (resolving, not rejecting: a rejected RPC is logged as an uncaught error).
+   * Opens a question (a server-to-client request) for the tool of the client's request `clientRequestId`, and
+   * returns the id to send it with. Why the session mints it, before the question is sent: the client's answer can
+   * arrive before the tool waits for it (see `deliver`), and only an answer to a question this session asked may be
+   * kept; an id the session never minted is refused. After `timeoutMs` the question closes, answered or not.
    */
-  awaitResponse(id: string, clientRequestId: RequestId, timeoutMs: number): Promise<JsonObject> {
-    const early = this.earlyAnswers.get(id);
-    if (early) {
-      this.earlyAnswers.delete(id);
-      return Promise.resolve(early);
+  async openQuestion(clientRequestId: RequestId, timeoutMs: number): Promise<string> {
+    const id = `srv-${crypto.randomUUID()}`;
+    const timer = setTimeout(() => this.finish(id, failure(id, "The client did not answer in time")), timeoutMs);
+    this.questions.set(id, { clientRequestId, timer });
+    return id;
+  }
+
+  /**
+   * Waits for the outcome of the open question `id`: the client's response as JSON text, or a JSON-RPC error
+   * response in its place when it times out, its request is cancelled, or the session ends (resolving, not
+   * rejecting: a rejected RPC is logged as an uncaught error). An outcome that came first is handed over at once.
+   */
+  awaitResponse(id: string): Promise<string> {
+    const question = this.questions.get(id);
+    if (!question || question.waiting) return Promise.resolve(failure(id, "The question is not open"));
+    if (question.early) {
+      const { response } = question.early;
+      this.finish(id, response);
+      return Promise.resolve(response);
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.settle(id, this.waiters.get(id), "The client did not answer in time"), timeoutMs);
-      this.waiters.set(id, { clientRequestId, resolve, timer });
+      question.waiting = resolve;
     });
   }
 
   /**
-   * Delivers a client's JSON-RPC response to the tool waiting for it; false when none is waiting yet. Such an answer
-   * is kept for the `awaitResponse` about to come. Why: the Worker sends its question on the call's stream and then
-   * calls `awaitResponse` here, while the answer comes by another path (the client's POST, in any isolate); nothing
-   * orders the two calls, so a quick client's answer can arrive first, and dropping it would leave the tool waiting
-   * until `inputTimeoutMs`. Only the newest `MAX_EARLY_ANSWERS` are kept: an id no tool asked for is pushed out.
+   * Delivers a client's answer (its JSON-RPC response, as JSON text the Worker wrote from the POST) to the open
+   * question `id`. Why text: a parsed answer would be copied into this object's isolate as objects, and JSON of many
+   * empty objects costs more than ten times its length that way (`[{},{},...]`: 1 MB of it held about 17 MB); text
+   * costs its length, and is parsed only by the tool that takes it. Why an answer is kept: the Worker opens its question here, sends it on the call's stream and then
+   * calls `awaitResponse`, while the answer comes by another path (the client's POST, in any isolate); nothing
+   * orders the two calls, so a quick client's answer can arrive first, and dropping it would leave the tool
+   * waiting until `inputTimeoutMs`. Only an answer to an open question of this session is kept, the first one only,
+   * and only while the early answers together stay within `MAX_EARLY_ANSWER_BYTES`; one that does not fit is
+   * dropped, and its tool gets an error response at once instead of waiting out its timeout.
    */
-  async deliver(message: JsonObject): Promise<boolean> {
-    const id = String(message.id);
-    const waiter = this.waiters.get(id);
-    if (waiter) {
-      this.settle(id, waiter, message);
-      return true;
+  async deliver(id: string, response: string): Promise<Delivery> {
+    const question = this.questions.get(id);
+    // Why the first outcome wins: a question has one answer; a second would only take memory.
+    if (!question || question.early) return "unknown";
+    if (question.waiting) {
+      this.finish(id, response);
+      return "delivered";
     }
-    this.earlyAnswers.delete(id);
-    this.earlyAnswers.set(id, message);
-    for (const oldest of this.earlyAnswers.keys()) {
-      if (this.earlyAnswers.size <= MAX_EARLY_ANSWERS) break;
-      this.earlyAnswers.delete(oldest);
+    const bytes = inMemory(response);
+    if (this.earlyAnswerBytes() + bytes > MAX_EARLY_ANSWER_BYTES) {
+      const message = `The client's answer did not fit in the ${MAX_EARLY_ANSWER_BYTES} bytes a session keeps for tools about to wait`;
+      question.early = { response: failure(id, message), bytes: 0 };
+      return "too-large";
     }
-    return false;
+    question.early = { response, bytes };
+    return "kept";
   }
 
   /**
@@ -249,8 +297,12 @@ export class LegacySession extends DurableObject<HubBindings> {
    * waiting on its behalf, and tell the handler running it, now or whenever it asks.
    */
   async cancel(clientRequestId: RequestId): Promise<void> {
-    for (const [id, waiter] of this.waiters) {
-      if (waiter.clientRequestId === clientRequestId) this.settle(id, waiter, "The client cancelled the request", true);
+    for (const [id, question] of this.questions) {
+      if (question.clientRequestId !== clientRequestId) continue;
+      const cancelled = failure(id, "The client cancelled the request", true);
+      // A tool not yet waiting gets the cancellation when it waits; it replaces any early answer.
+      if (question.waiting) this.finish(id, cancelled);
+      else question.early = { response: cancelled, bytes: 0 };
     }
     const key = requestKey(clientRequestId);
     this.cancelledRequests.delete(key);
@@ -357,15 +409,22 @@ export class LegacySession extends DurableObject<HubBindings> {
   }
 
   /**
-   * Hands the waiting tool the client's response, or (given a reason) an error response in its place; one marked
-   * `cancelled` tells the tool that the client cancelled the request it runs for.
+   * Forgets the open question `id`, handing `response` (its outcome, as JSON text) to its tool if it waits. A
+   * question that times out before its tool waits is forgotten with whatever it kept: no tool is coming for it.
    */
-  private settle(id: string, waiter: Waiter | undefined, outcome: JsonObject | string, cancelled = false): void {
-    if (!waiter) return;
-    clearTimeout(waiter.timer);
-    this.waiters.delete(id);
-    const error = typeof outcome === "string" && { code: -32603, message: outcome, ...(cancelled && { data: { cancelled: true } }) };
-    waiter.resolve(error ? { jsonrpc: "2.0", id, error } : (outcome as JsonObject));
+  private finish(id: string, response: string): void {
+    const question = this.questions.get(id);
+    if (!question) return;
+    clearTimeout(question.timer);
+    this.questions.delete(id);
+    question.waiting?.(response);
+  }
+
+  /** What the early answers of this session's open questions hold in memory, counted as `MAX_EARLY_ANSWER_BYTES` is. */
+  private earlyAnswerBytes(): number {
+    let total = 0;
+    for (const question of this.questions.values()) total += question.early?.bytes ?? 0;
+    return total;
   }
 
   /** Whether the session still exists (it may have ended while a call ran on). */
@@ -383,6 +442,15 @@ export class LegacySession extends DurableObject<HubBindings> {
     if (gone.length > 0) await this.ctx.storage.delete(gone.map(([old]) => `stream:${old}`));
     return index;
   }
+}
+
+/**
+ * A JSON-RPC error response to the question `id`, as text: what its tool gets in place of the client's answer. One
+ * marked `cancelled` tells the tool that the client cancelled the request it runs for.
+ */
+function failure(id: string, message: string, cancelled = false): string {
+  const error = { code: -32603, message, ...(cancelled && { data: { cancelled: true } }) };
+  return JSON.stringify({ jsonrpc: "2.0", id, error });
 }
 
 /** Which notifications the server can deliver to a 2025 session (see `ListenSupport`). */

@@ -3,11 +3,9 @@
  * GET streams carry event ids (with a priming event for 2025-11-25), and a session resumes them with
  * Last-Event-ID. The 2026-07-28 wire keeps its own rules (closing the stream cancels; no ids, no resumption).
  */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { defineTool, elicitForm, text } from "../../src";
-import { MAX_EARLY_ANSWERS } from "../../src/legacy/session";
 import { type Json, readMessage, readSse, testServer, URL_MCP } from "../helpers/rpc";
 import { type Frame, sseReader } from "../helpers/sse";
 
@@ -374,40 +372,5 @@ describe("2025: the session's GET stream", () => {
       expect(await reader.message(300)).toBe("timeout");
       await reader.cancel();
     }
-  });
-});
-
-describe("2025: an answer that reaches the session before its tool waits for it", () => {
-  // The Worker sends its question on the call's stream, then calls awaitResponse on the session's object; the
-  // client's answer comes by its own POST, and nothing orders the two calls.
-  const session = () => env.LEGACY_SESSIONS.getByName(`early-${crypto.randomUUID()}`);
-  const answer = (id: string) => ({ jsonrpc: "2.0", id, result: { model: "m", content: { type: "text", text: id } } });
-
-  it("is kept, and handed to the tool at once when it waits for it", async () => {
-    const stub = session();
-    expect(await stub.deliver(answer("srv-early"))).toBe(false);
-    expect(await stub.awaitResponse("srv-early", 1, 60_000)).toEqual(answer("srv-early"));
-  });
-
-  it(`is kept only among the newest ${MAX_EARLY_ANSWERS}: an older one is dropped, and its tool waits out its timeout`, async () => {
-    const stub = session();
-    const ids = Array.from({ length: MAX_EARLY_ANSWERS + 1 }, (_, index) => `srv-${index}`);
-    for (const id of ids) await stub.deliver(answer(id));
-    expect(await stub.awaitResponse(ids[0]!, 1, 50)).toMatchObject({ id: ids[0], error: { message: "The client did not answer in time" } });
-    for (const id of ids.slice(1)) expect(await stub.awaitResponse(id, 1, 50)).toEqual(answer(id));
-  });
-
-  it("is handed to one tool only: a second wait for the same id waits out its timeout", async () => {
-    const stub = session();
-    await stub.deliver(answer("srv-once"));
-    await stub.awaitResponse("srv-once", 1, 60_000);
-    expect(await stub.awaitResponse("srv-once", 1, 50)).toMatchObject({ error: { message: "The client did not answer in time" } });
-  });
-
-  it("is forgotten when the session ends", async () => {
-    const stub = session();
-    await stub.deliver(answer("srv-ended"));
-    await stub.end();
-    expect(await stub.awaitResponse("srv-ended", 1, 50)).toMatchObject({ error: { message: "The client did not answer in time" } });
   });
 });

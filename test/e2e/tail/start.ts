@@ -17,6 +17,9 @@ import { experimental_readRawConfig } from "wrangler";
 import { TEST_BINDINGS } from "../../../vitest.config";
 import { copyTemplateConfig, exited, root, spawnWranglerDev } from "../dev-server";
 
+/** The engine's own rate limits (on /mcp, on the OAuth endpoints): every other rate-limiting binding is a tool's budget. */
+const REQUEST_LIMITERS = ["RATE_LIMITER", "OAUTH_RATE_LIMITER"];
+
 const COLLECTOR = "mcp-trace-collector";
 
 /** One tail event as the consumer receives it (TailStream.TailEvent), after a JSON round trip. */
@@ -118,10 +121,11 @@ async function launch(port: number) {
     vars: { ...rawConfig.vars, ...TEST_BINDINGS },
     secrets: undefined,
     streaming_tail_consumers: [{ service: COLLECTOR }],
-    // Every end-to-end file shares this Worker, from one address: retag_notebook's budget (10 per minute, tested in
-    // the engine's test/http/budgets.test.ts) would refuse the suite's own calls, the task quota's 11 among them.
+    // Every end-to-end file shares this Worker, from one address: a tool's budget (its own rate-limiting binding,
+    // tested in the engine's test/http/budgets.test.ts) would refuse the suite's own calls, the task quota's 11 among
+    // them. The request limiters keep their limits.
     ratelimits: (rawConfig.ratelimits as { name: string; simple: { limit: number } }[] | undefined)?.map((binding) =>
-      binding.name === "RETAG_LIMITER" ? { ...binding, simple: { ...binding.simple, limit: 1_000_000 } } : binding,
+      REQUEST_LIMITERS.includes(binding.name) ? binding : { ...binding, simple: { ...binding.simple, limit: 1_000_000 } },
     ),
   });
   const eventsUrl = `http://127.0.0.1:${(collector.address() as AddressInfo).port}/`;
