@@ -23,6 +23,8 @@ const LIMITS = {
     maxJsonDepth: [64, 8, 1_000],
     /** Most object members in one message (-32700 above it). */
     maxJsonMembers: [10_000, 100, 1_000_000],
+    /** Most array elements in one message, all arrays together (-32700 above it): bounds what a body costs parsed. */
+    maxJsonElements: [100_000, 100, 10_000_000],
     /** Longest MCP header value (`Mcp-Name`, `Mcp-Param-*`, ...), in UTF-16 units. */
     maxHeaderValueLength: [1_024, 64, 8_192],
     /** Most messages in one 2025-03-26 batch. */

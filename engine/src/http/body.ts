@@ -1,8 +1,8 @@
 /**
  * @module http/body
  * Reads a request body as JSON without letting a hostile body hurt the isolate: the size cap is enforced while
- * reading (never buffering past it), bytes must be valid UTF-8, and nesting depth and member count are checked by
- * a linear scan before `JSON.parse` runs.
+ * reading (never buffering past it), bytes must be valid UTF-8, and nesting depth, member and element counts are
+ * checked by a linear scan before `JSON.parse` runs.
  */
 import { decodeUtf8Strict } from "../util/encoding";
 import { ErrorCode, HttpError, RpcError } from "../wire/errors";
@@ -14,6 +14,8 @@ export interface BodyLimits {
   maxDepth: number;
   /** Most object members (keys) accepted in the whole message. */
   maxMembers: number;
+  /** Most array elements accepted in the whole message, all arrays together. */
+  maxElements: number;
   /**
    * Read (and drop) a bounded rest of a refused chunked body instead of cancelling it at once. Development only:
    * wrangler dev's proxy reuses the connection of a half-read body, and its next request fails (see discardRest).
@@ -34,6 +36,9 @@ export async function readJsonBody(request: Request, limits: BodyLimits): Promis
   if (shape.refused === "too-deep") throw new RpcError(ErrorCode.ParseError, `Parse error: nesting deeper than ${limits.maxDepth}`);
   if (shape.refused === "too-many-members") {
     throw new RpcError(ErrorCode.ParseError, `Parse error: more than ${limits.maxMembers} object members`);
+  }
+  if (shape.refused === "too-many-elements") {
+    throw new RpcError(ErrorCode.ParseError, `Parse error: more than ${limits.maxElements} array elements`);
   }
   try {
     return { value: JSON.parse(text), surrogateEscapes: shape.surrogateEscapes };
@@ -149,20 +154,31 @@ function decodeUtf8(bytes: Uint8Array): string {
 }
 
 /**
- * One pass over the text, skipping string contents, counting nesting depth and object members. It also notes any
+ * One pass over the text, skipping string contents, counting nesting depth, object members and array elements. Why
+ * elements too: a parsed value costs far more than its text (`[{},{},...]` is 3 bytes an object), so a body within
+ * the byte cap could still fill the isolate's memory once parsed; members alone never count `[{},{}]`. It also notes any
  * `\uD800`-`\uDFFF` escape: the bytes are strict UTF-8, so only such an escape can put a lone surrogate in a
  * string, and the (rare) bodies that have one are the only ones whose text is checked after parsing.
  */
 export function scanJson(
   text: string,
-  limits: Pick<BodyLimits, "maxDepth" | "maxMembers">,
-): { refused?: "too-deep" | "too-many-members"; surrogateEscapes: boolean } {
+  limits: Pick<BodyLimits, "maxDepth" | "maxMembers" | "maxElements">,
+): { refused?: "too-deep" | "too-many-members" | "too-many-elements"; surrogateEscapes: boolean } {
   let depth = 0;
   let members = 0;
+  let elements = 0;
+  /** Whether each open container is an array (by depth), and whether one was just opened (its first element is next). */
+  const isArray = new Uint8Array(limits.maxDepth + 2);
+  let arrayOpened = false;
   let inString = false;
   let surrogateEscapes = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
+    if (arrayOpened && !inString && c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) {
+      // The first element of an array, unless it is empty; the others follow a comma.
+      arrayOpened = false;
+      if (c !== 0x5d && ++elements > limits.maxElements) return { refused: "too-many-elements", surrogateEscapes };
+    }
     if (inString) {
       if (c === 0x5c) {
         // backslash: skip the escaped character, noting a \uD8xx-\uDFxx escape (u, then d or D, then 8-9 or a-f)
@@ -175,8 +191,12 @@ export function scanJson(
     if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
       if (++depth > limits.maxDepth) return { refused: "too-deep", surrogateEscapes };
+      isArray[depth] = c === 0x5b ? 1 : 0;
+      arrayOpened = c === 0x5b;
     } else if (c === 0x7d || c === 0x5d) depth--;
     else if (c === 0x3a && ++members > limits.maxMembers) return { refused: "too-many-members", surrogateEscapes };
+    else if (c === 0x2c && isArray[depth] === 1 && ++elements > limits.maxElements)
+      return { refused: "too-many-elements", surrogateEscapes };
   }
   return { surrogateEscapes };
 }

@@ -172,6 +172,7 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
       maxBytes: config.limits.request.maxBodyBytes,
       maxDepth: config.limits.request.maxJsonDepth,
       maxMembers: config.limits.request.maxJsonMembers,
+      maxElements: config.limits.request.maxJsonElements,
       drainRefused: config.mode === "development",
     });
     const headerVersion = readMcpHeader(request, HEADER.protocolVersion, config.limits.request.maxHeaderValueLength);

@@ -165,6 +165,38 @@ describe("body limits", () => {
     await expectError(await post(withMembers(10_001), headers), 400, -32700, null);
   });
 
+  it("answers more than 100,000 array elements (limits.request.maxJsonElements) with 400 and -32700, before the body is parsed", async () => {
+    // The hostile shape: empty objects, 3 bytes each, that members never count and that cost far more parsed.
+    const hostile = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"a":[${Array(300_000).fill("{}").join(",")}]}}`;
+    expect(hostile.length).toBeLessThan(1_048_576);
+    const refused = await expectError(await post(hostile, headers), 400, -32700, null);
+    expect(refused.error?.message).toBe("Parse error: more than 100000 array elements");
+    // A 2025 client's unsolicited answer of that shape is refused the same way, before any session sees it.
+    await expectError(
+      await post(`{"jsonrpc":"2.0","id":"x","result":{"a":[${Array(300_000).fill("{}").join(",")}]}}`, headers),
+      400,
+      -32700,
+      null,
+    );
+
+    // Exactly 100,000 elements, all arrays together (each array's first element, then one per comma), is accepted.
+    const withElements = (total: number) => {
+      const half = Math.floor(total / 2);
+      return {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "server/discover",
+        params: { _meta: meta(), a: Array(half).fill(0), b: Array(total - half).fill("x") },
+      };
+    };
+    expect((await post(withElements(100_000), headers)).status).toBe(200);
+    await expectError(await post(withElements(100_001), headers), 400, -32700, null);
+    // Empty arrays, and whitespace before an element, count right.
+    expect(
+      (await post({ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta(), e: [[], [], []] } }, headers)).status,
+    ).toBe(200);
+  });
+
   it("ignores brackets and colons inside strings when measuring depth", async () => {
     const params = { _meta: meta(), note: "[[[[{{{{::::".repeat(1000) };
     const response = await post({ jsonrpc: "2.0", id: 1, method: "server/discover", params }, headers);

@@ -95,7 +95,7 @@ describe("text that is not well-formed Unicode", () => {
   });
 
   it("checks text only in bodies that have a surrogate escape: the scan notes \\uD800-\\uDFFF escapes and nothing else", () => {
-    const limits = { maxDepth: 64, maxMembers: 100 };
+    const limits = { maxDepth: 64, maxMembers: 100, maxElements: 100 };
     expect(scanJson(JSON.stringify({ a: LONE }), limits).surrogateEscapes).toBe(true);
     expect(scanJson('{"a":"\\uDFFF"}', limits).surrogateEscapes).toBe(true);
     expect(scanJson(JSON.stringify({ a: PAIR }), limits).surrogateEscapes).toBe(false); // raw UTF-8, no escape
