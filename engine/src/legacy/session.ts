@@ -17,6 +17,7 @@ import type { HubBindings } from "../listen/hub";
 import { sessionHubs } from "../listen/publish";
 import { assertFilterStorable, MAX_RESOURCE_SUBSCRIPTIONS } from "../listen/stored-size";
 import { jsonBytes, randomToken } from "../util/encoding";
+import { Wakers } from "../util/wake";
 import type { ClientCapabilities, Implementation, JsonObject, LegacyVersion, LogLevel, RequestId } from "../wire/types";
 
 export interface SessionState {
@@ -150,7 +151,7 @@ export class LegacySession extends DurableObject<HubBindings> {
   /** Handlers (in any isolate) waiting to learn that their request was cancelled, by request. */
   private readonly cancelWatchers = new Map<string, Set<(cancelled: boolean) => void>>();
   /** Resuming clients waiting for more of a kept stream, by stream. */
-  private readonly streamReaders = new Map<string, Set<() => void>>();
+  private readonly streamReaders = new Wakers<string>();
 
   async open(state: Omit<SessionState, "lastSeen">): Promise<void> {
     const session: SessionState = { ...state, lastSeen: Date.now() };
@@ -225,7 +226,7 @@ export class LegacySession extends DurableObject<HubBindings> {
   async end(): Promise<void> {
     for (const id of [...this.questions.keys()]) this.finish(id, failure(id, "The session ended"));
     for (const watchers of this.cancelWatchers.values()) for (const watcher of watchers) watcher(false);
-    for (const readers of this.streamReaders.values()) for (const wake of readers) wake();
+    this.streamReaders.wakeAll();
     const session = await this.ctx.storage.get<SessionState>("session");
     await this.ctx.storage.deleteAll();
     await this.ctx.storage.deleteAlarm();
@@ -369,7 +370,7 @@ export class LegacySession extends DurableObject<HubBindings> {
     }
     const index = await this.keptStreamIndex(key);
     await this.ctx.storage.put({ [`stream:${key}`]: stored, streams: index });
-    for (const wake of this.streamReaders.get(key) ?? []) wake();
+    this.streamReaders.wake(key);
   }
 
   /**
@@ -385,18 +386,7 @@ export class LegacySession extends DurableObject<HubBindings> {
       const events = stored?.events.filter((event) => event.index > after) ?? [];
       const left = deadline - Date.now();
       if ((stored && (events.length > 0 || stored.finished)) || left <= 0) return stored ? { events, finished: stored.finished } : null;
-      await new Promise<void>((wake) => {
-        const readers = this.streamReaders.get(key) ?? new Set();
-        const done = () => {
-          clearTimeout(timer);
-          readers.delete(done);
-          if (readers.size === 0) this.streamReaders.delete(key);
-          wake();
-        };
-        const timer = setTimeout(done, left);
-        readers.add(done);
-        this.streamReaders.set(key, readers);
-      });
+      await this.streamReaders.wait(key, left);
       if (!(await this.exists())) return null;
     }
   }

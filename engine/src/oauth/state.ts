@@ -9,6 +9,7 @@
  * single use and a refresh rotate once (refresh-reuse.ts).
  */
 import { DurableObject } from "cloudflare:workers";
+import { Wakers } from "../util/wake";
 import { decideRefresh, type RefreshRecord } from "./refresh-reuse";
 
 /**
@@ -79,7 +80,7 @@ export class OAuthState extends DurableObject<unknown> {
   /** Whether this object has its tables: created at its first write, so a read of a key nobody wrote stores nothing. */
   private tables = false;
   /** Requests waiting for a grant's turn, woken when it ends. */
-  private readonly waiting = new Map<string, Set<() => void>>();
+  private readonly waiting = new Wakers<string>();
 
   private get sql(): SqlStorage {
     return this.ctx.storage.sql;
@@ -153,7 +154,7 @@ export class OAuthState extends DurableObject<unknown> {
     // The last check of the turn and everything up to taking it run without an await in between, so no other
     // request can check it in the meantime (two woken together would otherwise both find it free).
     for (let wait = this.turnWait(request.grantId); wait > 0; wait = this.turnWait(request.grantId)) {
-      await this.wokenOrAfter(request.grantId, wait);
+      await this.waiting.wait(request.grantId, wait);
     }
     this.createTables();
     const now = Date.now();
@@ -203,7 +204,7 @@ export class OAuthState extends DurableObject<unknown> {
     }
     // A turn that ran out may have been taken by another request meanwhile: only its own holder ends it.
     this.sql.exec("DELETE FROM turns WHERE grant_id = ? AND holder = ?", grantId, holder);
-    for (const wake of [...(this.waiting.get(grantId) ?? [])]) wake();
+    this.waiting.wake(grantId);
     if (refresh?.answer) await this.wakeBy(now + refresh.answer.windowMs);
   }
 
@@ -255,22 +256,6 @@ export class OAuthState extends DurableObject<unknown> {
     if (!this.hasTables()) return 0;
     const until = this.sql.exec<{ until: number }>("SELECT until FROM turns WHERE grant_id = ?", grantId).toArray()[0]?.until;
     return until === undefined ? 0 : until - Date.now();
-  }
-
-  /** Resolves when the grant's turn ends (`endTokenRequest`), or after `ms` if its holder never ends it. */
-  private wokenOrAfter(grantId: string, ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const waiters = this.waiting.get(grantId) ?? new Set<() => void>();
-      this.waiting.set(grantId, waiters);
-      const wake = () => {
-        clearTimeout(timer);
-        waiters.delete(wake);
-        if (waiters.size === 0) this.waiting.delete(grantId);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      waiters.add(wake);
-    });
   }
 
   private async wakeBy(at: number): Promise<void> {

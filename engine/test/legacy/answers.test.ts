@@ -94,9 +94,13 @@ async function openSession(server: Server): Promise<string> {
 const answer = (server: Server, session: string, id: unknown, result: Json) => legacy(server, { jsonrpc: "2.0", id, result }, session);
 
 /** A JSON-RPC response of about 1 MB whose result is an array of empty objects: its text is small, its objects are not. */
-function hostileAnswer(id: string): string {
-  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"a":[`;
-  return `${head}${"{},".repeat(Math.floor((1_040_000 - head.length) / 3))}{}]}}`;
+/**
+ * An answer of about 1 MB: `elements` empty objects (the shape of the finding, which costs far more parsed than its
+ * bytes; over limits.request.maxJsonElements it is refused before it is parsed), the rest a long string.
+ */
+function hostileAnswer(id: string, elements = 60_000): string {
+  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"a":[${"{},".repeat(elements - 1)}{}],"b":"`;
+  return `${head}${"x".repeat(1_040_000 - head.length - 4)}"}}`;
 }
 
 /** The questions a session's object holds open, and the memory it counts for their early answers. */
@@ -124,6 +128,14 @@ describe("2025: a client's answer to a question its session never asked", () => 
         error: { code: -32600, message: "Invalid Request: this session has no open question with that id" },
       });
     }
+    expect(await held(session)).toEqual({ open: 0, bytes: 0 });
+  });
+
+  it("is refused before it is parsed when it holds more array elements than limits.request.maxJsonElements", async () => {
+    const session = await openSession(server);
+    const response = await legacy(server, hostileAnswer("made-up", 340_000), session);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { code: -32700, message: "Parse error: more than 100000 array elements" } });
     expect(await held(session)).toEqual({ open: 0, bytes: 0 });
   });
 
