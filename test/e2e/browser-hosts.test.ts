@@ -4,17 +4,13 @@
  * settings otherwise. ChatGPT's and claude.ai's page origins are served with CORS headers, an origin no list names is
  * refused by name.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_BINDINGS } from "../../vitest.config";
 import { modernRequest } from "../wire";
-import { copyTemplateConfig, type DevProcess, exited, spawnWranglerDev } from "./dev-server";
+import { type DevCopy, startCopyWithSettings } from "./dev-server";
 
 describe("browser-based MCP hosts against the template in production mode", () => {
-  let dir: string;
-  let dev: DevProcess;
+  let copy: DevCopy;
   let origin: string;
   const discoverFrom = (pageOrigin: string) => {
     const request = modernRequest(`${origin}/mcp`, { id: 1, method: "server/discover" });
@@ -23,19 +19,13 @@ describe("browser-based MCP hosts against the template in production mode", () =
   };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "mcp-browser-hosts-"));
-    const config = copyTemplateConfig(dir);
-    writeFileSync(join(dir, ".dev.vars"), `MCP_ENV=production\nSTATE_KEYS=${TEST_BINDINGS.STATE_KEYS}\n`);
-    dev = spawnWranglerDev([
-      ...["-c", config, "--ip", "127.0.0.1", "--port", "0", "--inspector-port", "0"],
-      ...["--persist-to", join(dir, "state"), "--show-interactive-dev-session=false"],
-    ]);
-    origin = await dev.ready;
+    // Not `npm run dev`'s arguments: those set development mode.
+    copy = await startCopyWithSettings(`MCP_ENV=production\nSTATE_KEYS=${TEST_BINDINGS.STATE_KEYS}\n`);
+    origin = copy.origin;
   }, 60_000);
 
   afterAll(async () => {
-    if (dev) await exited(dev.child);
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await copy?.stop();
   });
 
   it("serves ChatGPT's and claude.ai's pages, with CORS headers for them", async () => {

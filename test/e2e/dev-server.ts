@@ -5,8 +5,9 @@
  * put a `.dev.vars` beside the copy and never touches the repository's own.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { experimental_readRawConfig } from "wrangler";
 
@@ -88,6 +89,40 @@ export function spawnWranglerDev(args: string[], cwd = root): DevProcess {
     });
   });
   return { child, ready, output: () => output };
+}
+
+/** A `wrangler dev` of the template's config (`startCopyWithSettings`), and how to end it and remove its directory. */
+export interface DevCopy {
+  dev: DevProcess;
+  /** The origin it answers on, once ready. */
+  origin: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `wrangler dev <args>` on a copy of the template's config in a temporary directory, with `devVars` as the
+ * `.dev.vars` beside it (local settings, as a developer keeps them), on 127.0.0.1 and a free port. `args` come
+ * first: `devScriptArguments()` to run it as `npm run dev` does, or nothing for the config's own mode (production).
+ */
+export async function startCopyWithSettings(devVars: string, args: string[] = []): Promise<DevCopy> {
+  const dir = mkdtempSync(join(tmpdir(), "mcp-dev-copy-"));
+  const config = copyTemplateConfig(dir);
+  writeFileSync(join(dir, ".dev.vars"), devVars);
+  const dev = spawnWranglerDev([
+    ...args,
+    ...["-c", config, "--ip", "127.0.0.1", "--port", "0", "--inspector-port", "0"],
+    ...["--persist-to", join(dir, "state"), "--show-interactive-dev-session=false"],
+  ]);
+  const stop = async () => {
+    await exited(dev.child);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    return { dev, origin: await dev.ready, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
 
 /** Ends wrangler (and its workerd, which it stops on SIGTERM) and waits for it to exit. */

@@ -4,12 +4,11 @@
  * `scripts.dev`) on a copy of wrangler.toml in a temporary directory, with the `.dev.vars` beside it: the
  * repository's own `.dev.vars` is never created, read or changed.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modernRequest } from "../wire";
-import { copyTemplateConfig, type DevProcess, devScriptArguments, exited, root, spawnWranglerDev } from "./dev-server";
+import { type DevCopy, type DevProcess, devScriptArguments, root, startCopyWithSettings } from "./dev-server";
 
 /** The resource-server lines of .dev.vars.example, uncommented: the local recipe exactly as the example writes it. */
 const RECIPE = readFileSync(join(root, ".dev.vars.example"), "utf8")
@@ -19,26 +18,18 @@ const RECIPE = readFileSync(join(root, ".dev.vars.example"), "utf8")
 const setting = (name: string) => RECIPE.find((line) => line.startsWith(`${name}=`))!.slice(name.length + 1);
 
 describe("npm run dev with .dev.vars.example's AUTH_ISSUER and AUTH_AUDIENCE lines in .dev.vars", () => {
-  let dir: string;
+  let copy: DevCopy;
   let dev: DevProcess;
   let origin: string;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "mcp-local-settings-"));
-    const config = copyTemplateConfig(dir);
     expect(RECIPE).toHaveLength(2);
-    writeFileSync(join(dir, ".dev.vars"), `${RECIPE.join("\n")}\n`);
-    dev = spawnWranglerDev([
-      ...devScriptArguments(),
-      ...["-c", config, "--ip", "127.0.0.1", "--port", "0", "--inspector-port", "0"],
-      ...["--persist-to", join(dir, "state"), "--show-interactive-dev-session=false"],
-    ]);
-    origin = await dev.ready;
+    copy = await startCopyWithSettings(`${RECIPE.join("\n")}\n`, devScriptArguments());
+    ({ dev, origin } = copy);
   }, 60_000);
 
   afterAll(async () => {
-    if (dev) await exited(dev.child);
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await copy?.stop();
   });
 
   it("turns authorization on: an unauthenticated tools/call gets 401 with the challenge, and the metadata names the issuer", async () => {
