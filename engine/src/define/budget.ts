@@ -41,7 +41,9 @@ export function checkBudget(toolName: string, budget: ToolBudget | undefined): v
   if (typeof budget.binding !== "string" || !BINDING_NAME.test(budget.binding)) {
     refuse("budget.binding must name a rate-limiting binding (A-Z, 0-9 and _, starting with a letter)");
   }
-  if (!Number.isInteger(budget.calls) || budget.calls < 1 || budget.calls > 1_000_000) refuse("budget.calls must be an integer from 1 to 1000000");
+  if (!Number.isInteger(budget.calls) || budget.calls < 1 || budget.calls > 1_000_000) {
+    refuse("budget.calls must be an integer from 1 to 1000000");
+  }
   if (budget.periodMs !== 10_000 && budget.periodMs !== 60_000) refuse("budget.periodMs must be 10000 or 60000 (the binding's period)");
 }
 
