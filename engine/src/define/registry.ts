@@ -45,6 +45,17 @@ export class Registry<T> {
     return (visible ? listing.filter(({ item }) => visible(item)) : listing).map(({ description }) => description);
   }
 
+  /**
+   * Which entries `visible` lets a caller see, as a key: `*` for all of them (no filter), else one 0 or 1 per entry in
+   * declaration order. Two callers with the same key get the same list.
+   */
+  visibility(visible?: (item: T) => boolean): string {
+    if (!visible) return "*";
+    let key = "";
+    for (const { item } of this.described()) key += visible(item) ? "1" : "0";
+    return key;
+  }
+
   /** One page of list entries; `visible` hides items from a caller (tools it lacks the scopes for). */
   page(cursor: unknown, visible?: (item: T) => boolean): { page: JsonObject[]; nextCursor?: string } {
     const listing = this.described();

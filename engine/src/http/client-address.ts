@@ -17,6 +17,23 @@
 export function clientNetwork(request: Request): string {
   const value = request.headers.get("cf-connecting-ip")?.trim();
   if (!value) return "unknown";
+  // No address is longer (a longer value is "unknown"): nothing that size is remembered.
+  if (value.length > MAX_IPV6_LENGTH) return networkOf(value);
+  // Why remembered: every request of an anonymous caller is counted, and a client sends many from one address.
+  let network = networks.get(value);
+  if (network === undefined) {
+    network = networkOf(value);
+    if (networks.size >= MAX_REMEMBERED_ADDRESSES) networks.delete(networks.keys().next().value!);
+    networks.set(value, network);
+  }
+  return network;
+}
+
+/** The addresses this isolate has seen lately, with their networks; at most 1,024 (of 45 characters), oldest dropped first. */
+const networks = new Map<string, string>();
+const MAX_REMEMBERED_ADDRESSES = 1_024;
+
+function networkOf(value: string): string {
   const ipv4 = parseIpv4(value);
   if (ipv4) return `ip4:${ipv4.join(".")}`;
   const groups = parseIpv6(value);

@@ -74,6 +74,8 @@ const MAX_NAMED_ORIGIN = 100;
 /** The body must be JSON (spec: every message is a JSON-RPC object in UTF-8). */
 export function checkContentType(request: Request): void {
   const value = request.headers.get("content-type");
+  // What nearly every client sends, accepted without taking the value apart.
+  if (value === "application/json") return;
   const [type, ...params] = (value ?? "").split(";").map((part) => part.trim().toLowerCase());
   const charset = params
     .find((param) => param.startsWith("charset="))
@@ -86,22 +88,32 @@ export function checkContentType(request: Request): void {
 
 /** Clients must accept both answer forms, because the server picks JSON or SSE per request. */
 export function checkAccept(request: Request): void {
-  if (!accepts(request, "application/json") || !accepts(request, "text/event-stream")) {
+  // Both types from one reading of the header (every POST is checked).
+  const ranges = acceptedRanges(request);
+  if (!admits(ranges, "application/json") || !admits(ranges, "text/event-stream")) {
     throw new HttpError(406, "Not Acceptable: send Accept: application/json, text/event-stream");
   }
 }
 
 /** Whether the request's Accept header admits `type`: exactly, through its wildcard (`text/*`) or the any-type one; never with q=0. */
 export function accepts(request: Request, type: string): boolean {
-  const wildcard = `${type.split("/")[0]}/*`;
+  return admits(acceptedRanges(request), type);
+}
+
+/** The media ranges of the Accept header, lowercased, leaving out those with q=0 (RFC 9110 §12.4.2: refused). */
+function acceptedRanges(request: Request): string[] {
+  const ranges: string[] = [];
   for (const part of (request.headers.get("accept") ?? "").split(",")) {
     const [range = "", ...params] = part.split(";");
-    // A media range with q=0 is one the client refuses (RFC 9110 §12.4.2).
     if (params.some((param) => REFUSED_QUALITY.test(param))) continue;
-    const candidate = range.trim().toLowerCase();
-    if (candidate === type || candidate === wildcard || candidate === "*/*") return true;
+    ranges.push(range.trim().toLowerCase());
   }
-  return false;
+  return ranges;
+}
+
+function admits(ranges: readonly string[], type: string): boolean {
+  const wildcard = `${type.split("/")[0]}/*`;
+  return ranges.some((range) => range === type || range === wildcard || range === "*/*");
 }
 
 const REFUSED_QUALITY = /^\s*q\s*=\s*0(\.0*)?\s*$/i;

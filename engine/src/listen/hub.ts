@@ -148,15 +148,32 @@ const tooLargeToStore = () => new Response("Listener filter too large to store",
  * socket is closed. Why: one unreadable socket must never stop the hub serving everyone else.
  */
 function readAttachment(socket: WebSocket): Attachment | undefined {
+  // Why remembered: every delivery reads every socket's attachment, and deserializing it is most of a delivery's cost
+  // per listener. The copy lives as long as this object's memory does (an evicted hub reads them again), and every
+  // write of an attachment (`writeAttachment`) replaces it.
+  const known = attachments.get(socket);
+  if (known) return known;
   let attachment: unknown;
   try {
     attachment = socket.deserializeAttachment();
   } catch {
     attachment = undefined;
   }
-  if (isAttachment(attachment)) return attachment;
+  if (isAttachment(attachment)) {
+    attachments.set(socket, attachment);
+    return attachment;
+  }
   closeQuietly(socket, 1011, "listener state lost");
   return undefined;
+}
+
+/** The attachments read or written in this object's lifetime, by socket. */
+const attachments = new WeakMap<WebSocket, Attachment>();
+
+/** Stores a socket's attachment (throws as `serializeAttachment` does when it cannot), and remembers it. */
+function writeAttachment(socket: WebSocket, attachment: Attachment): void {
+  socket.serializeAttachment(attachment);
+  attachments.set(socket, attachment);
 }
 
 function isAttachment(value: unknown): value is Attachment {
@@ -326,7 +343,7 @@ export class SubscriptionHub extends DurableObject<HubBindings> {
     const { 0: client, 1: server } = new WebSocketPair();
     // Stored before the socket is accepted: if the platform refuses it, the hub never holds the socket.
     try {
-      server.serializeAttachment(attachment);
+      writeAttachment(server, attachment);
     } catch {
       return tooLargeToStore();
     }
@@ -436,7 +453,7 @@ export class SubscriptionHub extends DurableObject<HubBindings> {
     if (updates.some(({ attachment }) => storedSize(attachment) > MAX_ATTACHMENT_BYTES)) return false;
     for (const { socket, attachment } of updates) {
       try {
-        socket.serializeAttachment(attachment);
+        writeAttachment(socket, attachment);
       } catch {
         // Unreachable given the measure above; should it happen, the old filter would be stale: end the stream.
         closeQuietly(socket, 1011, "listener state could not be stored");

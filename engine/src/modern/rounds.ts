@@ -70,7 +70,8 @@ async function runRound<T>(
       args: canonicalJson(target.args ?? {}),
       principal: scope.principal.id,
     });
-  const previous = await verifiedState(scope, params, bindOf);
+  // A first call carries no state: nothing to verify, and no promise to wait for.
+  const previous = params.requestState === undefined ? FIRST_ROUND : await verifiedState(scope, params, bindOf);
   const fresh = readResponses(params);
   const answers: JsonObject = { ...previous.answers };
   // Why a round continued from single-use state stays single use: its answers authorize a one-time action, and
@@ -129,9 +130,17 @@ async function runRound<T>(
   }
 }
 
+/** The previous round of a first call: none (shared by every first call, and never changed: frozen). */
+const FIRST_ROUND: PreviousRound = Object.freeze({
+  answers: Object.freeze({}),
+  state: Object.freeze({}),
+  asked: Object.freeze({}),
+  continued: false,
+});
+
 async function verifiedState(scope: RequestScope, params: JsonObject, bindOf: () => Record<string, string>): Promise<PreviousRound> {
   const token = params.requestState;
-  if (token === undefined) return { answers: {}, state: {}, asked: {}, continued: false };
+  if (token === undefined) return FIRST_ROUND;
   if (typeof token !== "string") throw invalidParams(INVALID_STATE_MESSAGE);
   const ring = await keyRing(scope.config);
   const opened = await open(ring, token, { purpose: PURPOSE, bind: bindOf(), maxLength: scope.config.limits.state.maxBytes });

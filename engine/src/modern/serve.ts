@@ -16,8 +16,8 @@ import { targetOf, traceRequest } from "../server/trace";
 import { logRequest } from "../util/log";
 import { claimsStateless, type Message, parseRequestMeta } from "../wire/envelope";
 import { ErrorCode, headerMismatch, RpcError, truncate, unsupportedVersion } from "../wire/errors";
-import { failureMessage, mcpNameOf, methodName, resultMessage } from "../wire/messages";
-import { HEADER, isLegacyVersion, STATELESS_VERSION, servedVersions } from "../wire/types";
+import { failureMessage, isReusable, mcpNameOf, methodName, resultMessage, resultMessageJson, reusable } from "../wire/messages";
+import { HEADER, isLegacyVersion, type JsonObject, STATELESS_VERSION, servedVersions } from "../wire/types";
 import { multiRoundTrip } from "./rounds";
 
 export interface Served {
@@ -89,11 +89,16 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
   // Its handlers' questions are answered in rounds of a multi round-trip request (./rounds.ts).
   const asking = multiRoundTrip(scope);
   // Why: closing the stream is this revision's cancellation, and a slow method's client is only reachable through
-  // writes (under `wrangler dev`, a disconnect is noticed at the next write); see Reply.keepAliveWhileRunning.
-  reply.keepAliveWhileRunning();
+  // writes (under `wrangler dev`, a disconnect is noticed at the next write); see Reply.keepAliveWhileRunning. Not for
+  // a method that never waits: its timer could not fire before it finished (a timer runs only once the isolate is
+  // idle), so arming one would be work for nothing on every request.
+  if (!NEVER_WAITS.has(message.method)) reply.keepAliveWhileRunning();
   const done = traceRequest(server, scope, message.params, () =>
     handler(message.params, scope, asking).then(
-      (result) => reply.finish(resultMessage(message.id, { resultType: "complete", ...result, _meta: resultMetaOf(server, result) }), 200),
+      (result) => {
+        const { answer, json } = answerOf(server, result);
+        reply.finish(resultMessage(message.id, answer), 200, {}, json && resultMessageJson(message.id, json));
+      },
       (error: unknown) => {
         const { body, status, headers } = failureMessage(error, message.id, scope);
         reply.finish(body, status, headers);
@@ -102,6 +107,13 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
   );
   return { response: reply.response, done, streaming: () => reply.streaming };
 }
+
+/**
+ * The methods whose handlers (server/server.ts) compute their answer from what the isolate holds, awaiting no I/O:
+ * the lists of tools, prompts and resource templates, and server/discover. (resources/list may read the skills'
+ * assets or call an app's list callbacks, so it is not one.)
+ */
+const NEVER_WAITS = new Set(["tools/list", "prompts/list", "resources/templates/list", "server/discover"]);
 
 /** -32022 for a request on the 2026-07-28 path that asks for another revision. */
 function unsupported(requested: string, config: Config): RpcError {
@@ -120,7 +132,37 @@ function unsupported(requested: string, config: Config): RpcError {
 /** The server's identity merged into whatever `_meta` the handler returned. */
 function resultMetaOf(server: McpServer, result: Record<string, unknown>) {
   const own = result._meta;
+  // Most results bring none: then the `_meta` is the server's identity alone, the same object for every answer.
+  if (own === undefined) return identityOf(server);
   return { ...(typeof own === "object" && own !== null ? own : {}), ...server.resultMeta() };
+}
+
+/** Each server's identity as a result's `_meta`, made once (frozen: answers share it). */
+const identities = new WeakMap<McpServer, JsonObject>();
+function identityOf(server: McpServer): JsonObject {
+  let identity = identities.get(server);
+  if (!identity) {
+    identity = Object.freeze(server.resultMeta());
+    identities.set(server, identity);
+  }
+  return identity;
+}
+
+/** The answers to results kept per isolate (`reusable`: a list's first page), with their JSON text, built once each. */
+const keptAnswers = new WeakMap<JsonObject, { answer: JsonObject; json: string }>();
+
+/**
+ * A method's result as this revision answers it (`resultType`, the server's `_meta`), and, for a kept result, the
+ * answer's JSON text: the same answer for every request it fits, so it is serialized once, not per request.
+ */
+function answerOf(server: McpServer, result: JsonObject): { answer: JsonObject; json?: string } {
+  const kept = keptAnswers.get(result);
+  if (kept) return kept;
+  const answer: JsonObject = { resultType: "complete", ...result, _meta: resultMetaOf(server, result) };
+  if (!isReusable(result)) return { answer };
+  const made = { answer: reusable(answer), json: JSON.stringify(answer) };
+  keptAnswers.set(result, made);
+  return made;
 }
 
 function settled(response: Response): Served {

@@ -171,7 +171,10 @@ export function handlerContext(channel: Channel, input: InputApi = NO_INPUT): Ha
     },
     log: (level, data, logger) => channel.log(level, data, logger),
     waitUntil: (promise) => channel.waitUntil(promise),
-    publish: channel.publish,
+    // A getter: a request's publisher is built when a handler first publishes, not for every call (most never do).
+    get publish() {
+      return channel.publish;
+    },
     checkpoint: () => channel.checkpoint(),
     ask: (requests, options) => input.ask(requests, options),
     get state() {

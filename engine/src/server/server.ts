@@ -5,6 +5,7 @@
  */
 
 import { permits, requireToolScopes } from "../auth/authenticate";
+import type { Config } from "../config/config";
 import { budgetRefusal } from "../define/budget";
 import { complete } from "../define/completion";
 import { listCacheHint, paginate } from "../define/pagination";
@@ -33,6 +34,7 @@ import { tasksOf } from "../tasks/rpc";
 import { runsAsTask, startTask } from "../tasks/start";
 import { memoize } from "../util/memo";
 import { methodNotFound } from "../wire/errors";
+import { isReusable, reusable } from "../wire/messages";
 import { ANONYMOUS } from "../wire/principal";
 import { TASK_METHODS, TASKS_EXTENSION } from "../wire/tasks";
 import { type ClientCapabilities, type Icon, type Implementation, type JsonObject, META, servedVersions } from "../wire/types";
@@ -253,10 +255,18 @@ export class McpServer {
    */
   private differsForViews(handler: MethodHandler, adjust: (result: JsonObject) => JsonObject = (result) => result): MethodHandler {
     if (this.views.length === 0) return handler;
+    // The adjusted answer of a kept one (a list's first page) is kept beside it.
+    const adjusted = new WeakMap<JsonObject, JsonObject>();
     return async (params, scope, asking) => {
       const result = await handler(params, scope, asking);
       if (!this.offersViews(scope.env, scope.meta.clientCapabilities)) return result;
-      return { ...adjust(result), cacheScope: "private" };
+      if (!isReusable(result)) return { ...adjust(result), cacheScope: "private" };
+      let answer = adjusted.get(result);
+      if (!answer) {
+        answer = reusable({ ...adjust(result), cacheScope: "private" });
+        adjusted.set(result, answer);
+      }
+      return answer;
     };
   }
 
@@ -344,8 +354,31 @@ function list<T>(
   registry: Registry<T>,
   visibleTo?: (scope: RequestScope) => ((item: T) => boolean) | undefined,
 ): MethodHandler {
+  // A first page depends only on the configuration (its cache hint, what a scope permits) and on which entries the
+  // caller sees: one answer per such pair is kept for the isolate (and serialized once, modern/serve.ts). A page
+  // after a cursor is built each time (rare, and the cursor is the client's text).
+  const firstPages = new WeakMap<Config, Map<string, JsonObject>>();
+  const build = (cursor: unknown, visible: ((item: T) => boolean) | undefined, config: Config): JsonObject => {
+    const { page, nextCursor } = registry.page(cursor, visible);
+    return { [field]: page, ...(nextCursor && { nextCursor }), ...listCacheHint(config) };
+  };
   return async (params, scope) => {
-    const { page, nextCursor } = registry.page(params.cursor, visibleTo?.(scope));
-    return { [field]: page, ...(nextCursor && { nextCursor }), ...listCacheHint(scope.config) };
+    const visible = visibleTo?.(scope);
+    if (params.cursor !== undefined) return build(params.cursor, visible, scope.config);
+    let kept = firstPages.get(scope.config);
+    if (!kept) {
+      kept = new Map();
+      firstPages.set(scope.config, kept);
+    }
+    const seen = registry.visibility(visible);
+    const known = kept.get(seen);
+    if (known) return known;
+    const answer = build(undefined, visible, scope.config);
+    // Bounded: each set of scopes callers hold is one entry; past this many, answers are built as before.
+    if (kept.size < MAX_KEPT_PAGES) kept.set(seen, reusable(answer));
+    return answer;
   };
 }
+
+/** How many first pages of one list are kept per configuration (one per set of entries a caller sees). */
+const MAX_KEPT_PAGES = 64;

@@ -17,13 +17,21 @@ export const base64url = (bytes: Uint8Array | ArrayBuffer) => new Uint8Array(byt
  * signed token mutable without detection.
  */
 export function decodeBase64urlStrict(value: string): Uint8Array | undefined {
+  // The canonical spelling, checked without encoding the bytes again: only the alphabet (no padding, no whitespace,
+  // which the decoder would skip), no length of 4n+1 (no such encoding), and the last character's unused low bits
+  // zero (4 of them after 2n+2 characters, 2 after 3n+3): exactly the strings that encoding the bytes gives back.
+  if (!BASE64URL.test(value) || value.length % 4 === 1) return undefined;
+  const unusedBits = value.length % 4 === 2 ? 0b1111 : value.length % 4 === 3 ? 0b11 : 0;
+  if (unusedBits && BASE64URL_ALPHABET.indexOf(value[value.length - 1]!) & unusedBits) return undefined;
   try {
-    const bytes = Uint8Array.fromBase64(value, { alphabet: "base64url", lastChunkHandling: "loose" });
-    return base64url(bytes) === value ? bytes : undefined;
+    return Uint8Array.fromBase64(value, { alphabet: "base64url", lastChunkHandling: "loose" });
   } catch {
     return undefined;
   }
 }
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+const BASE64URL_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /** `byteLength` random bytes from the platform's CSPRNG, base64url. */
 export const randomToken = (byteLength: number) => base64url(crypto.getRandomValues(new Uint8Array(byteLength)));

@@ -23,6 +23,28 @@ export function resultMessage(id: RequestId, result: unknown) {
   return { jsonrpc: "2.0", id, result };
 }
 
+/**
+ * `JSON.stringify(resultMessage(id, result))` from the result's own JSON text, already serialized: the same bytes,
+ * without serializing the result again. For answers kept per isolate (see `reusable`).
+ */
+export function resultMessageJson(id: RequestId, resultJson: string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
+}
+
+/** Results marked by `reusable`: the same object answers every request it is kept for, and is never changed. */
+const REUSABLE = new WeakSet<object>();
+
+/**
+ * Marks a method's result as one kept per isolate and given to every request it fits (a list's first page for
+ * callers who see the same entries): frozen, so nothing changes it, and its serialization may be kept with it.
+ */
+export function reusable<T extends object>(result: T): T {
+  REUSABLE.add(Object.freeze(result));
+  return result;
+}
+
+export const isReusable = (result: object): boolean => REUSABLE.has(result);
+
 /** An error response; `id` is left out when the request's id could not be read (the schema forbids null). */
 export function errorMessage(id: RequestId | undefined, code: number, message: string, data?: unknown) {
   return {

@@ -55,11 +55,9 @@ export function createRouter(server: McpServer, card?: CardOptions) {
       );
     }),
   );
-  // POST /mcp first: routes are tried in order, and nearly every request is one.
-  router.post(
-    "/mcp",
-    withConfig((exchange) => postMcp(server, exchange)),
-  );
+  // POST /mcp first: routes are tried in order, and nearly every request is one (fetch below skips the router for it).
+  const post = withConfig((exchange) => postMcp(server, exchange));
+  router.post("/mcp", post);
   if (card) {
     // Every method, before the generic preflight: the card answers its own OPTIONS, and refuses the others with 405.
     const serveCard = withConfig(onAllowedHost(serverCardRoute(server, card)));
@@ -101,12 +99,20 @@ export function createRouter(server: McpServer, card?: CardOptions) {
     .all("*", () => new Response("Not found", { status: 404 }));
   return {
     async fetch(request: Request, env: EngineBindings, execution: ExecutionContext, loaded: ConfigResult): Promise<Response> {
-      const response: Response = await router.fetch(request as IRequest, env, execution, loaded);
+      // The route of nearly every request, matched as the router matches it (`/mcp`, trailing slashes allowed), without
+      // the router's per-request work (its query object, its properties on the request): postMcp reads neither.
+      const response: Response =
+        request.method === "POST" && MCP_PATH.test(new URL(request.url).pathname)
+          ? await post(request as IRequest, env, execution, loaded)
+          : await router.fetch(request as IRequest, env, execution, loaded);
       // Browser callers from allowed origins get CORS headers, on every answer.
       return loaded.ok ? withCors(response, request, loaded.config) : response;
     },
   };
 }
+
+/** The path itty-router's `post("/mcp")` matches: `/mcp` and any trailing slashes. */
+const MCP_PATH = /^\/mcp\/*$/;
 
 /** The scopes a client should ask for, named in the metadata and in 401 challenges; the tools never change. */
 const scopesOf = memoize((server: McpServer) => advertisedScopes(server.tools.values()));
