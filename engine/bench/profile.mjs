@@ -10,15 +10,17 @@
  * CPU is the workerd process's on-CPU time from /proc (all threads, nanoseconds), read before and after each run:
  * the median of `--runs` runs is printed in µs per request. With `--profile`, one more run is sampled by V8's CPU
  * profiler through workerd's inspector, and the self time is printed per source module and per function (µs per
- * request), the bundle's `// src/...` module comments telling which source file each line came from.
+ * request), the bundle's `// src/...` module comments telling which source file each line came from; `--save`
+ * also writes each sampled profile as `<prefix>.<scenario>.cpuprofile` (for Chrome DevTools).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { writeTemplateConfigs } from "./lib/template-config.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const fromRoot = createRequire(join(ROOT, "package.json"));
@@ -32,10 +34,14 @@ const { values: args } = parseArgs({
     runs: { type: "string", default: "7" },
     profile: { type: "boolean", default: false },
     only: { type: "string" },
+    worker: { type: "string", default: "root" },
     top: { type: "string", default: "12" },
+    save: { type: "string" },
   },
 });
 const N = Number(args.n);
+if (!["root", "bench"].includes(args.worker)) throw new Error("--worker is root or bench");
+const BENCH_WORKER = args.worker === "bench";
 const RUNS = Number(args.runs);
 const HOST = "notes.example.com";
 const ORIGIN = `https://${HOST}`;
@@ -95,17 +101,34 @@ export default {
 };
 `;
 
+/** The wrangler config profiled: the root one, or the bench template Worker's (written beside the build). */
+function configFor(out) {
+  return BENCH_WORKER ? writeTemplateConfigs(out)["no-assets"] : join(ROOT, "wrangler.toml");
+}
+
 function build() {
   const out = mkdtempSync(join(tmpdir(), "mcp-profile-"));
   const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
-  const built = spawnSync("npx", ["wrangler", "deploy", "--dry-run", "--outdir", out, "--env-file", "test/no-local-settings.env"], {
+  const config = configFor(join(out, "config"));
+  const flags = [
+    "--dry-run",
+    "--outdir",
+    out,
+    "-c",
+    config,
+    "--env-file",
+    "test/no-local-settings.env",
+    ...(args.profile ? ["--no-minify"] : []),
+  ];
+  const built = spawnSync("npx", ["wrangler", "deploy", ...flags], {
     cwd: ROOT,
     env,
     encoding: "utf8",
   });
   if (built.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${built.stdout}\n${built.stderr}`);
-  writeFileSync(join(out, "driver.mjs"), DRIVER);
-  return out;
+  const entry = readdirSync(out).find((name) => name.endsWith(".js") && name !== "driver.mjs");
+  writeFileSync(join(out, "driver.mjs"), DRIVER.replaceAll("./index.js", `./${entry}`));
+  return { out, config, entry };
 }
 
 /** On-CPU nanoseconds of a process, all its threads (/proc/<pid>/task/<tid>/schedstat, first field). */
@@ -129,8 +152,7 @@ function workerdPids() {
   });
 }
 
-async function start(out, inspectorPort) {
-  const config = join(ROOT, "wrangler.toml");
+async function start({ out, config }, inspectorPort) {
   const { workerOptions } = fromRoot("wrangler").unstable_getMiniflareWorkerOptions(config, undefined, {
     envFiles: [join(ROOT, "test/no-local-settings.env")],
   });
@@ -173,7 +195,30 @@ async function drive(url, requests, n) {
 }
 
 /** The scenarios: one notebook with one note, then tools/list, a get_note call and an MRTR retry (draft_note's form). */
+/** The bench Worker's scenarios: tools/list, an echo call, and the confirm tool's retry (one state verified). */
+async function benchScenarios(url) {
+  const text = "hello bench";
+  const asked = await call(url, rpc("tools/call", { name: "confirm", arguments: { text } }, "confirm"));
+  if (asked.resultType !== "input_required") throw new Error("confirm did not ask");
+  const retry = rpc(
+    "tools/call",
+    {
+      name: "confirm",
+      arguments: { text },
+      inputResponses: { confirm: { action: "accept", content: { ok: true } } },
+      requestState: asked.requestState,
+    },
+    "confirm",
+  );
+  return {
+    "tools/list": [rpc("tools/list")],
+    "tools/call": [rpc("tools/call", { name: "echo", arguments: { text } }, "echo")],
+    retry: [retry],
+  };
+}
+
 async function scenarios(url) {
+  if (BENCH_WORKER) return benchScenarios(url);
   const created = await call(url, rpc("tools/call", { name: "create_notebook", arguments: { title: "Bench" } }, "create_notebook"));
   const notebook_id = created.structuredContent.notebook_id;
   const added = await call(url, rpc("tools/call", { name: "add_note", arguments: { notebook_id, title: "t", body: "b" } }, "add_note"));
@@ -207,11 +252,14 @@ async function measure(url, pids, requests) {
 }
 
 /** Which source file each line of the bundle came from, by esbuild's `// path` comments between modules. */
-function moduleMap(bundle) {
+function moduleMap(bundle, configDir) {
   const starts = [];
   bundle.split("\n").forEach((line, index) => {
-    const marker = /^\/\/ ((?:src|node_modules)\/\S+)$/.exec(line);
-    if (marker) starts.push({ line: index, file: marker[1].replace(/^node_modules\/(\.pnpm\/)?/, "npm:") });
+    // esbuild names each module by its path from the config's folder (the root's, or the bench config's elsewhere).
+    const marker = /^\/\/ (\S+\.[cm]?[jt]s)$/.exec(line);
+    if (!marker) return;
+    const path = relative(ROOT, resolve(configDir, marker[1]));
+    starts.push({ line: index, file: path.replace(/^(?:.*\/)?node_modules\/(\.pnpm\/)?/, "npm:") });
   });
   return (line) => {
     let file = "(bundle prelude)";
@@ -249,13 +297,15 @@ async function inspector(port) {
   return { send, close: () => socket.close(), title: target.title };
 }
 
-async function profile(url, port, requests, fileOf) {
+async function profile(name, url, port, requests, fileOf) {
   const cdp = await inspector(port);
   await cdp.send("Profiler.enable");
   await cdp.send("Profiler.setSamplingInterval", { interval: 50 });
   await cdp.send("Profiler.start");
   await drive(url, requests, N);
   const { profile: result } = await cdp.send("Profiler.stop");
+  // For Chrome DevTools (Performance, "Load profile"): one file per scenario, named after it.
+  if (args.save) writeFileSync(`${args.save}.${name.replace("/", "-")}.cpuprofile`, JSON.stringify(result));
   cdp.close();
   const byId = new Map(result.nodes.map((node) => [node.id, node]));
   const self = new Map();
@@ -266,7 +316,7 @@ async function profile(url, port, requests, fileOf) {
   let total = 0;
   for (const [id, micros] of self) {
     const { callFrame } = byId.get(id);
-    const inBundle = callFrame.url.endsWith("index.js");
+    const inBundle = callFrame.url.endsWith(built.entry);
     const file = inBundle
       ? fileOf(callFrame.lineNumber)
       : callFrame.url
@@ -289,10 +339,10 @@ async function profile(url, port, requests, fileOf) {
   console.log(`  self time by function:\n${top(byFunction)}`);
 }
 
-const out = build();
-const fileOf = moduleMap(readFileSync(join(out, "index.js"), "utf8"));
+const built = build();
+const fileOf = moduleMap(readFileSync(join(built.out, built.entry), "utf8"), dirname(built.config));
 const inspectorPort = args.profile ? 9300 + Math.floor(Math.random() * 500) : undefined;
-const { mf, url, pids } = await start(out, inspectorPort);
+const { mf, url, pids } = await start(built, inspectorPort);
 try {
   const all = await scenarios(url);
   for (const [name, requests] of Object.entries(all)) {
@@ -301,7 +351,7 @@ try {
     console.log(
       `${name}: ${median(runs).toFixed(0)} µs per request in-process (median of ${RUNS} runs of ${N}: ${runs.map((v) => v.toFixed(0)).join(", ")})`,
     );
-    if (args.profile) await profile(url, inspectorPort, requests, fileOf);
+    if (args.profile) await profile(name, url, inspectorPort, requests, fileOf);
   }
 } finally {
   await mf.dispose();

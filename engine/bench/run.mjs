@@ -7,16 +7,21 @@
  *      workerd request, workerd's CPU read from /proc, minus an empty loop. The steady figure.
  *   2. HTTP throughput (lib/load.mjs): autocannon against Miniflare on 127.0.0.1.
  *
- * The Workers (lib/workers.mjs): the fixed-JSON floor, the template twice (as shipped, with the view's assets in
- * front; and without that asset hop), the official SDK v2, and every peer a user would pick instead: mcp-lite,
- * tmcp, agents, mcp-handler and @hono/mcp. Plus the empty Worker (startup reference) and the real template (size
- * and startup).
+ * The Workers (lib/workers.mjs): the fixed-JSON floor, the template (as Cloudflare runs it, with no asset router in
+ * front; and, over HTTP for tools/call only, behind Miniflare's local asset router as `wrangler dev` serves it), the
+ * official SDK v2, and every peer a user would pick instead: mcp-lite, tmcp, agents, mcp-handler and @hono/mcp, each
+ * on the same zod/mini schema and answering JSON where it can. Plus the empty Worker (startup reference) and the
+ * real template (size and startup).
  *
- * Rounds are interleaved across Workers (the order rotates each round); medians leave out noisy rounds (see
- * lib/stats.mjs). Bounded: a hard time limit stops everything, and every workerd and wrangler it started is stopped
- * on exit. Knobs for quick trials (the committed results use the defaults):
- *   BENCH_ROUNDS (5), BENCH_SECONDS (3, per HTTP run), BENCH_CONNECTIONS (10), BENCH_REQUESTS (2000, per in-process
- *   loop), BENCH_IMPORT_RUNS (7), BENCH_CHECK_RUNS (3), BENCH_HTTP_SCENARIOS ("call,mrtr"; add "list"),
+ * Rounds are interleaved across Workers (the order rotates each round); each Worker's noisy rounds are left out of
+ * its medians and ratios, and every target is scored by a median of per-round ratios (see lib/stats.mjs). Bounded:
+ * a hard time limit stops everything, and every workerd and wrangler it started is stopped on exit.
+ *
+ * A full run writes bench/results/latest.{md,svg,json} and the generated blocks of docs/benchmarks.md and the
+ * package's README (report.mjs `summary` and `targetTable`), so the three say the same thing. A quick trial (any
+ * knob below set) writes bench/dist/trial/ instead and touches neither. Knobs:
+ *   BENCH_ROUNDS (5), BENCH_SECONDS (3, per HTTP run), BENCH_CONNECTIONS (10), BENCH_REQUESTS (5000, per in-process
+ *   loop), BENCH_IMPORT_RUNS (7), BENCH_CHECK_RUNS (3), BENCH_HTTP_SCENARIOS ("list,call,mrtr"),
  *   BENCH_WORKERS (comma-separated ids; the floor and both template rows are always in), BENCH_TIME_LIMIT_MINUTES (20).
  */
 import { spawnSync } from "node:child_process";
@@ -25,27 +30,30 @@ import { cpus, loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildUploadBundle, buildWorker, checkWrangler, children, killGroup, ROOT } from "./lib/build.mjs";
+import { syncGeneratedBlocks } from "./lib/generated.mjs";
 import { CHECKS, checkAnswer, scenariosFor, verify } from "./lib/requests.mjs";
 import { keptRounds, median, medianOver, noisyRounds } from "./lib/stats.mjs";
 import { writeTemplateConfigs } from "./lib/template-config.mjs";
-import { isLoaded, isPeer, WORKERS } from "./lib/workers.mjs";
+import { isLoaded, isPeer, measures, WORKERS } from "./lib/workers.mjs";
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const DIST = join(BENCH, "dist");
 const RESULTS = join(BENCH, "results");
+// Where a quick trial writes its results: beside the builds, never over the committed ones.
+const TRIAL_RESULTS = join(DIST, "trial");
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
 const list = (name, fallback) => (process.env[name] ?? fallback).split(",").filter(Boolean);
-const ALWAYS = ["empty", "floor", "template", "template-no-assets", "real"];
+const ALWAYS = ["empty", "floor", "template", "template-assets", "real"];
 const PARAMS = {
   rounds: num("BENCH_ROUNDS", 5),
   seconds: num("BENCH_SECONDS", 3),
   connections: num("BENCH_CONNECTIONS", 10),
   warmupSeconds: 1,
-  requests: num("BENCH_REQUESTS", 2000),
+  requests: num("BENCH_REQUESTS", 5000),
   warmupRequests: 200,
   importRuns: num("BENCH_IMPORT_RUNS", 7),
   checkRuns: num("BENCH_CHECK_RUNS", 3),
-  httpScenarios: list("BENCH_HTTP_SCENARIOS", "call,mrtr"),
+  httpScenarios: list("BENCH_HTTP_SCENARIOS", "list,call,mrtr"),
   workers: [...new Set([...ALWAYS, ...list("BENCH_WORKERS", WORKERS.map((worker) => worker.id).join(","))])],
   timeLimitMinutes: num("BENCH_TIME_LIMIT_MINUTES", 20),
 };
@@ -56,7 +64,7 @@ const quickTrialKnobs = () =>
 const SCENARIOS = [
   { id: "list", label: "tools/list" },
   { id: "call", label: "tools/call (zod-validated echo)" },
-  { id: "mrtr", label: "MRTR retry (signed state)", mrtrOnly: true },
+  { id: "mrtr", label: "MRTR retry (signed state)" },
 ];
 // A fixed, public bench key (the template's STATE_KEYS secret, which production mode requires): the Worker signs
 // state for real, but nothing here is secret.
@@ -103,17 +111,25 @@ function gitState() {
   return { commit: git("rev-parse", "--short", "HEAD") || "unknown", dirty: git("status", "--porcelain").length > 0 };
 }
 
+const relativeTo = (path) => path.slice(ROOT.length + 1);
+
 function commandLine() {
   const overrides = Object.keys(process.env)
     .filter((name) => name.startsWith("BENCH_"))
     .map((name) => `${name}=${process.env[name]} `)
     .join("");
-  return `${overrides}${process.env.npm_lifecycle_event === "bench" ? "npm run bench" : "node bench/run.mjs"}`;
+  // Through npm, the command as the repository root runs it (the bench is the engine package's script).
+  return `${overrides}${process.env.npm_lifecycle_event === "bench" ? "npm run bench -w mcp-workers-engine" : "node bench/run.mjs"}`;
 }
 
 const version = (path) => JSON.parse(readFileSync(path, "utf8")).version;
 const packageVersion = (name) => version(join(BENCH, "node_modules", name, "package.json"));
-const appliesTo = (scenario, worker) => !scenario.mrtrOnly || worker.mrtr;
+
+/** The last `npm run bench:listen` (results/listen.json), for the listener target; undefined when there is none. */
+function lastListenRun() {
+  const file = join(RESULTS, "listen.json");
+  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined;
+}
 
 let mini;
 
@@ -202,7 +218,7 @@ async function main() {
   const inProcessResults = await inProcessPhase(loaded, inprocess);
   const httpResults = await httpPhase(loaded, load);
   const limited = await rateLimitedLoad(
-    workers.find((worker) => worker.id === "template-no-assets"),
+    workers.find((worker) => worker.id === "template"),
     load,
   );
   const defaults = await defaultsCost(
@@ -239,8 +255,12 @@ async function main() {
       mrtr: !!worker.mrtr,
       loaded: isLoaded(worker),
       peer: isPeer(worker),
+      httpCallOnly: !!worker.httpCallOnly,
+      answers: worker.answers,
+      accept: worker.accept,
       setup: worker.setup,
       called: worker.called,
+      differs: worker.differs,
       packages: worker.packages,
       size: worker.size,
       startup: worker.startup,
@@ -251,16 +271,24 @@ async function main() {
     http: httpResults,
     limited,
     defaults,
+    listen: lastListenRun(),
     elapsedSeconds: (Date.now() - started) / 1000,
   };
-  mkdirSync(RESULTS, { recursive: true });
-  writeFileSync(join(RESULTS, "latest.md"), report.markdown(run));
-  writeFileSync(join(RESULTS, "latest.svg"), report.svg(run));
+  // A quick trial is not the run to quote: its results go beside the builds, and the docs keep the last full run's.
+  const trial = run.quickTrial.length > 0;
+  const out = trial ? TRIAL_RESULTS : RESULTS;
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, "latest.md"), report.markdown(run));
+  writeFileSync(join(out, "latest.svg"), report.svg(run));
   // Paths relative to the repository, so the committed results name no machine's folders.
   const relative = (_key, value) => (typeof value === "string" && value.startsWith(ROOT) ? `.${value.slice(ROOT.length)}` : value);
-  writeFileSync(join(RESULTS, "latest.json"), `${JSON.stringify(run, relative, 2)}\n`);
+  writeFileSync(join(out, "latest.json"), `${JSON.stringify(run, relative, 2)}\n`);
+  const synced = trial ? [] : syncGeneratedBlocks(run);
 
-  step(`Results (bench/results/latest.md, latest.svg, latest.json), ${run.elapsedSeconds.toFixed(0)} s in all`);
+  step(
+    `Results (${relativeTo(out)}/latest.md, latest.svg, latest.json${synced.length ? `; updated ${synced.join(", ")}` : ""}), ` +
+      `${run.elapsedSeconds.toFixed(0)} s in all`,
+  );
   for (const target of report.targets(run))
     console.log(`  ${target.ok === undefined ? "n/a   " : target.ok ? "met   " : "MISSED"} ${target.name}: ${target.measured}`);
   for (const warning of report.warnings(run)) console.log(`  WARNING: ${warning.text}`);
@@ -268,34 +296,44 @@ async function main() {
   if (failed.length) throw new Error(`some requests failed: ${failed.join("; ")}`);
 }
 
+/** Which of `scenarios` `worker` is measured with in `phase`. */
+const scenariosOf = (worker, phase, scenarios) => scenarios.filter((scenario) => measures(worker, phase, scenario.id));
+
 /**
- * In-process CPU per request: every loaded Worker behind the driver in its own workerd, each answer checked once,
- * a warm-up loop per scenario, then rounds (Workers in a rotating order; per Worker an empty loop, then each scenario).
+ * In-process CPU per request: every Worker measured in process behind the driver in its own workerd, each answer
+ * checked once (and its form: JSON or SSE, as the Worker's line says), a warm-up loop per scenario, then rounds
+ * (Workers in a rotating order; per Worker an empty loop, then each scenario). A Worker's figure is its gross CPU per
+ * request minus the median of its empty loops over every round: the empty loop is the same fixed workload in every
+ * round, and one measured once beside each figure would add its own noise (several microseconds) to a figure of a
+ * few tens. A round of a cell is noisy when its gross CPU per request is over 1.5x its own median (lib/stats.mjs).
  */
 async function inProcessPhase(loaded, inprocess) {
-  const scenarios = SCENARIOS;
-  step(`In-process: ${PARAMS.rounds} rounds x ${loaded.length} Workers, ${PARAMS.requests} requests per loop, answers checked first`);
+  const measured = loaded.filter((worker) => scenariosOf(worker, "inprocess", SCENARIOS).length > 0);
+  step(`In-process: ${PARAMS.rounds} rounds x ${measured.length} Workers, ${PARAMS.requests} requests per loop, answers checked first`);
   const servers = new Map();
   const cells = Object.fromEntries(
-    scenarios.map((s) => [s.id, Object.fromEntries(loaded.filter((w) => appliesTo(s, w)).map((w) => [w.id, { rounds: [] }]))]),
+    SCENARIOS.map((s) => [
+      s.id,
+      Object.fromEntries(measured.filter((w) => measures(w, "inprocess", s.id)).map((w) => [w.id, { rounds: [] }])),
+    ]),
   );
   const request = async (worker, scenario) => {
-    const requests = scenariosFor(worker.protocol);
+    const requests = scenariosFor(worker);
     if (scenario.id !== "mrtr") return requests[scenario.id]();
     // Each MCP server mints its own requestState (first call, answered input_required), fresh each round so the
     // state's lifetime never runs out.
     const first = await inprocess.loop(servers.get(worker.id), requests.mrtrFirst(), 1);
-    return requests.mrtrRetry(checkAnswer(first.first, CHECKS.mrtrFirst).result.requestState);
+    return requests.mrtrRetry(checkAnswer(first.first, CHECKS.mrtrFirst, worker.answers).result.requestState);
   };
   try {
-    for (const worker of loaded) {
+    for (const worker of measured) {
       servers.set(worker.id, await inprocess.serveInProcess(worker.config, worker.main, overridesFor(worker)));
       worker.forms = {};
-      for (const scenario of scenarios.filter((s) => appliesTo(s, worker))) {
+      for (const scenario of scenariosOf(worker, "inprocess", SCENARIOS)) {
         const once = await inprocess.loop(servers.get(worker.id), await request(worker, scenario), 1);
         try {
           // The floor answers every request with the same fixed result: nothing of its to check.
-          if (!worker.floor) worker.forms[scenario.id] = checkAnswer(once.first, CHECKS[scenario.id]).form;
+          if (!worker.floor) worker.forms[scenario.id] = checkAnswer(once.first, CHECKS[scenario.id], worker.answers).form;
         } catch (error) {
           throw new Error(`${worker.id} ${scenario.id} (in-process): ${error.message}`);
         }
@@ -304,16 +342,15 @@ async function inProcessPhase(loaded, inprocess) {
     }
     for (let round = 0; round < PARAMS.rounds; round++) {
       // Rotate the order each round so no Worker always runs first or right after the same neighbour.
-      const order = loaded.map((_, i) => loaded[(i + round) % loaded.length]);
+      const order = measured.map((_, i) => measured[(i + round) % measured.length]);
       for (const worker of order) {
         const server = servers.get(worker.id);
-        const emptyLoop = await inprocess.loop(server, scenariosFor(worker.protocol).call(), PARAMS.requests, { empty: true });
+        const emptyLoop = await inprocess.loop(server, scenariosFor(worker).call(), PARAMS.requests, { empty: true });
         const line = [];
-        for (const scenario of scenarios.filter((s) => appliesTo(s, worker))) {
+        for (const scenario of scenariosOf(worker, "inprocess", SCENARIOS)) {
           const gross = await inprocess.loop(server, await request(worker, scenario), PARAMS.requests);
-          const cpuUs = gross.cpuUs - emptyLoop.cpuUs;
-          cells[scenario.id][worker.id].rounds.push({ cpuUs, grossUs: gross.cpuUs, emptyUs: emptyLoop.cpuUs, failures: gross.failures });
-          line.push(`${scenario.id} ${cpuUs.toFixed(0).padStart(5)} us${gross.failures ? ` (${gross.failures} FAILED)` : ""}`);
+          cells[scenario.id][worker.id].rounds.push({ grossUs: gross.cpuUs, emptyUs: emptyLoop.cpuUs, failures: gross.failures });
+          line.push(`${scenario.id} ${gross.cpuUs.toFixed(0).padStart(5)} us gross${gross.failures ? ` (${gross.failures} FAILED)` : ""}`);
         }
         console.log(`  round ${round + 1} ${worker.id.padEnd(18)} ${line.join("  ")}  (empty loop ${emptyLoop.cpuUs.toFixed(0)} us)`);
       }
@@ -321,60 +358,65 @@ async function inProcessPhase(loaded, inprocess) {
   } finally {
     for (const server of servers.values()) await server.mf.dispose();
   }
-  // The floor's gross CPU per tools/call (its loop, driver included): a fixed workload, so it shows a busy round.
-  const floorCosts = cells.call.floor.rounds.map((r) => r.grossUs);
-  const noisy = noisyRounds(floorCosts);
-  const kept = keptRounds(PARAMS.rounds, noisy);
   for (const byWorker of Object.values(cells)) {
     for (const cell of Object.values(byWorker)) {
+      // The Worker's empty loop: the median of the ones measured in each round (one per round, for all its cells).
+      cell.emptyUs = median(cell.rounds.map((r) => r.emptyUs));
+      for (const round of cell.rounds) round.cpuUs = round.grossUs - cell.emptyUs;
+      // The Worker's own fixed workload: its gross CPU per request.
+      cell.noisy = noisyRounds(cell.rounds.map((r) => r.grossUs));
+      cell.kept = keptRounds(PARAMS.rounds, cell.noisy);
       cell.cpuUs = medianOver(
         cell.rounds.map((r) => r.cpuUs),
-        kept,
+        cell.kept,
       );
       cell.failures = cell.rounds.reduce((sum, r) => sum + r.failures, 0);
     }
   }
-  return { requests: PARAMS.requests, cells, floorCosts, noisy, kept };
+  return { requests: PARAMS.requests, cells };
 }
 
-/** HTTP throughput: every loaded Worker served by Miniflare straight from workerd, autocannon, interleaved rounds. */
+/**
+ * HTTP throughput: every Worker served by Miniflare straight from workerd, autocannon, interleaved rounds. A round
+ * of a cell is noisy when its time per request (1 / req/s) is over 1.5x its own median.
+ */
 async function httpPhase(loaded, load) {
   const scenarios = SCENARIOS.filter((s) => PARAMS.httpScenarios.includes(s.id));
   if (!scenarios.some((s) => s.id === "call")) throw new Error("BENCH_HTTP_SCENARIOS must include call (the ratios are made from it)");
   step(`HTTP: serving ${loaded.length} Workers; checking every scenario answers correctly`);
   const servers = new Map();
   const cells = Object.fromEntries(
-    scenarios.map((s) => [s.id, Object.fromEntries(loaded.filter((w) => appliesTo(s, w)).map((w) => [w.id, { runs: [] }]))]),
+    scenarios.map((s) => [s.id, Object.fromEntries(loaded.filter((w) => measures(w, "http", s.id)).map((w) => [w.id, { runs: [] }]))]),
   );
   const request = async (worker, scenario) => {
-    const requests = scenariosFor(worker.protocol);
+    const requests = scenariosFor(worker);
     if (scenario.id !== "mrtr") return requests[scenario.id]();
-    const first = await verify(servers.get(worker.id).url, requests.mrtrFirst(), CHECKS.mrtrFirst);
+    const first = await verify(servers.get(worker.id).url, requests.mrtrFirst(), CHECKS.mrtrFirst, worker.answers);
     return requests.mrtrRetry(first.result.requestState);
   };
   const options = { connections: PARAMS.connections, seconds: PARAMS.seconds };
   try {
     for (const worker of loaded) {
       servers.set(worker.id, await mini.serveBundle(worker.config, worker.main, overridesFor(worker)));
-      for (const scenario of scenarios.filter((s) => appliesTo(s, worker))) {
+      for (const scenario of scenariosOf(worker, "http", scenarios)) {
         try {
-          if (!worker.floor) await verify(servers.get(worker.id).url, await request(worker, scenario), CHECKS[scenario.id]);
+          if (!worker.floor) await verify(servers.get(worker.id).url, await request(worker, scenario), CHECKS[scenario.id], worker.answers);
         } catch (error) {
           throw new Error(`${worker.id} ${scenario.id} (HTTP): ${error.message}`);
         }
       }
     }
-    const cellCount = scenarios.reduce((sum, s) => sum + loaded.filter((w) => appliesTo(s, w)).length, 0);
+    const cellCount = scenarios.reduce((sum, s) => sum + loaded.filter((w) => measures(w, "http", s.id)).length, 0);
     step(`HTTP load: warm-up, then ${PARAMS.rounds} rounds x ${cellCount} runs x ${PARAMS.seconds} s, ${PARAMS.connections} connections`);
     for (const scenario of scenarios) {
-      for (const worker of loaded.filter((w) => appliesTo(scenario, w))) {
+      for (const worker of loaded.filter((w) => measures(w, "http", scenario.id))) {
         await load(servers.get(worker.id).url, await request(worker, scenario), { ...options, seconds: PARAMS.warmupSeconds });
       }
     }
     for (let round = 0; round < PARAMS.rounds; round++) {
       const order = loaded.map((_, i) => loaded[(i + round) % loaded.length]);
       for (const scenario of scenarios) {
-        for (const worker of order.filter((w) => appliesTo(scenario, w))) {
+        for (const worker of order.filter((w) => measures(w, "http", scenario.id))) {
           const server = servers.get(worker.id);
           const run = await load(server.url, await request(worker, scenario), { ...options, pids: server.pids });
           cells[scenario.id][worker.id].runs.push(run);
@@ -389,26 +431,24 @@ async function httpPhase(loaded, load) {
   } finally {
     for (const server of servers.values()) await server.mf.dispose();
   }
-  // The floor's time per tools/call (1 / its throughput) in each round: a fixed workload, so it shows a busy round.
-  const floorCosts = cells.call.floor.runs.map((r) => 1 / r.rps);
-  const noisy = noisyRounds(floorCosts);
-  const kept = keptRounds(PARAMS.rounds, noisy);
   for (const byWorker of Object.values(cells)) {
     for (const cell of Object.values(byWorker)) {
+      cell.noisy = noisyRounds(cell.runs.map((r) => 1 / r.rps));
+      cell.kept = keptRounds(PARAMS.rounds, cell.noisy);
       for (const metric of ["rps", "p50", "p99", "cpuUs"]) {
         cell[metric] = medianOver(
           cell.runs.map((r) => r[metric]),
-          kept,
+          cell.kept,
         );
       }
       cell.failures = cell.runs.reduce((sum, r) => sum + r.failures, 0);
     }
   }
-  return { scenarios: scenarios.map((s) => s.id), cells, noisy, kept };
+  return { scenarios: scenarios.map((s) => s.id), cells };
 }
 
 /**
- * Rate-limited load: the template (no asset hop) with the limit the template ships (RATE_LIMITER in the root
+ * Rate-limited load: the template with the limit the template ships (RATE_LIMITER in the root
  * wrangler.toml), loaded from one client with tools/call. Most answers are 429: reported as their own line (answers
  * per second, how many were refused, the Retry-After they carried), never as errors and never as throughput.
  */
@@ -417,7 +457,7 @@ async function rateLimitedLoad(template, load) {
   if (!shipped) return undefined;
   step(`Rate-limited load: the template with the shipped limit (${shipped.simple.limit} per ${shipped.simple.period} s)`);
   const server = await mini.serveBundle(template.config, template.main, overridesFor(template, { shippedLimit: true }));
-  const call = scenariosFor(template.protocol).call();
+  const call = scenariosFor(template).call();
   try {
     const runs = [];
     for (let round = 0; round < Math.min(PARAMS.rounds, 3); round++) {
@@ -449,7 +489,7 @@ async function rateLimitedLoad(template, load) {
 }
 
 /**
- * What each production default costs, in-process (tools/call, the template as shipped): the shipped defaults, then
+ * What each production default costs, in-process (tools/call, the template): the shipped defaults, then
  * one changed at a time, each in its own workerd, rounds interleaved: the access log for every request
  * (ACCESS_LOG=all), and no RATE_LIMITER binding. Traces cannot be measured here: with no trace consumer the runtime
  * hands out inert spans, as it does in production for requests that are not sampled.
@@ -461,7 +501,7 @@ async function defaultsCost(template, inprocess) {
     { id: "noLimiter", label: "without the RATE_LIMITER binding", overrides: overridesFor(template, { withoutLimiter: true }) },
   ];
   step(`Cost of each default, in-process: tools/call, ${variants.length} variants x ${PARAMS.rounds} interleaved rounds`);
-  const call = scenariosFor(template.protocol).call();
+  const call = scenariosFor(template).call();
   try {
     for (const variant of variants) {
       variant.server = await inprocess.serveInProcess(template.config, template.main, variant.overrides);
@@ -473,19 +513,18 @@ async function defaultsCost(template, inprocess) {
       for (const variant of round % 2 ? [...variants].reverse() : variants) {
         const emptyLoop = await inprocess.loop(variant.server, call, PARAMS.requests, { empty: true });
         const gross = await inprocess.loop(variant.server, call, PARAMS.requests);
-        variant.rounds.push({ cpuUs: gross.cpuUs - emptyLoop.cpuUs, failures: gross.failures });
+        variant.rounds.push({ grossUs: gross.cpuUs, emptyUs: emptyLoop.cpuUs, failures: gross.failures });
       }
     }
   } finally {
     for (const variant of variants) await variant.server?.mf.dispose();
   }
-  return variants.map(({ id, label, rounds }) => ({
-    id,
-    label,
-    cpuUs: median(rounds.map((r) => r.cpuUs)),
-    rounds: rounds.map((r) => r.cpuUs),
-    failures: rounds.reduce((sum, r) => sum + r.failures, 0),
-  }));
+  return variants.map(({ id, label, rounds }) => {
+    // As in the in-process phase: net of the median of the variant's empty loops.
+    const emptyUs = median(rounds.map((r) => r.emptyUs));
+    const net = rounds.map((r) => r.grossUs - emptyUs);
+    return { id, label, cpuUs: median(net), rounds: net, failures: rounds.reduce((sum, r) => sum + r.failures, 0) };
+  });
 }
 
 try {

@@ -4,7 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { delimiter, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
@@ -13,9 +13,14 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..")
 // wrangler's CLI itself, not its bin shim: the shim re-spawns node, which would leave a grandchild to clean up.
 const WRANGLER = join(ROOT, "node_modules/wrangler/wrangler-dist/cli.js");
 
-/** No Cloudflare network, no metrics, logs inside the checkout: the bench is offline and local. */
+/**
+ * No Cloudflare network, no metrics, logs inside the checkout: the bench is offline and local. The repository's
+ * `node_modules/.bin` first on PATH, as `npm run` puts it: the root config's custom build (`mcp-build-skills`) runs
+ * from there even when the bench is started as `node bench/run.mjs`.
+ */
 export const OFFLINE_ENV = {
   ...process.env,
+  PATH: [join(ROOT, "node_modules/.bin"), process.env.PATH].filter(Boolean).join(delimiter),
   CLOUDFLARE_CF_FETCH_ENABLED: "false",
   WRANGLER_SEND_METRICS: "false",
   WRANGLER_LOG_PATH: join(ROOT, ".wrangler/logs"),

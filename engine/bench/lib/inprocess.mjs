@@ -8,8 +8,9 @@
  * entry, in one Miniflare instance with the Worker's own bindings (from its wrangler config, Durable Objects, rate
  * limiters and assets included). The driver re-exports the bundle's Durable Object classes and hands every request
  * but its own to the bundle's default export, so the Worker's code runs in the same isolate, with the same `env`
- * and `ctx`, as it would when deployed. On `POST /__bench/loop` the driver builds N requests and awaits the Worker's
- * `fetch` for each in turn, reading every answer to its end. An "empty" loop (same requests, a fixed answer in place
+ * and `ctx`, as it would when deployed. On `POST /__bench/loop` the driver builds N requests (each with its
+ * `Content-Length`, as a request from an HTTP client has it) and awaits the Worker's `fetch` for each in turn,
+ * reading every answer to its end. An "empty" loop (same requests, a fixed answer in place
  * of the Worker) is measured in the same workerd and subtracted: what is left is the Worker's work per request.
  */
 import { readFileSync } from "node:fs";
@@ -26,7 +27,9 @@ const FIXED = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { content: [{ type
 export default {
   async fetch(request, env, ctx) {
     if (new URL(request.url).pathname !== ${JSON.stringify(LOOP_PATH)}) return target.default.fetch(request, env, ctx);
-    const { n, url, method, headers, body, empty } = await request.json();
+    const { n, url, method, headers: sent, body, empty } = await request.json();
+    // As a client's request arrives over HTTP: with its length declared (a Request made here has no such header).
+    const headers = { ...sent, "content-length": String(new TextEncoder().encode(body).byteLength) };
     let failures = 0;
     let first;
     for (let i = 0; i < n; i++) {

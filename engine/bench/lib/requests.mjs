@@ -10,7 +10,8 @@
  *   and no `_meta`.
  *
  * Every Worker of one protocol gets byte-identical requests, except the MRTR retry, whose `requestState` each
- * server minted for itself (see `mrtrRetry`).
+ * server minted for itself (see `mrtrRetry`), and the Accept header of a Worker that answers JSON only when SSE is
+ * left out of it (mcp-lite: `worker.accept`).
  */
 export const MODERN = "2026-07-28";
 export const TEXT = "hello bench";
@@ -20,11 +21,17 @@ const META = {
   "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
 };
 
-/** One JSON-RPC request as autocannon and the in-process driver want it: method, headers, body (a string, sent as is). */
-export function rpc(protocol, method, params = {}, toolName) {
+/** What a conforming client sends as `Accept` (the spec asks for both types on every POST). */
+export const CONFORMING_ACCEPT = "application/json, text/event-stream";
+
+/**
+ * One JSON-RPC request as autocannon and the in-process driver want it: method, headers, body (a string, sent as
+ * is). `accept`: the Accept header, a conforming client's unless a Worker answers JSON only to another one.
+ */
+export function rpc(protocol, method, params = {}, toolName, accept = CONFORMING_ACCEPT) {
   const headers = {
     "content-type": "application/json",
-    accept: "application/json, text/event-stream",
+    accept,
     "mcp-protocol-version": protocol,
   };
   if (protocol === MODERN) {
@@ -35,13 +42,16 @@ export function rpc(protocol, method, params = {}, toolName) {
   return { method: "POST", headers, body: JSON.stringify(body) };
 }
 
-/** The requests for one protocol revision: tools/list, tools/call echo, and (2026-07-28 only) the MRTR pair. */
-export function scenariosFor(protocol) {
+/**
+ * The requests for one Worker (its protocol revision, and the Accept header it is sent: `worker.accept`, else a
+ * conforming client's): tools/list, tools/call echo, and (2026-07-28 only) the MRTR pair.
+ */
+export function scenariosFor({ protocol, accept = CONFORMING_ACCEPT }) {
   return {
-    list: () => rpc(protocol, "tools/list"),
-    call: () => rpc(protocol, "tools/call", { name: "echo", arguments: { text: TEXT } }, "echo"),
+    list: () => rpc(protocol, "tools/list", {}, undefined, accept),
+    call: () => rpc(protocol, "tools/call", { name: "echo", arguments: { text: TEXT } }, "echo", accept),
     /** First round of the MRTR tool: the server answers input_required with a signed requestState. */
-    mrtrFirst: () => rpc(protocol, "tools/call", { name: "confirm", arguments: { text: TEXT } }, "confirm"),
+    mrtrFirst: () => rpc(protocol, "tools/call", { name: "confirm", arguments: { text: TEXT } }, "confirm", accept),
     /** The retry: same call, the answer to the one form question, and the server's own requestState echoed back. */
     mrtrRetry: (requestState) =>
       rpc(
@@ -54,6 +64,7 @@ export function scenariosFor(protocol) {
           requestState,
         },
         "confirm",
+        accept,
       ),
   };
 }
@@ -100,17 +111,20 @@ export function messageOf(contentType, text) {
  * a 200 whose JSON-RPC result passes `check`. Returns the result and how it came (JSON or SSE); throws with the
  * status and body text otherwise, so a broken endpoint is never measured.
  */
-export function checkAnswer({ status, contentType, text }, check) {
+export function checkAnswer({ status, contentType, text }, check, form) {
   const result = messageOf(contentType, text)?.result;
   if (status !== 200 || !result || !check(result)) {
     throw new Error(`unexpected answer (HTTP ${status}, ${contentType || "no content type"}): ${text.slice(0, 400)}`);
   }
-  return { result, form: contentType.startsWith("text/event-stream") ? "SSE" : "JSON" };
+  const came = contentType.startsWith("text/event-stream") ? "SSE" : "JSON";
+  // Why: the reports say which form each Worker answers in; a Worker that answers otherwise is not measured.
+  if (form !== undefined && came !== form) throw new Error(`answered ${came}, expected ${form}: ${text.slice(0, 200)}`);
+  return { result, form: came };
 }
 
 /** Sends one request over HTTP and checks its answer (see checkAnswer). */
-export async function verify(url, request, check) {
+export async function verify(url, request, check, form) {
   const response = await fetch(url, { ...request, signal: AbortSignal.timeout(10_000) });
   const text = await response.text();
-  return checkAnswer({ status: response.status, contentType: response.headers.get("content-type") ?? "", text }, check);
+  return checkAnswer({ status: response.status, contentType: response.headers.get("content-type") ?? "", text }, check, form);
 }

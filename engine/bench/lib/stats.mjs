@@ -1,10 +1,16 @@
 /**
- * Medians and the noisy-round rule, shared by the in-process and the HTTP measurements.
+ * Medians, the noisy-round rule and per-round ratios, shared by the in-process and the HTTP measurements and by
+ * the report.
  *
- * Noisy round: one whose floor figure (a fixed workload: the floor Worker's cost per request in that round) is more
- * than NOISY_FACTOR times the median of the floor's figures over every round. On a shared machine another process's
- * burst makes every Worker measured in that round look slower; such a round is flagged and left out of the medians
- * (unless every round is flagged, when all of them count and the report says so).
+ * Noisy round, per Worker: one where that Worker's own cost per request (a fixed workload: its gross CPU per
+ * request in-process; its time per request over HTTP) is more than
+ * NOISY_FACTOR times its median over every round. Another process's burst makes whichever Worker ran at that moment
+ * look slower, so the rule looks at every Worker's own figures, not at one reference Worker's. A noisy round of a
+ * Worker is flagged and left out of that Worker's medians and of every per-round ratio it takes part in (unless
+ * every round of it is flagged, when all of them count and the report says so).
+ *
+ * Every target is scored by the median of per-round ratios: in each round two Workers ran minutes apart at most, so
+ * the machine's drift between rounds cancels in their ratio, where a ratio of two medians would mix rounds.
  */
 export const NOISY_FACTOR = 1.5;
 
@@ -15,10 +21,16 @@ export const median = (values) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
-/** Indices of the noisy rounds, from the floor's cost per request in each round (higher = slower). */
-export function noisyRounds(floorCosts) {
-  const typical = median(floorCosts);
-  return floorCosts.flatMap((cost, round) => (Number.isFinite(cost) && cost > NOISY_FACTOR * typical ? [round] : []));
+/** Indices of the rounds where any of `series` (each a cost per round, higher = slower) is over NOISY_FACTOR x its median. */
+export function noisyRounds(...series) {
+  const flagged = new Set();
+  for (const costs of series) {
+    const typical = median(costs);
+    costs.forEach((cost, round) => {
+      if (Number.isFinite(cost) && cost > NOISY_FACTOR * typical) flagged.add(round);
+    });
+  }
+  return [...flagged].sort((a, b) => a - b);
 }
 
 /** The rounds the medians use: every round not flagged, or all of them when every round is flagged. */
@@ -29,3 +41,14 @@ export function keptRounds(count, noisy) {
 
 /** Median of `values[round]` over the kept rounds. */
 export const medianOver = (values, kept) => median(kept.map((round) => values[round]));
+
+/**
+ * Per-round ratios `ours[r] / theirs[r]` of two cells (each `{ values, kept }`: a figure per round and the rounds
+ * kept for it): every round's ratio, the rounds both kept, and the median over those.
+ */
+export function perRoundRatio(ours, theirs) {
+  const ratios = ours.values.map((value, round) => value / theirs.values[round]);
+  const both = ours.kept.filter((round) => theirs.kept.includes(round));
+  const kept = both.length ? both : ours.kept;
+  return { ratios, kept, median: medianOver(ratios, kept), min: Math.min(...kept.map((round) => ratios[round])) };
+}

@@ -2,19 +2,21 @@
  * Bench Worker (c): the official SDK (`@modelcontextprotocol/server` 2.4.0, `createMcpHandler`) serving the same
  * `echo` tool and the same one-question MRTR tool as the template bench Worker. MRTR uses the SDK's own
  * `inputRequired()` and its HMAC `createRequestStateCodec` (bound to the method; the payload carries the text,
- * which the retry checks), so both sides sign and verify state. Classic zod (`import * as z from "zod"`), as the
- * SDK's docs and every other peer here use it; the template's engine is built on zod/mini.
+ * which the retry checks), so both sides sign and verify state. The tools' schemas are zod/mini, as the template's:
+ * the SDK takes any Standard Schema and converts a zod one with `z.toJSONSchema` (it warns once per isolate that this
+ * zod has no `~standard.jsonSchema`, which only classic zod adds). The SDK itself still bundles classic zod for its
+ * own wire schemas.
  */
 
 import { acceptedContent, createMcpHandler, createRequestStateCodec, inputRequired, McpServer } from "@modelcontextprotocol/server";
-import * as z from "zod";
+import * as z from "zod/mini";
 
 // A fixed, public bench key (>= 32 bytes), as in the template bench Worker.
 const codec = createRequestStateCodec<{ text: string }>({
   key: "bench-only-state-key-not-a-secret-1234",
   bind: (ctx) => ctx.mcpReq.method,
 });
-const input = z.strictObject({ text: z.string().max(100) });
+const input = z.strictObject({ text: z.string().check(z.maxLength(100)) });
 const confirmForm = z.object({ ok: z.boolean() });
 
 function makeServer() {
