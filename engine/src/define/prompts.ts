@@ -8,10 +8,9 @@ import { describeIssues, type ObjectSchema, toJsonSchema } from "../ask/schema";
 import type { HandlerContext } from "../run/context";
 import { type Asking, answerOf } from "../run/request";
 import { memoize } from "../util/memo";
-import { isObject } from "../wire/envelope";
-import { invalidParams, truncate } from "../wire/errors";
+import { invalidParams } from "../wire/errors";
 import type { Icon, JsonObject, PromptMessage } from "../wire/types";
-import type { Registry } from "./registry";
+import { namedCall, type Registry } from "./registry";
 import type { Completer } from "./resources";
 
 /**
@@ -138,20 +137,17 @@ export const describePrompt = memoize((prompt: Prompt): JsonObject => {
 });
 
 export async function getPrompt(prompts: Registry<Prompt>, params: JsonObject, asking: Asking): Promise<JsonObject> {
-  const name = params.name;
-  if (typeof name !== "string") throw invalidParams('Invalid params: "name" must be a string');
-  const prompt = prompts.get(name);
-  if (!prompt) throw invalidParams(`Unknown prompt: ${truncate(name, 128)}`);
-  const args = params.arguments ?? {};
-  if (!isObject(args)) throw invalidParams('Invalid params: "arguments" must be an object');
+  const { item: prompt, args } = namedCall(prompts, params, "prompt");
   let parsedArgs: unknown = {};
   if (prompt.arguments) {
     const parsed = prompt.arguments.safeParse(args);
     if (!parsed.success) {
-      throw invalidParams(`Invalid arguments for prompt ${name}: ${describeIssues(parsed.error as z.core.$ZodError)}`);
+      throw invalidParams(`Invalid arguments for prompt ${prompt.name}: ${describeIssues(parsed.error as z.core.$ZodError)}`);
     }
     parsedArgs = parsed.data;
   }
-  const asked = await asking.run({ method: "prompts/get", name, args }, params, async (ctx) => prompt.get(parsedArgs as never, ctx));
+  const asked = await asking.run({ method: "prompts/get", name: prompt.name, args }, params, async (ctx) =>
+    prompt.get(parsedArgs as never, ctx),
+  );
   return answerOf(asked) as unknown as JsonObject;
 }

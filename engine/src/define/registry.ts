@@ -4,8 +4,24 @@
  * each entry is described for its list once per isolate, and lists are paged with opaque cursors.
  */
 
+import { isObject } from "../wire/envelope";
+import { invalidParams, truncate } from "../wire/errors";
 import type { JsonObject } from "../wire/types";
 import { paginate } from "./pagination";
+
+/**
+ * The entry a `tools/call` or `prompts/get` names, with its arguments as sent, or -32602: a name that is not a string
+ * or names no entry (quoted cut to 128 characters, as it is the caller's text), arguments that are not an object.
+ */
+export function namedCall<T>(registry: Registry<T>, params: JsonObject, kind: "tool" | "prompt"): { item: T; args: JsonObject } {
+  const name = params.name;
+  if (typeof name !== "string") throw invalidParams('Invalid params: "name" must be a string');
+  const item = registry.get(name);
+  if (!item) throw invalidParams(`Unknown ${kind}: ${truncate(name, 128)}`);
+  const args = params.arguments ?? {};
+  if (!isObject(args)) throw invalidParams('Invalid params: "arguments" must be an object');
+  return { item, args };
+}
 
 export class Registry<T> {
   private readonly entries = new Map<string, T>();

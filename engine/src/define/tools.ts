@@ -12,13 +12,13 @@ import { illFormedTextAt, illFormedTextMessage } from "../util/encoding";
 import { describeError, type LogScope, log } from "../util/log";
 import { memoize } from "../util/memo";
 import { isObject } from "../wire/envelope";
-import { ErrorCode, INTERNAL_ERROR_MESSAGE, invalidParams, RpcError, truncate } from "../wire/errors";
+import { ErrorCode, INTERNAL_ERROR_MESSAGE, RpcError } from "../wire/errors";
 import type { TaskSupport } from "../wire/tasks";
 import type { ContentBlock, Icon, JsonObject, ToolAnnotations } from "../wire/types";
 import { checkBudget, type ToolBudget } from "./budget";
 import { text } from "./content";
 import type { JsonSchemaInput } from "./json-schema";
-import type { Registry } from "./registry";
+import { namedCall, type Registry } from "./registry";
 import type { View } from "./views";
 
 /**
@@ -278,12 +278,7 @@ export interface ToolCall {
 
 /** Reads `tools/call` params into the call, or throws -32602 (unknown tool, arguments not an object). */
 export function toolCall(tools: Registry<Tool>, params: JsonObject): ToolCall {
-  const name = params.name;
-  if (typeof name !== "string") throw invalidParams('Invalid params: "name" must be a string');
-  const tool = tools.get(name);
-  if (!tool) throw invalidParams(`Unknown tool: ${truncate(name, 128)}`);
-  const args = params.arguments ?? {};
-  if (!isObject(args)) throw invalidParams('Invalid params: "arguments" must be an object');
+  const { item: tool, args } = namedCall(tools, params, "tool");
   return { tool, args };
 }
 
