@@ -18,15 +18,20 @@ const src = join(packageRoot, "src");
 const FOLDERS = ["src", "test", "conformance", "bench"];
 const files = FOLDERS.flatMap((folder) => sourceFiles(join(packageRoot, folder), { declarations: true }));
 
-/** The name of every file of the package, of any type (a comment may name its wrangler.toml, a SKILL.md, ...). */
+/**
+ * The name of every file of the package, of any type (a comment may name its wrangler.toml, a SKILL.md, ...), as a
+ * fresh clone has them: build output (`build/`, `dist/`) is left out, so the answer does not depend on what was built.
+ */
 function everyName(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
-    if (name === "node_modules" || name.startsWith(".")) return [];
+    if (name === "node_modules" || name === "build" || name === "dist" || name.startsWith(".")) return [];
     const path = join(dir, name);
     return statSync(path).isDirectory() ? everyName(path) : [name];
   });
 }
-const names = new Set(everyName(packageRoot));
+/** Files the package's builds write, which a comment may name before any build ran: the skills build's manifest. */
+const BUILT = ["manifest.json"];
+const names = new Set([...everyName(packageRoot), ...BUILT]);
 const rel = (file: string) => relative(packageRoot, file);
 
 /** The comment lines of a file, with their line numbers. */
