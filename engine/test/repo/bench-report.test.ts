@@ -16,7 +16,7 @@ const startup = (net: number, check = net) => ({
   importNet: net,
   checkMs: 10 + check,
   checkNet: check,
-  importRuns: [5],
+  importRuns: [5 + net],
   checkRuns: [10],
 });
 const size = { raw: 1000, gzip: 500, modules: ["worker.js"], contributors: [], duplicates: [] };
@@ -151,6 +151,24 @@ describe("the bench report", () => {
     expect(target?.name).toContain("module evaluation");
     expect(target).toMatchObject({ ok: false });
     expect(target?.measured).toContain("real template +4.0 ms");
+  });
+
+  it("calls startup best only when every run of the template is ahead of every run of the best peer", () => {
+    const withRuns = (real: number[], peer: number[]) => {
+      const data = run();
+      data.workers = data.workers.map((w) =>
+        w.id === "real"
+          ? { ...w, startup: { ...startup(1), importRuns: real.map((ms) => 5 + ms) } }
+          : w.id === "mcp-lite"
+            ? { ...w, startup: { ...startup(2.5), importRuns: peer.map((ms) => 5 + ms) } }
+            : w,
+      );
+      return named(data, "startup the best of the table");
+    };
+    expect(withRuns([0.9, 1, 1.2], [1.9, 2.5, 3.5])).toMatchObject({ ok: true });
+    const overlapping = withRuns([1, 1.8, 2.8], [1.9, 2.5, 3.5]);
+    expect(overlapping).toMatchObject({ ok: false });
+    expect(overlapping?.measured).toContain("ahead by median only, the runs overlap: within noise");
   });
 
   it("writes a net startup figure below zero with its own sign, never as +-0.7", () => {
