@@ -5,5 +5,12 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "engine-repo", include: ["test/repo/**/*.test.ts"], environment: "node", isolate: false },
+  test: {
+    name: "engine-repo",
+    include: ["test/repo/**/*.test.ts"],
+    environment: "node",
+    isolate: false,
+    // Some checks run npm or the bundler (npm pack, esbuild): about 1.5 s alone, past 5 s on a busy 2-core machine.
+    testTimeout: 30_000,
+  },
 });
