@@ -13,7 +13,7 @@ import type { InputApi } from "../ask/questions";
 import { runTool } from "../define/tools";
 import { hubsOf } from "../listen/hub";
 import { createPublisher } from "../listen/publish";
-import { type Channel, handlerContext } from "../run/context";
+import { type Channel, handlerContext, type Publisher } from "../run/context";
 import { type EndRun, type RunEnd, runUntilEnd } from "../run/end";
 import { jsonBytes } from "../util/encoding";
 import type { LogScope } from "../util/log";
@@ -57,6 +57,7 @@ export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOut
   };
   let api: InputApi | undefined;
   const state = () => api?.state ?? record.state;
+  let publisher: Publisher | undefined;
   const channel = (end: EndRun): Channel => ({
     env: host.env,
     signal: host.signal,
@@ -69,7 +70,11 @@ export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOut
     // Tasks carry no log messages (SEP-2663: not supported on tasks).
     log() {},
     waitUntil: (promise) => host.waitUntil(promise),
-    publish: createPublisher(hubsOf(host.env), record.principal, (uri) => server.resources.handleOf(uri), scope),
+    // Built when the tool first publishes, as on a request (most runs never do).
+    get publish() {
+      publisher ??= createPublisher(hubsOf(host.env), record.principal, (uri) => server.resources.handleOf(uri), scope);
+      return publisher;
+    },
     async checkpoint() {
       if (host.signal.aborted) end({ kind: "cancelled" });
       host.saveState(keepable(state(), record.limits.maxStateBytes));

@@ -134,6 +134,17 @@ export const taskTools = [
       return { content: [text(`wrote ${args.steps}`)] };
     },
   }),
+  defineTool({
+    name: "publish_task",
+    description: "Becomes a task, then announces a change of the tool list from inside its run.",
+    input: z.strictObject({}),
+    taskSupport: "optional",
+    async handler(_args, ctx) {
+      ctx.progress(0, 1, "Publishing");
+      await ctx.publish.toolsListChanged();
+      return { content: [text("published")] };
+    },
+  }),
 ];
 
 /** What `writer_task` wrote, one entry per write (the request id that created the task): tasks run in this isolate. */

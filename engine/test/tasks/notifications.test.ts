@@ -21,6 +21,19 @@ async function listen(taskIds: string[]) {
   return reader;
 }
 
+describe("a task's own notifications", () => {
+  it("a change a tool publishes from inside its task reaches a listener, as from a request", async () => {
+    const reader = sseReader(
+      await server.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "T", capabilities: TASK_CLIENT }),
+    );
+    readers.push(reader);
+    expect(await reader.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
+    const { taskId } = await server.call("tools/call", { name: "publish_task", arguments: {} }, { capabilities: TASK_CLIENT });
+    expect(await settle(server, taskId as string)).toMatchObject({ status: "completed" });
+    expect(await reader.message()).toMatchObject({ method: "notifications/tools/list_changed" });
+  });
+});
+
 describe("task status notifications", () => {
   it("a listener following a task gets each status change as a DetailedTask, the result inlined", async () => {
     const { taskId } = await server.call("tools/call", { name: "ask_in_task", arguments: {} }, { capabilities: TASK_CLIENT });
