@@ -107,7 +107,7 @@ describe("retag_notebook without the Tasks extension", () => {
     // Two batches to apply (25, then 5), with a pause between them that outlasts the client by far.
     const notebook = await notebookOf(30);
     const form = { elicitation: { form: {} } };
-    const args = { notebook_id: notebook, batch_delay_ms: 1_500 };
+    const args = { notebook_id: notebook, batch_delay_ms: 1_000 };
     const forms = await connect(fetchApp, { capabilities: form });
     const first = await forms.request("tools/call", { name: "retag_notebook", arguments: args });
     // Raw from here: the test drops the stream mid-call, which is not something a client's API does.
