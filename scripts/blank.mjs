@@ -52,6 +52,7 @@ export const EXAMPLE_PATHS = [
   "test/e2e/python-clients.test.ts",
   "test/e2e/python/fastmcp_notes_flow.py",
   "test/e2e/python/mcp_notes_flow.py",
+  "test/e2e/python/notes_flow.py",
   "test/e2e/skills-client.test.ts",
   "test/e2e/tasks-client.test.ts",
   "test/e2e/tracing.test.ts",
