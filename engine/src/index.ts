@@ -2,7 +2,7 @@
  * @module index
  * The package's main entry (`import ... from "mcp-workers-engine"`), the only engine module an app imports (the test
  * client is the other entry, `mcp-workers-engine/testing`): everything a tool, resource or prompt module needs
- * (including the name of every type a handler meets) and the Worker factory, whose result also carries the Durable
+ * (including the types a handler's context and answers are made of) and the Worker factory, whose result also carries the Durable
  * Object classes the app's entry module exports. Each export is documented, with an example, where it is defined
  * (test/repo/public-api.test.ts checks that, and compiles every example from there). (Biome keeps these exports
  * sorted by path.)

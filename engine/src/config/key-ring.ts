@@ -1,7 +1,7 @@
 /**
  * @module config/key-ring
- * The imported `requestState` signing keys, created once per isolate (importing a CryptoKey per request
- * would cost every request a key schedule).
+ * The imported signing keys (STATE_KEYS: for `requestState`, list cursors, session ids and task ids), created once
+ * per isolate (importing a CryptoKey per request would cost every request a key schedule).
  */
 
 import { memoize } from "../util/memo";

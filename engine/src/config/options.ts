@@ -49,7 +49,7 @@ const LIMITS = {
     shardCapacity: [1_000, 1, 32_768],
     /** Shards one hub group may open; the server holds at most shardCapacity x maxShards listeners. */
     maxShards: [32, 1, 1_000],
-    /** Listen streams one caller may hold at once: an authenticated principal, or one client address when anonymous. */
+    /** Listen streams one caller may hold at once: an authenticated principal, or one client network (an IPv4 address or IPv6 /64) when anonymous. */
     maxPerCaller: [50, 1, 10_000],
   },
   sessions: {
@@ -63,7 +63,7 @@ const LIMITS = {
   tasks: {
     /** How long a task and its result are kept after creation (the wire's `ttlMs`), and the longest it may work. */
     ttlMs: [3_600_000, 60_000, 86_400_000],
-    /** Tasks one caller (principal, or client address when anonymous) may have in progress at once. */
+    /** Tasks one caller (principal, or client network when anonymous: an IPv4 address or IPv6 /64) may have in progress at once. */
     maxActivePerCaller: [10, 1, 1_000],
     /** Suggested polling interval for `tasks/get`. */
     pollIntervalMs: [1_000, 100, 60_000],

@@ -17,7 +17,8 @@
 export function clientNetwork(request: Request): string {
   const value = request.headers.get("cf-connecting-ip")?.trim();
   if (!value) return "unknown";
-  // No address is longer (a longer value is "unknown"): nothing that size is remembered.
+  // Longer than any address (a zoned or a malformed value): worked out each time, never remembered, so the memo
+  // holds only address-sized strings.
   if (value.length > MAX_IPV6_LENGTH) return networkOf(value);
   // Why remembered: every request of an anonymous caller is counted, and a client sends many from one address.
   let network = networks.get(value);

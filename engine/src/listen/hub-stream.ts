@@ -45,7 +45,7 @@ export interface HubStreamOptions {
   hubs: DurableObjectNamespace<SubscriptionHub>;
   settings: Limits["listen"];
   principal: Principal;
-  /** Who the caller is for its share of the listeners (`callerKey`: the principal, or the client address when anonymous). */
+  /** Who the caller is for its share of the listeners (`callerKey`: the principal, or the client network when anonymous). */
   caller: string;
   log: LogScope;
   filter: ListenerFilter;

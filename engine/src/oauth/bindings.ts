@@ -13,9 +13,9 @@ export interface OAuthBindings {
   OAUTH_STATE?: OAuthStateNamespace;
   /**
    * Where an earlier version kept that state (eventually consistent, so no longer used for it): the scheduled run
-   * purges what is left there while the binding is still bound. Optional.
+   * deletes the expired grants left there while the binding is still bound. Optional.
    */
   OAUTH_KV?: KVNamespace;
-  /** Requests per client IP per period on `/register` and `/token`; without it they are not limited. */
+  /** Requests per client network (an IPv4 address or IPv6 /64) per period on `/register` and `/token`; without it they are not limited. */
   OAUTH_RATE_LIMITER?: RateLimit;
 }

@@ -43,10 +43,10 @@ export interface Skill {
 
 /**
  * Declares a skill: the folder `skills/<name>/`, with its SKILL.md (YAML frontmatter with at least `name` and
- * `description`, then the instructions) and any other files it refers to. `npm run build:assets` (run by `npm run
- * dev`, the tests and every deploy) copies the files into the static assets with their sizes and SHA-256 digests;
- * the server then offers the extension (on a Worker with the ASSETS binding), lists the skill, and serves each file
- * as a `skill://<name>/<path>` resource.
+ * `description`, then the instructions) and any other files it refers to. `mcp-build-skills` (wrangler.toml's
+ * `[build]`, run by `npm run dev`, the tests and every deploy) copies the files into the static assets with their
+ * sizes and SHA-256 digests; the server then offers the extension (on a Worker with the ASSETS binding), lists the
+ * skill, and serves each file as a `skill://<name>/<path>` resource.
  *
  * @param definition - The skill: `name`, its folder under `skills/`.
  * @returns The skill, for `ServerDefinition.skills`.
