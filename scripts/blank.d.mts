@@ -14,8 +14,3 @@ export declare function pendingChanges(root: string): {
   migration: boolean;
   package: { scripts: string[]; check: boolean; dependencies: string[]; any: boolean };
 };
-/** Removes the example (and then this command) from the fork at `root`, printing each change through `log`. */
-export declare function startFromBlank(
-  root: string,
-  log?: (line: string) => void,
-): { changed: boolean; lockfile: "unchanged" | "updated" | "stale" };

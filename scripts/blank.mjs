@@ -5,7 +5,7 @@
  * Starts a fork from blank: removes the example app (the private notebook: its storage, tools, resources, prompt,
  * skill, view, tests and configuration) and leaves a server with one tool, `count_words` (the README's "Add a tool"
  * example), its test (the README's "Test it" example) and an end-to-end test of a real client calling it through
- * `npm run dev`. The engine (src/mcp/) and its tests are not touched, and every engine feature whose binding stays in
+ * `npm run dev`. The engine (engine/) and its tests are not touched, and every engine feature whose binding stays in
  * wrangler.toml stays on. Prints each change; a second run finds nothing left to remove and changes nothing.
  *
  * Meant for a fork that starts out: the example's files go whole, with anything a fork added to them (its tools in
@@ -13,8 +13,8 @@
  * or edits: they would be lost. Commit them first (or pass --force), and review the result with `git status` and
  * `git diff` before committing it; git keeps what it removed.
  *
- * Imported without running (the lists below): test/repo/docs.test.ts lets the docs name the example's files and
- * scripts, so they stay true after a fork removed them.
+ * Imported without running (the lists below and `pendingChanges`): test/repo/start-from-blank.test.ts checks a copy
+ * of the repository against them.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -63,8 +63,11 @@ export const EXAMPLE_PATHS = [
 /** This command's own files: once the example is gone, nothing uses them. Removed last. */
 const BLANK_TOOLING = ["scripts/", "test/repo/start-from-blank.test.ts"];
 
-/** Dev dependencies only the example used: ext-apps ran its view (and the view's test host). */
-const EXAMPLE_DEV_DEPENDENCIES = ["@modelcontextprotocol/ext-apps"];
+/**
+ * Dev dependencies only the example's tests used: ext-apps ran its view (and the view's test host), ext-tasks its
+ * tasks client, jose its OAuth flow's upstream, yaml its skill's frontmatter check.
+ */
+const EXAMPLE_DEV_DEPENDENCIES = ["@modelcontextprotocol/ext-apps", "@modelcontextprotocol/ext-tasks", "jose", "yaml"];
 
 /** The example's Durable Object class: its binding goes, and a migration deletes it where it was deployed. */
 const EXAMPLE_CLASS = "Notebook";
@@ -301,6 +304,12 @@ simple = { limit = 10, period = 60 }
     replace: "",
   },
   {
+    file: "vitest.config.ts",
+    what: "the app's tests no longer bind RETAG_LIMITER",
+    find: "                RETAG_LIMITER: { simple: { limit: 1_000_000, period: 60 } },\n",
+    replace: "",
+  },
+  {
     file: "wrangler.toml",
     what: "no NOTEBOOKS binding",
     find: `[[durable_objects.bindings]]\nname = "NOTEBOOKS"\nclass_name = "${EXAMPLE_CLASS}"\n\n`,
@@ -480,7 +489,7 @@ function uploadKib(root) {
  * Removes the example from the fork at `root`, printing each change, then this command's own files. Says whether the
  * lockfile could be brought in step (when package.json's dependencies changed).
  */
-export function startFromBlank(root, log = console.log) {
+function startFromBlank(root, log = console.log) {
   const pending = pendingChanges(root);
   if (isEmpty(pending)) {
     log("npm run blank: nothing left to remove (the example is gone already).");
