@@ -16,7 +16,7 @@
  * unchanged since its last build (a digest of every path and byte, kept in build/.stamps/, outside the assets).
  */
 import { createHash } from "node:crypto";
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { lstat, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { argv } from "node:process";
@@ -84,9 +84,16 @@ export async function buildSkills(source = SKILLS_SOURCE, out = SKILLS_OUT) {
   return manifest;
 }
 
-/** A digest of every skill's paths and bytes: what decides whether a build would change anything. */
+/**
+ * The build's own code. Why it is part of the digest: an engine update that changes what a build writes (the
+ * manifest's shape, say) must rebuild skills that did not change.
+ */
+const BUILD_CODE = ["./build.mjs", "./manifest.mjs"].map((file) => readFileSync(new URL(file, import.meta.url)));
+
+/** A digest of the build's code and every skill's paths and bytes: what decides whether a build would change anything. */
 function digestOf(skills) {
   const hash = createHash("sha256");
+  for (const code of BUILD_CODE) hash.update(`${code.length}\0`).update(code);
   for (const { name, files } of skills) {
     for (const { path, bytes } of files) hash.update(`${name}/${path}\0${bytes.length}\0`).update(bytes);
   }

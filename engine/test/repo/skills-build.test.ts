@@ -177,6 +177,17 @@ describe("the skills build", () => {
     expect(await buildAppSkills(app)).toBe(true);
   });
 
+  it("builds again over a stamp that records the skills alone, as a build by other code would: the build's code is part of what it records", async () => {
+    const app = tempDir();
+    writeTree(join(app, "skills"), { "one/SKILL.md": skillMd("one") });
+    expect(await buildAppSkills(app)).toBe(true);
+    const bytes = readFileSync(join(app, "skills/one/SKILL.md"));
+    const skillsAlone = createHash("sha256").update(`one/SKILL.md\0${bytes.length}\0`).update(bytes).digest("hex");
+    writeFileSync(join(app, "build/.stamps/skills.sha256"), skillsAlone);
+    expect(await buildAppSkills(app)).toBe(true);
+    expect(await buildAppSkills(app)).toBe(false);
+  });
+
   it("builds an app without skills/ once: an empty assets folder, then nothing to do", async () => {
     const app = tempDir();
     expect(await buildAppSkills(app)).toBe(true);
