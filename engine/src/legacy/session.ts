@@ -149,7 +149,7 @@ export class LegacySession extends DurableObject<HubBindings> {
   /** Ids of requests the client cancelled (oldest first), for handlers that ask after the fact. */
   private readonly cancelledRequests = new Set<string>();
   /** Handlers (in any isolate) waiting to learn that their request was cancelled, by request. */
-  private readonly cancelWatchers = new Map<string, Set<(cancelled: boolean) => void>>();
+  private readonly cancelWatchers = new Wakers<string>();
   /** Resuming clients waiting for more of a kept stream, by stream. */
   private readonly streamReaders = new Wakers<string>();
 
@@ -225,7 +225,7 @@ export class LegacySession extends DurableObject<HubBindings> {
   /** Ends the session: its state is deleted, its notification stream closed, and waiting tools released. */
   async end(): Promise<void> {
     for (const id of [...this.questions.keys()]) this.finish(id, failure(id, "The session ended"));
-    for (const watchers of this.cancelWatchers.values()) for (const watcher of watchers) watcher(false);
+    this.cancelWatchers.wakeAll();
     this.streamReaders.wakeAll();
     const session = await this.ctx.storage.get<SessionState>("session");
     await this.ctx.storage.deleteAll();
@@ -313,28 +313,19 @@ export class LegacySession extends DurableObject<HubBindings> {
       if (this.cancelledRequests.size <= MAX_CANCELLED) break;
       this.cancelledRequests.delete(oldest);
     }
-    for (const watcher of this.cancelWatchers.get(key) ?? []) watcher(true);
+    this.cancelWatchers.wake(key);
   }
 
   /**
    * Resolves true once the client cancels `clientRequestId` (at once if it already has); false after `waitMs`, or
    * when the handler stops watching (`unwatchCancellation`).
    */
-  watchCancellation(clientRequestId: RequestId, waitMs: number): Promise<boolean> {
+  async watchCancellation(clientRequestId: RequestId, waitMs: number): Promise<boolean> {
     const key = requestKey(clientRequestId);
-    if (this.cancelledRequests.has(key)) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const watchers = this.cancelWatchers.get(key) ?? new Set();
-      const settle = (cancelled: boolean) => {
-        clearTimeout(timer);
-        watchers.delete(settle);
-        if (watchers.size === 0 && this.cancelWatchers.get(key) === watchers) this.cancelWatchers.delete(key);
-        resolve(cancelled);
-      };
-      const timer = setTimeout(() => settle(false), waitMs);
-      watchers.add(settle);
-      this.cancelWatchers.set(key, watchers);
-    });
+    if (this.cancelledRequests.has(key)) return true;
+    // Woken by the cancellation, the handler's unwatch or the session's end: only the first is a cancellation.
+    await this.cancelWatchers.wait(key, waitMs);
+    return this.cancelledRequests.has(key);
   }
 
   /**
@@ -342,7 +333,7 @@ export class LegacySession extends DurableObject<HubBindings> {
    * runs, against the spec, releases both; each renews its watch.)
    */
   async unwatchCancellation(clientRequestId: RequestId): Promise<void> {
-    for (const watcher of this.cancelWatchers.get(requestKey(clientRequestId)) ?? []) watcher(false);
+    this.cancelWatchers.wake(requestKey(clientRequestId));
   }
 
   /**
