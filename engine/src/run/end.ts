@@ -3,7 +3,7 @@
  * How a handler's run ends, decided in one place. A run ends by returning, or early, when a context call ends it:
  * `ctx.ask()` with questions the run cannot answer now, `ctx.checkpoint()` once cancelled or once a task's slice is
  * used, a task's first `ctx.progress()` on the Worker. Those calls record why through the `EndRun` they were given
- * and throw a signal only this module knows; `runUntilEnd` catches it and returns how the run ended, so every path
+ * and throw a signal only this module knows; `Run.until` catches it and returns how the run ended, so every path
  * (a multi round-trip round, a 2025 live request, a task's first slice, a task's later runs) switches on a value.
  */
 import type { InputRequest } from "../ask/questions";
@@ -25,7 +25,7 @@ export type RunEnd<T> = { kind: "done"; value: T } | Exclude<Ending, { kind: "ca
 /** Ends the run it was given to (never returns): what a context call uses to end a run early. */
 export type EndRun = (ending: Ending) => never;
 
-/** The signal an `EndRun` throws through the handler. Private: no path catches it but `runUntilEnd`. */
+/** The signal an `EndRun` throws through the handler. Private: no path catches it but `Run.until`. */
 class RunEnded extends Error {
   override name = "RunEnded";
 }

@@ -4,17 +4,16 @@
  * a channel of the task's own. `ctx.progress()` sets the task's statusMessage; `ctx.signal` aborts on
  * `tasks/cancel`; `ctx.ask()` returns the answers the task holds (tasks/answers.ts), or ends the run with the
  * questions (the task is then `input_required`); `ctx.checkpoint()` ends a cancelled run at once, saves `ctx.state`,
- * and ends the run once its time slice is used. How the run ended is `runUntilEnd`'s to say (run/end.ts). Runs start the handler from the top, like multi round-trip rounds: keep side effects
+ * and ends the run once its time slice is used. How the run ended is `Run.until`'s to say (run/end.ts). Runs start the handler from the top, like multi round-trip rounds: keep side effects
  * after the last question.
  */
 
 import { inputApi } from "../ask/loop";
-import type { InputApi } from "../ask/questions";
 import { runTool } from "../define/tools";
 import { hubsOf } from "../listen/hub";
 import { createPublisher } from "../listen/publish";
 import { type Channel, handlerContext, type Publisher } from "../run/context";
-import { type EndRun, type RunEnd, runUntilEnd } from "../run/end";
+import { Run, type RunEnd } from "../run/end";
 import { jsonBytes } from "../util/encoding";
 import type { LogScope } from "../util/log";
 import { RpcError } from "../wire/errors";
@@ -51,14 +50,11 @@ export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOut
 
   const started = Date.now();
   const refused: Record<string, string> = {};
-  const input = (end: EndRun): InputApi => {
-    api = inputApi(keptAnswers(record, refused, end), record.client.capabilities, structuredClone(record.state));
-    return api;
-  };
-  let api: InputApi | undefined;
-  const state = () => api?.state ?? record.state;
+  // Built before the run starts: its answers and its checkpoints end it through `run.end`.
+  const run = new Run();
+  const input = inputApi(keptAnswers(record, refused, run.end), record.client.capabilities, structuredClone(record.state));
   let publisher: Publisher | undefined;
-  const channel = (end: EndRun): Channel => ({
+  const channel: Channel = {
     env: host.env,
     signal: host.signal,
     principal: record.principal,
@@ -76,16 +72,16 @@ export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOut
       return publisher;
     },
     async checkpoint() {
-      if (host.signal.aborted) end({ kind: "cancelled" });
-      host.saveState(keepable(state(), record.limits.maxStateBytes));
-      if (Date.now() - started >= record.limits.sliceMs) end({ kind: "yields" });
+      if (host.signal.aborted) run.end({ kind: "cancelled" });
+      host.saveState(keepable(input.state, record.limits.maxStateBytes));
+      if (Date.now() - started >= record.limits.sliceMs) run.end({ kind: "yields" });
     },
-  });
+  };
 
   let ended: RunEnd<JsonObject>;
   try {
-    ended = await runUntilEnd(
-      (end) => runTool(tool, record.args, handlerContext(channel(end), input(end)), scope),
+    ended = await run.until(
+      () => runTool(tool, record.args, handlerContext(channel, input), scope),
       () => host.signal.aborted,
     );
   } catch (error) {
@@ -99,11 +95,11 @@ export async function runTask(record: TaskRecord, host: RunHost): Promise<RunOut
       return {
         kind: "input_required",
         pending: pendingQuestions(record, ended.questions),
-        state: keepable(state(), record.limits.maxStateBytes),
+        state: keepable(input.state, record.limits.maxStateBytes),
         refused,
       };
     case "yields":
-      return { kind: "yield", state: state() };
+      return { kind: "yield", state: input.state };
     case "cancelled":
       return { kind: "cancelled", ...(ended.value && reportOf(ended.value)) };
     case "hands-over":
