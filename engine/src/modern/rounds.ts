@@ -115,7 +115,7 @@ async function runRound<T>(
   const state = input.state;
   switch (ended.kind) {
     case "done":
-      return { kind: "done", value: ended.value, retried: typeof params.requestState === "string" };
+      return { kind: "done", value: ended.value, retried: previous.continued };
     case "asks":
       return {
         kind: "input_required",
@@ -140,7 +140,6 @@ const FIRST_ROUND: PreviousRound = Object.freeze({
 
 async function verifiedState(scope: RequestScope, params: JsonObject, bindOf: () => Record<string, string>): Promise<PreviousRound> {
   const token = params.requestState;
-  if (token === undefined) return FIRST_ROUND;
   if (typeof token !== "string") throw invalidParams(INVALID_STATE_MESSAGE);
   const ring = await keyRing(scope.config);
   const opened = await open(ring, token, { purpose: PURPOSE, bind: bindOf(), maxLength: scope.config.limits.state.maxBytes });

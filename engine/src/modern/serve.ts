@@ -80,7 +80,7 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
   if (message.method === "subscriptions/listen") {
     const support = server.listenSupport(exchange.env);
     if (support.tools || support.prompts || support.resources || support.tasks) {
-      const stream = traceRequest(server, scope, message.params, () => serveListen(scope, message.params, support, server.resultMeta()));
+      const stream = traceRequest(server, scope, message.params, () => serveListen(scope, message.params, support, server.resultMeta));
       logRequest(record, stream.status);
       return settled(stream);
     }
@@ -89,10 +89,8 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
   // Its handlers' questions are answered in rounds of a multi round-trip request (./rounds.ts).
   const asking = multiRoundTrip(scope);
   // Why: closing the stream is this revision's cancellation, and a slow method's client is only reachable through
-  // writes (under `wrangler dev`, a disconnect is noticed at the next write); see Reply.keepAliveWhileRunning. Not for
-  // a method that never waits: its timer could not fire before it finished (a timer runs only once the isolate is
-  // idle), so arming one would be work for nothing on every request.
-  if (!NEVER_WAITS.has(message.method)) reply.keepAliveWhileRunning();
+  // writes (under `wrangler dev`, a disconnect is noticed at the next write); see Reply.keepAliveWhileRunning.
+  if (server.waits(message.method)) reply.keepAliveWhileRunning();
   const done = traceRequest(server, scope, message.params, () =>
     handler(message.params, scope, asking).then(
       (result) => {
@@ -107,13 +105,6 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
   );
   return { response: reply.response, done, streaming: () => reply.streaming };
 }
-
-/**
- * The methods whose handlers (server/server.ts) compute their answer from what the isolate holds, awaiting no I/O:
- * the lists of tools, prompts and resource templates, and server/discover. (resources/list may read the skills'
- * assets or call an app's list callbacks, so it is not one.)
- */
-const NEVER_WAITS = new Set(["tools/list", "prompts/list", "resources/templates/list", "server/discover"]);
 
 /** -32022 for a request on the 2026-07-28 path that asks for another revision. */
 function unsupported(requested: string, config: Config): RpcError {
@@ -133,19 +124,8 @@ function unsupported(requested: string, config: Config): RpcError {
 function resultMetaOf(server: McpServer, result: Record<string, unknown>) {
   const own = result._meta;
   // Most results bring none: then the `_meta` is the server's identity alone, the same object for every answer.
-  if (own === undefined) return identityOf(server);
-  return { ...(typeof own === "object" && own !== null ? own : {}), ...server.resultMeta() };
-}
-
-/** Each server's identity as a result's `_meta`, made once (frozen: answers share it). */
-const identities = new WeakMap<McpServer, JsonObject>();
-function identityOf(server: McpServer): JsonObject {
-  let identity = identities.get(server);
-  if (!identity) {
-    identity = Object.freeze(server.resultMeta());
-    identities.set(server, identity);
-  }
-  return identity;
+  if (own === undefined) return server.resultMeta;
+  return { ...(typeof own === "object" && own !== null ? own : {}), ...server.resultMeta };
 }
 
 /** The answers to results kept per isolate (`reusable`: a list's first page), with their JSON text, built once each. */

@@ -113,6 +113,11 @@ export type MethodHandler = (params: JsonObject, scope: RequestScope, asking: As
 
 export class McpServer {
   readonly info: Implementation & { icons?: Icon[] };
+  /**
+   * The server's identity as every result carries it in `_meta` (spec 2026-07-28, ResultMetaObject): made once,
+   * frozen, so answers share it.
+   */
+  readonly resultMeta: JsonObject;
   readonly instructions?: string;
   readonly tools: Registry<Tool>;
   readonly prompts: Registry<Prompt>;
@@ -139,6 +144,7 @@ export class McpServer {
       ...(websiteUrl && { websiteUrl }),
       ...(icons && { icons }),
     };
+    this.resultMeta = Object.freeze({ [META.serverInfo]: this.info });
     this.instructions = definition.instructions;
     checkToolNames(definition.tools ?? []);
     this.tools = new Registry("Tool", definition.tools ?? [], (tool) => tool.name, describeTool);
@@ -224,11 +230,6 @@ export class McpServer {
     return handler;
   }
 
-  /** Every result carries the server's identity in `_meta` (spec 2026-07-28, ResultMetaObject). */
-  resultMeta(): JsonObject {
-    return { [META.serverInfo]: this.info };
-  }
-
   /** Whether this request is offered the views: the server has some, the Worker reads them, the client renders them. */
   offersViews(env: object, client: ClientCapabilities): boolean {
     return this.views.length > 0 && viewsOffered(env, client);
@@ -279,6 +280,15 @@ export class McpServer {
     return { ...result, tools };
   }
 
+  /**
+   * Whether `method`'s handler may wait (on I/O, or on the client) before it answers. Why the transports ask: a
+   * keep-alive timer armed for a method that answers from what the isolate holds could never fire before it finished
+   * (a timer runs only once the isolate is idle), so arming one would be work for nothing on every such request.
+   */
+  waits(method: string): boolean {
+    return !ANSWERS_AT_ONCE.has(method);
+  }
+
   private methodTable(): Map<string, MethodHandler> {
     const methods = new Map<string, MethodHandler>();
     methods.set(
@@ -292,8 +302,11 @@ export class McpServer {
       })),
     );
     if (this.tools.size > 0) {
-      // A tool the caller may not use is not listed to it (it stays callable only with the scopes it needs).
-      const listTools = list("tools", this.tools, (scope) => (tool) => permits(scope.principal, tool, scope.config));
+      // A tool the caller may not use is not listed to it (it stays callable only with the scopes it needs). Without a
+      // tool that needs scopes every caller sees them all: no filter, so no check per tool on every list.
+      const scoped = [...this.tools.values()].some((tool) => (tool.scopes ?? []).length > 0);
+      const visibleTo = (scope: RequestScope) => (tool: Tool) => permits(scope.principal, tool, scope.config);
+      const listTools = list("tools", this.tools, scoped ? visibleTo : undefined);
       methods.set(
         "tools/list",
         this.differsForViews(listTools, (result) => this.withViewMeta(result)),
@@ -379,6 +392,13 @@ function list<T>(
     return answer;
   };
 }
+
+/**
+ * The methods whose handlers (`methodTable`) compute their answer from what the isolate holds, awaiting no I/O: the
+ * lists of tools, prompts and resource templates, and server/discover. (resources/list may read the skills' assets
+ * or call an app's list callbacks, so it is not one.)
+ */
+const ANSWERS_AT_ONCE = new Set(["server/discover", "tools/list", "prompts/list", "resources/templates/list"]);
 
 /** How many first pages of one list are kept per configuration (one per set of entries a caller sees). */
 const MAX_KEPT_PAGES = 64;
