@@ -7,6 +7,9 @@
  */
 import { parseScopeHierarchy, type ScopeHierarchy } from "./scopes";
 
+/** Whether `ms` is a period a rate-limiting binding can count in: its `simple.period` is 10 or 60 seconds, nothing else. */
+export const isBindingPeriod = (ms: number): boolean => ms === 10_000 || ms === 60_000;
+
 /** A limit's default and the range it may be set to. */
 type Range = readonly [fallback: number, min: number, max: number];
 
@@ -217,8 +220,7 @@ export function resolveOptions(options: EngineOptions = {}): ResolvedOptions {
     if (!(group in LIMITS)) throw new Error(`createMcpWorker: limits.${group} is not a group of limits`);
   }
   const resolved = limits as Limits;
-  // The rate-limiting binding counts per 10 or per 60 seconds, nothing else.
-  if (resolved.rateLimit.periodMs !== 10_000 && resolved.rateLimit.periodMs !== 60_000) {
+  if (!isBindingPeriod(resolved.rateLimit.periodMs)) {
     throw new Error("createMcpWorker: limits.rateLimit.periodMs must be 10000 or 60000 (the binding's period)");
   }
   // A question cannot wait longer than its task lives; a lost run is retried only after a slice could have ended.

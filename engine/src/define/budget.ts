@@ -6,6 +6,7 @@
  * answered, not refused. Callers are counted as every other limit counts them (`callerKey`: the principal, or the
  * client's network).
  */
+import { isBindingPeriod } from "../config/options";
 import { callerKey, charge } from "../http/rate-limit";
 import type { RequestScope } from "../run/request";
 import { log } from "../util/log";
@@ -44,7 +45,7 @@ export function checkBudget(toolName: string, budget: ToolBudget | undefined): v
   if (!Number.isInteger(budget.calls) || budget.calls < 1 || budget.calls > 1_000_000) {
     refuse("budget.calls must be an integer from 1 to 1000000");
   }
-  if (budget.periodMs !== 10_000 && budget.periodMs !== 60_000) refuse("budget.periodMs must be 10000 or 60000 (the binding's period)");
+  if (!isBindingPeriod(budget.periodMs)) refuse("budget.periodMs must be 10000 or 60000 (the binding's period)");
 }
 
 /**

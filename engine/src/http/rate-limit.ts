@@ -75,7 +75,7 @@ function rateLimited(config: Config, retryAfterMs: number, limit: number): HttpE
  * starts a new count. Why not the whole period every time: a client told 60 s on each retry waits longer than it
  * must, and one told nothing useful retries at once.
  */
-export class RefusalClock {
+class RefusalClock {
   /** First refusal of each key, oldest first; at most `maxKeys` (callers are unbounded, memory is not). */
   private readonly firstRefused = new Map<string, number>();
 

@@ -95,7 +95,7 @@ export function idOf(error: unknown): RequestId | undefined {
  * (2025-03-26 clients send none), is legacy. A header naming an unknown revision is not legacy either: the stateless
  * path answers it (-32022 without a claim in `_meta`).
  */
-export function isStatelessRequest(params: JsonObject, headerVersion: string | undefined): boolean {
+function isStatelessRequest(params: JsonObject, headerVersion: string | undefined): boolean {
   if (claimsStateless(params)) return true;
   if (headerVersion === undefined) return false;
   return !isLegacyVersion(headerVersion);
