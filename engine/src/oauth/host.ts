@@ -28,6 +28,7 @@ import { advertisedScopes } from "../auth/authenticate";
 import type { Config, ConfigResult } from "../config/config";
 import { checkHost } from "../http/guards";
 import type { McpServer } from "../server/server";
+import { memoize } from "../util/memo";
 import { HttpError } from "../wire/errors";
 import type { OAuthBindings } from "./bindings";
 import { checkClientMetadata, checkRegistrationSize } from "./client-limits";
@@ -62,16 +63,10 @@ const providers = new WeakMap<EngineRouter, Map<string, OriginProvider>>();
  * The env the provider runs with: the Worker's, with the OAuthState objects as its `OAUTH_KV`. One per env object
  * (stable for the isolate), so what is memoized per env downstream stays memoized.
  */
-const providerEnvs = new WeakMap<OAuthBindings, ProviderEnv>();
-function providerEnvOf(env: OAuthBindings): ProviderEnv {
-  let providerEnv = providerEnvs.get(env);
-  if (!providerEnv) {
-    // config.ts refuses this mode without OAUTH_STATE, so a request here has it.
-    providerEnv = { ...env, OAUTH_KV: stateStore(env.OAUTH_STATE!) } as ProviderEnv;
-    providerEnvs.set(env, providerEnv);
-  }
-  return providerEnv;
-}
+const providerEnvOf = memoize(
+  // config.ts refuses this mode without OAUTH_STATE, so a request here has it.
+  (env: OAuthBindings): ProviderEnv => ({ ...env, OAUTH_KV: stateStore(env.OAUTH_STATE!) }) as ProviderEnv,
+);
 
 /** Serves one request in authorization-server mode. */
 export async function serveAuthorizationServer(
