@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
@@ -102,8 +102,8 @@ export default defineConfig({
               bindings: TEST_BINDINGS,
               // The suite sends hundreds of requests from one address (the engine's tests refuse them on tight limiters).
               ratelimits: {
-                RATE_LIMITER: { simple: { limit: 1_000_000, period: 60 } },
-                RETAG_LIMITER: { simple: { limit: 1_000_000, period: 60 } },
+                RATE_LIMITER: { namespace_id: "1001", simple: { limit: 1_000_000, period: 60 } },
+                RETAG_LIMITER: { namespace_id: "1003", simple: { limit: 1_000_000, period: 60 } },
               },
             },
           }),

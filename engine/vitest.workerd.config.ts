@@ -3,7 +3,8 @@
  * understands, so every feature is on). One of the two projects of the engine's suite (vitest.config.ts); the
  * template's `npm test` at the repository root runs both beside the app's.
  */
-import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { availableParallelism } from "node:os";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
 
 /**
@@ -24,6 +25,8 @@ export default defineProject({
   ],
   test: {
     name: "engine",
+    // As many files at a time as the template's own projects run (vitest runs projects of one group only when they agree).
+    maxWorkers: Math.max(4, availableParallelism()),
     // One runtime and one module graph for all the files (a fresh one per file cost about 2.5 s a file); each file
     // still starts with no Durable Object and an empty fixture (test/helpers/fresh-state.ts).
     isolate: false,

@@ -306,7 +306,7 @@ simple = { limit = 10, period = 60 }
   {
     file: "vitest.config.ts",
     what: "the app's tests no longer bind RETAG_LIMITER",
-    find: "                RETAG_LIMITER: { simple: { limit: 1_000_000, period: 60 } },\n",
+    find: '                RETAG_LIMITER: { namespace_id: "1003", simple: { limit: 1_000_000, period: 60 } },\n',
     replace: "",
   },
   {

@@ -56,7 +56,7 @@ const { outputFiles } = await build({
 const mf = new Miniflare({
   modules: true,
   script: outputFiles[0].text,
-  compatibilityDate: "2026-04-01",
+  compatibilityDate: "2026-11-17",
   host: "127.0.0.1",
   port: 0,
   cf: false,

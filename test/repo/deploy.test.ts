@@ -60,7 +60,7 @@ describe("deploying from a button or create-cloudflare", () => {
     expect(readme).toMatch(
       /\[!\[Deploy to Cloudflare\]\(https:\/\/deploy\.workers\.cloudflare\.com\/button\)\]\(https:\/\/deploy\.workers\.cloudflare\.com\/\?url=/,
     );
-    // create-cloudflare 2.67.4 is the newest that runs on Node 20 (2.68 and later need Node 22).
-    expect(readme).toMatch(/npm create cloudflare@2\.67\.4 -- [\w-]+ --template /);
+    // Pinned, as every tool is: the release the toolchain was last moved to.
+    expect(readme).toMatch(/npm create cloudflare@2\.74\.0 -- [\w-]+ --template /);
   });
 });

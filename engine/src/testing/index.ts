@@ -1,7 +1,7 @@
 /**
  * @module testing/index
  * The engine's test client (`import ... from "mcp-workers-engine/testing"`), for an app's own tests inside the workerd
- * test pool (`@cloudflare/vitest-pool-workers`).
+ * test pool (`@cloudflare/vitest-plugin`).
  * It drives the real Worker through its `fetch` with real requests, as a conforming client of either era sends
  * them: 2026-07-28 (stateless, `_meta` on every request, questions answered by retrying with `inputResponses` and
  * `requestState`) or 2025 (the `initialize` handshake, `Mcp-Session-Id`, questions answered by POSTing responses to
