@@ -2,8 +2,9 @@ import { existsSync, mkdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
+import { EveryFileRan } from "./test/every-file-ran.ts";
 
 /** A fixed test key (not secret): tests exercise real signing, never the built-in development key. */
 export const TEST_BINDINGS = {
@@ -88,6 +89,9 @@ export default defineConfig({
     // median of 86 s against 99 s with three and those files after the runtime's, run after run on one machine.
     maxWorkers: Math.max(4, availableParallelism()),
     sequence: { sequencer: StartOrder },
+    // A file planned for the run that never ran (its project failed to start) fails the run, named in the summary
+    // (test/every-file-ran.ts); first, so the summary counts it; then vitest's own (the default, or an agent's).
+    reporters: [new EveryFileRan(), ...configDefaults.reporters],
     // One access log line per request is right in production and noise in a run of thousands of requests; so is the
     // development startup line (the engine's worker/startup.ts) once per test file.
     onConsoleLog: (log) => !log.includes('"message":"mcp request"') && !log.includes('"message":"development mode: '),
