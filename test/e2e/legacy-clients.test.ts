@@ -25,20 +25,64 @@ afterEach(async () => {
 
 const url = () => new URL(inject("mcpUrl"));
 const textOf = (result: any) => result.content.map((block: any) => block.text ?? "").join("\n");
-const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
 /** A 2025 session id: a signed token (`v1.<kid>.<payload>.<mac>`). */
 const SESSION_TOKEN = /^v2\.[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Reads the SSE stream `body` until it has carried an event id, then lets go of it: a session stream is primed with
+ * one once it has joined its hubs.
+ */
+async function primed(body: ReadableStream<BufferSource>): Promise<void> {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  try {
+    while (!/^id:/m.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the stream ended before it was primed:\n${text}`);
+      text += value;
+    }
+  } finally {
+    await reader.cancel();
+  }
+}
+
+/**
+ * The v1 client's fetch, watched: `listening` resolves once its session stream (its first GET) is primed, so that an
+ * update published from then on reaches it; a later GET (the client reconnecting) waits for `reconnect()`. Why: how
+ * long a join or a reconnection takes depends on the machine, which a pause cannot know.
+ */
+function watchedFetch() {
+  let heard!: () => void;
+  let allow!: () => void;
+  const listening = new Promise<void>((resolve) => (heard = resolve));
+  const reconnecting = new Promise<void>((resolve) => (allow = resolve));
+  let streams = 0;
+  const watched: typeof fetch = async (input, init) => {
+    if (init?.method !== "GET") return fetch(input, init);
+    const first = streams++ === 0;
+    if (!first) await reconnecting;
+    const response = await fetch(input, init);
+    if (!response.ok || !response.body) return response;
+    const [forClient, forTest] = response.body.tee();
+    if (first) primed(forTest).then(heard, () => {});
+    else void forTest.cancel();
+    return new Response(forClient, response);
+  };
+  return { fetch: watched, listening, reconnect: allow };
+}
 
 /** The v1 client; declaring elicitation and sampling makes the server store its session at initialize. */
 async function connectV1(interactive = true) {
   const client = new ClientV1({ name: "sdk-v1", version: "1.0.0" }, { capabilities: interactive ? { elicitation: {}, sampling: {} } : {} });
-  const transport = new TransportV1(url());
+  const network = watchedFetch();
+  const transport = new TransportV1(url(), { fetch: network.fetch });
   await client.connect(transport);
   closers.push(async () => {
+    network.reconnect();
     await transport.terminateSession().catch(() => {});
     await client.close();
   });
-  return { client, transport };
+  return { client, transport, listening: network.listening, reconnect: network.reconnect };
 }
 
 describe("@modelcontextprotocol/sdk 1.32.2 client (2025-11-25)", () => {
@@ -135,7 +179,7 @@ describe("@modelcontextprotocol/sdk 1.32.2 client (2025-11-25)", () => {
   });
 
   async function subscribeAndWatch(interactive: boolean) {
-    const { client } = await connectV1(interactive);
+    const { client, listening } = await connectV1(interactive);
     const updates: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       updates.push(notification.params.uri);
@@ -145,10 +189,9 @@ describe("@modelcontextprotocol/sdk 1.32.2 client (2025-11-25)", () => {
     const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "Watch me", body: "1" } });
     const uri = `note://${notebook}/${added.structuredContent.id}`;
     await client.subscribeResource({ uri });
-    await settle();
+    await listening;
     await client.callTool({ name: "update_note", arguments: { notebook_id: notebook, note_id: added.structuredContent.id, body: "2" } });
-    await settle();
-    expect(updates).toEqual([uri]);
+    await expect.poll(() => updates).toEqual([uri]);
   }
 
   it.runIf(sessions)("closes a session that stored nothing without error: its DELETE is 405, which the client accepts", async () => {
@@ -159,7 +202,7 @@ describe("@modelcontextprotocol/sdk 1.32.2 client (2025-11-25)", () => {
   });
 
   it.runIf(notifications)("resumes its notification stream with Last-Event-ID and gets what was published while it was away", async () => {
-    const { client, transport } = await connectV1();
+    const { client, transport, listening, reconnect } = await connectV1();
     const updates: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
       updates.push(notification.params.uri);
@@ -169,19 +212,17 @@ describe("@modelcontextprotocol/sdk 1.32.2 client (2025-11-25)", () => {
     const added: any = await client.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "Away", body: "1" } });
     const uri = `note://${notebook}/${added.structuredContent.id}`;
     await client.subscribeResource({ uri });
-    await settle();
-    // A second GET for the session replaces the client's stream (one stream per session); the client reconnects
-    // after its back-off (1 s), and the update is published before it is back.
+    await listening;
+    // A second GET for the session replaces the client's stream (one stream per session) once it has joined (is
+    // primed); the client's reconnection is held until the update is published.
     const other = await fetch(url(), {
       headers: { accept: "text/event-stream", "mcp-session-id": transport.sessionId!, "mcp-protocol-version": "2025-11-25" },
     });
-    await other.body!.cancel();
+    await primed(other.body!);
     await client.callTool({ name: "update_note", arguments: { notebook_id: notebook, note_id: added.structuredContent.id, body: "2" } });
     expect(updates).toEqual([]);
-    await settle();
-    await settle();
-    await settle();
-    expect(updates).toEqual([uri]);
+    reconnect();
+    await expect.poll(() => updates).toEqual([uri]);
   });
 
   it.runIf(sessions)("ends its session on close (DELETE); the session id is then unknown (a session stored at initialize)", async () => {

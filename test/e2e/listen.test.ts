@@ -27,8 +27,6 @@ function updatesOf(client: Client): string[] {
   return uris;
 }
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
-
 describe("change notifications", () => {
   it("are advertised exactly when the app binds SUBSCRIPTIONS", async () => {
     const client = await connect();
@@ -58,12 +56,15 @@ describe.runIf(appBinds("SUBSCRIPTIONS"))("listen with several clients", () => {
     ]);
     expect(subscriptions[0].honoredFilter).toEqual({ resourceSubscriptions: [watched] });
 
-    await editor.callTool({
-      name: "update_note",
-      arguments: { notebook_id: notebook, note_id: watched.split("/").pop(), body: "changed" },
-    });
-    await settle();
-    expect(received).toEqual([[watched], [watched], []]);
+    const update = (uri: string) =>
+      editor.callTool({ name: "update_note", arguments: { notebook_id: notebook, note_id: uri.split("/").pop(), body: "changed" } });
+    await update(watched);
+    await expect.poll(() => received.slice(0, 2)).toEqual([[watched], [watched]]);
+    // One caller's events reach a listener in the order they were published: once the bystander hears of the note
+    // it watches, changed after, it would have heard of the first change before, had it been sent to it.
+    await update(other);
+    await expect.poll(() => received[2]).toEqual([other]);
+    expect(received[0]).toEqual([watched]);
 
     await subscriptions[0].close();
     expect(await subscriptions[0].closed).toBe("local");
@@ -84,8 +85,7 @@ describe.runIf(appBinds("SUBSCRIPTIONS"))("listen with several clients", () => {
     const added: any = await editor.callTool({ name: "add_note", arguments: { notebook_id: notebook, title: "new", body: "x" } });
     await editor.callTool({ name: "update_note", arguments: { notebook_id: notebook, note_id: added.structuredContent.id, body: "y" } });
     // One principal's events arrive in order: once the update is here, a list change published before it would be too.
-    for (let waited = 0; updates.length === 0 && waited < 50; waited++) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(updates).toEqual([`note://${notebook}/${added.structuredContent.id}`]);
+    await expect.poll(() => updates).toEqual([`note://${notebook}/${added.structuredContent.id}`]);
     expect(listChanges).toBe(0);
     const listed = await listener.listResources();
     // The guide and the skill's SKILL.md: public, and no note.

@@ -9,6 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import {
   Client,
   type OAuthClientProvider,
+  type OAuthDiscoveryState,
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
   StreamableHTTPClientTransport,
@@ -21,10 +22,10 @@ import { Browser } from "./oauth/browser";
 import { CIMD_CLIENT_ID, CIMD_REDIRECT_URI } from "./oauth/cimd";
 import { type FakeUpstream, startFakeUpstream } from "./oauth/fake-upstream";
 
-const WORKER_PORT = 8971;
-const UPSTREAM_PORT = 8972;
-const ORIGIN = `http://127.0.0.1:${WORKER_PORT}`;
-const MCP = `${ORIGIN}/mcp`;
+/** The Worker's origin and endpoint, on a free port (known once it is ready). */
+let origin: string;
+let mcpUrl: string;
+/** Where the clients ask to be sent back: the browser stops at it, so nothing listens there. */
 const REDIRECT_URI = "http://127.0.0.1:8979/callback";
 const ALICE = { sub: "alice-0001", name: "Alice" };
 const BOB = { sub: "bob-0002", name: "Bob" };
@@ -34,16 +35,18 @@ let worker: Awaited<ReturnType<typeof unstable_startWorker>>;
 
 beforeAll(async () => {
   process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
-  upstream = await startFakeUpstream(UPSTREAM_PORT);
+  upstream = await startFakeUpstream();
   worker = await unstable_startWorker({
     config: "test/e2e/oauth/wrangler.toml",
     bindings: {
       STATE_KEYS: { type: "plain_text", value: TEST_BINDINGS.STATE_KEYS },
       AUTH_LOGIN_ISSUER: { type: "plain_text", value: upstream.issuer },
     },
-    dev: { server: { hostname: "127.0.0.1", port: WORKER_PORT }, inspector: false, watch: false, logLevel: "error" },
+    dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, watch: false, logLevel: "error" },
   });
   await worker.ready;
+  origin = (await worker.url).origin;
+  mcpUrl = `${origin}/mcp`;
 }, 60_000);
 
 afterAll(async () => {
@@ -56,6 +59,7 @@ class TestOAuthClient implements OAuthClientProvider {
   information?: StoredOAuthClientInformation;
   saved?: StoredOAuthTokens;
   verifier = "";
+  discovery?: OAuthDiscoveryState;
   callback?: URL;
   consentPages = 0;
 
@@ -92,6 +96,14 @@ class TestOAuthClient implements OAuthClientProvider {
   codeVerifier() {
     return this.verifier;
   }
+  // Kept beside the code verifier, as the SDK asks: it then checks that the callback leg's authorization server is
+  // the one the login started at (SEP-2352), where without it it warns that it cannot.
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
   async redirectToAuthorization(url: URL) {
     let landed = await this.browser.open(url.href, this.redirectUrl);
     if (!landed.url.startsWith(this.redirectUrl)) {
@@ -105,7 +117,7 @@ class TestOAuthClient implements OAuthClientProvider {
 /** Connects the official client, signing in (and consenting, unless remembered) when the server asks. */
 async function connect(oauth: TestOAuthClient): Promise<Client> {
   const client = () => new Client({ name: "e2e-oauth", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-  const first = new StreamableHTTPClientTransport(new URL(MCP), { authProvider: oauth });
+  const first = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: oauth });
   try {
     const connected = client();
     await connected.connect(first);
@@ -116,7 +128,7 @@ async function connect(oauth: TestOAuthClient): Promise<Client> {
   expect(oauth.callback?.searchParams.get("code")).toBeTruthy();
   await first.finishAuth(oauth.callback!.searchParams);
   const connected = client();
-  await connected.connect(new StreamableHTTPClientTransport(new URL(MCP), { authProvider: oauth }));
+  await connected.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: oauth }));
   return connected;
 }
 
@@ -126,11 +138,11 @@ const form = (fields: Record<string, string>) => ({
   body: new URLSearchParams(fields),
 });
 const token = async (fields: Record<string, string>) => {
-  const response = await fetch(`${ORIGIN}/token`, form(fields));
+  const response = await fetch(`${origin}/token`, form(fields));
   return { status: response.status, body: (await response.json()) as Record<string, string> };
 };
 const mcpAs = (accessToken: string) =>
-  fetch(MCP, {
+  fetch(mcpUrl, {
     method: "POST",
     headers: {
       authorization: `Bearer ${accessToken}`,
@@ -149,7 +161,7 @@ const mcpAs = (accessToken: string) =>
 
 /** A public client registered by RFC 7591, and one login through the browser: the authorization code and its PKCE verifier. */
 async function registerClient(redirectUri = REDIRECT_URI): Promise<string> {
-  const response = await fetch(`${ORIGIN}/register`, {
+  const response = await fetch(`${origin}/register`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ client_name: "Manual Client", redirect_uris: [redirectUri], token_endpoint_auth_method: "none" }),
@@ -159,7 +171,7 @@ async function registerClient(redirectUri = REDIRECT_URI): Promise<string> {
 }
 
 function authorizeUrl(clientId: string, verifier: string, extra: Record<string, string> = {}) {
-  const url = new URL(`${ORIGIN}/authorize`);
+  const url = new URL(`${origin}/authorize`);
   const params = {
     response_type: "code",
     client_id: clientId,
@@ -167,7 +179,7 @@ function authorizeUrl(clientId: string, verifier: string, extra: Record<string, 
     code_challenge: createHash("sha256").update(verifier).digest("base64url"),
     code_challenge_method: "S256",
     state: "client-state",
-    resource: MCP,
+    resource: mcpUrl,
     ...extra,
   };
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
@@ -189,32 +201,32 @@ const exchange = (clientId: string, code: string, verifier: string, extra: Recor
     code,
     code_verifier: verifier,
     redirect_uri: REDIRECT_URI,
-    resource: MCP,
+    resource: mcpUrl,
     ...extra,
   });
 
 describe("discovery in authorization-server mode", () => {
   it("describes one server: the authorization server metadata and the protected resource metadata agree", async () => {
-    const server = (await (await fetch(`${ORIGIN}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    const server = (await (await fetch(`${origin}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
     expect(server).toMatchObject({
-      issuer: ORIGIN,
-      authorization_endpoint: `${ORIGIN}/authorize`,
-      token_endpoint: `${ORIGIN}/token`,
-      registration_endpoint: `${ORIGIN}/register`,
+      issuer: origin,
+      authorization_endpoint: `${origin}/authorize`,
+      token_endpoint: `${origin}/token`,
+      registration_endpoint: `${origin}/register`,
       code_challenge_methods_supported: ["S256"],
       authorization_response_iss_parameter_supported: true,
       client_id_metadata_document_supported: true,
     });
     for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
-      const resource = (await (await fetch(`${ORIGIN}${path}`)).json()) as Record<string, unknown>;
-      expect(resource, path).toMatchObject({ resource: MCP, authorization_servers: [ORIGIN] });
+      const resource = (await (await fetch(`${origin}${path}`)).json()) as Record<string, unknown>;
+      expect(resource, path).toMatchObject({ resource: mcpUrl, authorization_servers: [origin] });
     }
   });
 
   it("answers POST /mcp without a token with 401 and a challenge naming the resource metadata", async () => {
-    const response = await fetch(MCP, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const response = await fetch(mcpUrl, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     expect(response.status).toBe(401);
-    expect(response.headers.get("www-authenticate")).toContain(`resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource/mcp"`);
+    expect(response.headers.get("www-authenticate")).toContain(`resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`);
   });
 });
 
@@ -227,7 +239,7 @@ describe("the official client through registration, PKCE, login, consent and a t
     const client = await connect(alice);
     expect(alice.consentPages).toBe(1);
     // RFC 9207: the authorization response names this issuer.
-    expect(alice.callback?.searchParams.get("iss")).toBe(ORIGIN);
+    expect(alice.callback?.searchParams.get("iss")).toBe(origin);
     const created: any = await client.callTool({ name: "create_notebook", arguments: { title: "Alice's" } });
     notebook = created.structuredContent.notebook_id;
     const added: any = await client.callTool({
@@ -263,7 +275,7 @@ describe("the official client through registration, PKCE, login, consent and a t
     const accessToken = alice.saved!.access_token;
     expect((await mcpAs(accessToken)).status).toBe(200);
     const revoked = await fetch(
-      `${ORIGIN}/token`,
+      `${origin}/token`,
       form({ token: accessToken, token_type_hint: "access_token", client_id: alice.information!.client_id }),
     );
     expect(revoked.status).toBe(200);
@@ -337,7 +349,7 @@ describe("refusals, each with its RFC error code", () => {
     url.searchParams.delete("code_challenge");
     url.searchParams.delete("code_challenge_method");
     const response = await fetch(url, { redirect: "manual" });
-    const answer = new URL(response.headers.get("location") ?? `${ORIGIN}/?body=${await response.text()}`);
+    const answer = new URL(response.headers.get("location") ?? `${origin}/?body=${await response.text()}`);
     expect(answer.searchParams.get("error") ?? answer.searchParams.get("body")).toContain("invalid_request");
   });
 
@@ -345,7 +357,13 @@ describe("refusals, each with its RFC error code", () => {
     upstream.signInAs(ALICE);
     const clientId = await registerClient();
     const { code, verifier } = await loginForCode(clientId);
-    const missing = await token({ grant_type: "authorization_code", client_id: clientId, code, redirect_uri: REDIRECT_URI, resource: MCP });
+    const missing = await token({
+      grant_type: "authorization_code",
+      client_id: clientId,
+      code,
+      redirect_uri: REDIRECT_URI,
+      resource: mcpUrl,
+    });
     expect(missing.body.error).toMatch(/invalid_(request|grant)/);
     const second = await loginForCode(clientId);
     const wrong = await exchange(clientId, second.code, `${verifier}x`);
@@ -412,7 +430,7 @@ describe("refusals, each with its RFC error code", () => {
     expect(page.response.status).toBe(200);
     expect(page.response.headers.get("x-frame-options")).toBe("DENY");
     expect(page.response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
-    browser.forget(`127.0.0.1:${WORKER_PORT}`, "__Host-oauth-consent");
+    browser.forget(new URL(origin).host, "__Host-oauth-consent");
     const answer = await browser.submitConsent(page.url, await page.response.text(), REDIRECT_URI);
     expect(answer.response.status).toBe(400);
     expect(await answer.response.text()).toMatch(/invalid_request|access_denied/);
@@ -426,20 +444,20 @@ describe("refusals, each with its RFC error code", () => {
       expect(code).toBeNull();
       expect(redirect.searchParams.get("error")).toBe("access_denied");
       expect(redirect.searchParams.get("state")).toBe("client-state");
-      expect(redirect.searchParams.get("iss")).toBe(ORIGIN);
+      expect(redirect.searchParams.get("iss")).toBe(origin);
     } finally {
       upstream.tamperNonce(false);
     }
   });
 
   it("refuses an upstream callback whose state this browser did not start, on the page", async () => {
-    const response = await fetch(`${ORIGIN}/oauth/callback?code=stolen&state=forged`, { redirect: "manual" });
+    const response = await fetch(`${origin}/oauth/callback?code=stolen&state=forged`, { redirect: "manual" });
     expect(response.status).toBe(400);
     expect(response.headers.get("location")).toBeNull();
   });
 
   it("refuses a consent answer without its CSRF token (invalid_request)", async () => {
-    const response = await fetch(`${ORIGIN}/authorize`, form({ decision: "approve" }));
+    const response = await fetch(`${origin}/authorize`, form({ decision: "approve" }));
     expect(response.status).toBe(400);
     expect(await response.text()).toContain("invalid_request");
   });

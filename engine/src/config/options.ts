@@ -10,6 +10,13 @@ import { parseScopeHierarchy, type ScopeHierarchy } from "./scopes";
 /** Whether `ms` is a period a rate-limiting binding can count in: its `simple.period` is 10 or 60 seconds, nothing else. */
 export const isBindingPeriod = (ms: number): boolean => ms === 10_000 || ms === 60_000;
 
+/**
+ * The default of `limits.request.streamAfterMs`. Why a second: most answers are sent by then and stay plain JSON,
+ * exactly as before (conformance checks their form); a method still running is one a client may give up on, and only
+ * a write tells a Worker under `wrangler dev` that it did.
+ */
+export const STREAM_AFTER_MS = 1_000;
+
 /** A limit's default and the range it may be set to. */
 type Range = readonly [fallback: number, min: number, max: number];
 
@@ -32,6 +39,11 @@ const LIMITS = {
     maxHeaderValueLength: [1_024, 64, 8_192],
     /** Most messages in one 2025-03-26 batch. */
     maxBatchMessages: [50, 1, 1_000],
+    /**
+     * How long a method may run before its answer turns into an SSE stream with keep-alive comments (http/reply.ts):
+     * at most 60 s, well within the ~100 s of silence after which Cloudflare's edge cuts a stream.
+     */
+    streamAfterMs: [STREAM_AFTER_MS, 100, 60_000],
   },
   lists: {
     /** `ttlMs` on `server/discover` and list results. */

@@ -1,7 +1,7 @@
 /**
  * @module http/reply
  * Answers one JSON-RPC request over HTTP. The answer is plain `application/json` unless the handler sends a
- * notification (progress, log) before it finishes, or is still running after `STREAM_AFTER_MS` (see
+ * notification (progress, log) before it finishes, or is still running after `limits.request.streamAfterMs` (see
  * `keepAliveWhileRunning`); then the response turns into an SSE stream that carries the notifications, a keep-alive
  * comment in every `KEEPALIVE_MS` without one, and ends with the final response.
  *
@@ -9,15 +9,12 @@
  * 2025 revisions it is not (the client sends `notifications/cancelled`), so the handler runs on, and a resumable
  * stream (a 2025 session's, see `StreamJournal`) keeps its events for the client to fetch with `Last-Event-ID`.
  */
+import { STREAM_AFTER_MS } from "../config/options";
 import { accepts } from "./guards";
 import { SseStream } from "./sse";
 
-/**
- * How long a method may run before its answer turns into an SSE stream with keep-alive comments. Why a second: most
- * answers are sent by then and stay plain JSON, exactly as before (conformance checks their form); a method still
- * running is one a client may give up on, and only a write tells a Worker under `wrangler dev` that it did.
- */
-export const STREAM_AFTER_MS = 1_000;
+// The default of `limits.request.streamAfterMs`, for tests that time a Reply alone.
+export { STREAM_AFTER_MS } from "../config/options";
 
 /**
  * How often such a stream carries a keep-alive comment while its method runs (none in an interval that carried a
@@ -84,7 +81,7 @@ export class Reply {
   private readonly journal: StreamJournal | undefined;
   private readonly request: Request | undefined;
   private watchingClient = false;
-  /** Until `STREAM_AFTER_MS` has passed: the timer that starts the keep-alive. */
+  /** Until the method has run `streamAfterMs`: the timer that starts the keep-alive. */
   private keepAliveStart: ReturnType<typeof setTimeout> | undefined;
   /** Then: the timer that writes its comments. */
   private keepAlive: ReturnType<typeof setInterval> | undefined;
@@ -135,9 +132,10 @@ export class Reply {
   }
 
   /**
-   * Called once the method starts: if it is still running after `STREAM_AFTER_MS`, the answer turns into an SSE
-   * stream (if a notification has not already made it one) with a comment now and every `KEEPALIVE_MS` (but in an
-   * interval that carried a notification) until the reply finishes, is cancelled or loses its client. Why: a write is how the Worker learns that the client has gone
+   * Called once the method starts: if it is still running after `afterMs` (`limits.request.streamAfterMs`), the
+   * answer turns into an SSE stream (if a notification has not already made it one) with a comment now and every
+   * `KEEPALIVE_MS` (but in an interval that carried a notification) until the reply finishes, is cancelled or loses
+   * its client. Why: a write is how the Worker learns that the client has gone
    * (under `wrangler dev` it is the only way; the failed write cancels the stream, which aborts `signal` on
    * 2026-07-28), and a stream with no byte for ~100 s is cut by Cloudflare's edge (a 2025 call waiting for the user's
    * answer to a question, say). A method that finishes sooner answers JSON as it always did, and its timer is cleared.
@@ -146,10 +144,10 @@ export class Reply {
    * tells of its disconnect), nor inside a batch (`canStream: false`), nor where a header is still to be set after
    * the method ran (the 2025 handshake's session id): an SSE response's headers are sent when it starts.
    */
-  keepAliveWhileRunning(): void {
+  keepAliveWhileRunning(afterMs = STREAM_AFTER_MS): void {
     if (!this.canStream || this.done || this.cancelled || this.detached) return;
     if (this.keepAliveStart !== undefined || this.keepAlive !== undefined) return;
-    this.keepAliveStart = setTimeout(() => this.startKeepAlive(), STREAM_AFTER_MS);
+    this.keepAliveStart = setTimeout(() => this.startKeepAlive(), afterMs);
   }
 
   /**
@@ -224,7 +222,7 @@ export class Reply {
   private startKeepAlive(): void {
     this.keepAliveStart = undefined;
     if (this.done || this.cancelled || this.detached) return;
-    // Read only now: a method that finished within its first second never pays for parsing the header.
+    // Read only now: a method that finished before it streams never pays for parsing the header.
     if (!this.request || !accepts(this.request, "text/event-stream")) return;
     const stream = this.openStream();
     stream.keepAlive();

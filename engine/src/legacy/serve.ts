@@ -84,7 +84,8 @@ export async function serveLegacy(
   // A slow answer streams with keep-alive comments (Reply.keepAliveWhileRunning): a stream the client left is then
   // noticed and kept for it to resume, and a call waiting for the user's answer is not cut as idle. Not initialize:
   // its session id header is set once the session is made, and an SSE response's headers are already sent.
-  if (message.method !== "initialize" && server.waits(message.method)) reply.keepAliveWhileRunning();
+  if (message.method !== "initialize" && server.waits(message.method))
+    reply.keepAliveWhileRunning(exchange.config.limits.request.streamAfterMs);
   const done = answer(server, exchange, message, version, session, reply, true);
   exchange.execution.waitUntil(done);
   return reply.response;

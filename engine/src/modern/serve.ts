@@ -90,7 +90,7 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
   const asking = multiRoundTrip(scope);
   // Why: closing the stream is this revision's cancellation, and a slow method's client is only reachable through
   // writes (under `wrangler dev`, a disconnect is noticed at the next write); see Reply.keepAliveWhileRunning.
-  if (server.waits(message.method)) reply.keepAliveWhileRunning();
+  if (server.waits(message.method)) reply.keepAliveWhileRunning(config.limits.request.streamAfterMs);
   const done = traceRequest(server, scope, message.params, () =>
     handler(message.params, scope, asking).then(
       (result) => {

@@ -10,7 +10,7 @@ import { adminOnly, FIXTURE, valueUri } from "../helpers/fixture";
 import { AUDIENCE, ISSUER, localIssuer } from "../helpers/issuer";
 import { fixture, meta, readMessage, standardHeaders, testServer } from "../helpers/rpc";
 import { sseReader } from "../helpers/sse";
-import { expectError, user } from "../helpers/wire";
+import { expectError, user, withLogs } from "../helpers/wire";
 
 let issuer: Awaited<ReturnType<typeof localIssuer>>;
 let otherKey: CryptoKey;
@@ -303,12 +303,18 @@ describe("the audience is pinned by configuration, never by the Host header the 
   const metadataAt = (target: ReturnType<typeof serve>, origin: string) =>
     target.fetch(at(origin, "/.well-known/oauth-protected-resource/mcp"));
   const PROBLEM = "AUTH_ISSUER needs AUTH_AUDIENCE or ALLOWED_HOSTS in production, so the token audience does not follow the Host header";
+  /** The line each request to /mcp of a server with an invalid configuration logs. */
+  const INVALID = { level: "error", message: "configuration invalid", problems: [PROBLEM] };
 
   it("refuses a token minted for another service in production with AUTH_ISSUER alone, whether the request names this server's Host or that service's", async () => {
     const forOtherService = await token({ aud: `${OTHER_SERVICE}/mcp` });
     const target = serve({ MCP_ENV: "production" });
-    expect((await callEcho(target, "http://localhost:8787", forOtherService)).status).not.toBe(200);
-    expect((await callEcho(target, OTHER_SERVICE, forOtherService)).status).not.toBe(200);
+    const { value: statuses, entries } = await withLogs(async () => [
+      (await callEcho(target, "http://localhost:8787", forOtherService)).status,
+      (await callEcho(target, OTHER_SERVICE, forOtherService)).status,
+    ]);
+    expect(statuses).not.toContain(200);
+    expect(entries).toEqual([INVALID, INVALID]);
   });
 
   it("makes production with AUTH_ISSUER but neither AUTH_AUDIENCE nor ALLOWED_HOSTS invalid, naming both: 503 on /mcp, /health invalid, the page at / says why", async () => {
@@ -319,7 +325,10 @@ describe("the audience is pinned by configuration, never by the Host header the 
       expect(parseConfig({ ...env, ...issuerAlone, MCP_ENV: "production", ...pinned }).ok, JSON.stringify(pinned)).toBe(true);
     }
     const target = serve({ MCP_ENV: "production" });
-    await expectError(await callEcho(target, THIS_SERVER, await token({ aud: `${THIS_SERVER}/mcp` })), 503, -32603, null);
+    const jwt = await token({ aud: `${THIS_SERVER}/mcp` });
+    const { value: refused, entries } = await withLogs(() => callEcho(target, THIS_SERVER, jwt));
+    await expectError(refused, 503, -32603, null);
+    expect(entries).toEqual([INVALID]);
     const health = await target.fetch(at(THIS_SERVER, "/health"));
     expect([health.status, await health.json()]).toEqual([503, { status: "error", config: "invalid" }]);
     expect(await (await target.fetch(at(THIS_SERVER, "/"))).text()).toContain(
@@ -376,7 +385,11 @@ describe("an authorization setting given without the setting that turns its mode
       "AUTH_LOGIN_SCOPES is set but AUTH_LOGIN is not: it would be ignored",
     ]);
     const halfApplied = testServer({ tools: FIXTURE.tools }, { AUTH_JWKS_URL: "https://issuer.example/jwks.json" });
-    await expectError(await halfApplied.send("tools/call", { name: "echo", arguments: {} }), 503, -32603, null);
+    const { value: refused, entries } = await withLogs(() => halfApplied.send("tools/call", { name: "echo", arguments: {} }));
+    await expectError(refused, 503, -32603, null);
+    expect(entries).toEqual([
+      { level: "error", message: "configuration invalid", problems: ["AUTH_JWKS_URL is set but AUTH_ISSUER is not: it would be ignored"] },
+    ]);
   });
 
   it("is checked for every setting of each mode: each one read in config.ts, alone, is refused by name", () => {

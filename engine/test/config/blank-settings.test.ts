@@ -7,7 +7,7 @@ import { parseConfig } from "../../src/config/config";
 import settingsSource from "../../src/config/settings.ts?raw";
 import { FIXTURE } from "../helpers/fixture";
 import { testServer } from "../helpers/rpc";
-import { expectError } from "../helpers/wire";
+import { expectError, withLogs } from "../helpers/wire";
 
 const problemsOf = (vars: Record<string, string>) => {
   const loaded = parseConfig({ MCP_ENV: "development", ...vars });
@@ -40,8 +40,15 @@ describe("a setting present but empty", () => {
     ];
     for (const vars of settings) {
       const server = testServer(FIXTURE, vars);
-      await expectError(await server.send("tools/list"), 503, -32603, null);
-      await expectError(await server.send("tools/call", { name: "echo", arguments: { text: "hi" } }), 503, -32603, null);
+      const { value: answers, entries } = await withLogs(async () => [
+        await server.send("tools/list"),
+        await server.send("tools/call", { name: "echo", arguments: { text: "hi" } }),
+      ]);
+      for (const answer of answers) await expectError(answer, 503, -32603, null);
+      // Each refused request logs the problem.
+      expect(entries, JSON.stringify(vars)).toEqual(
+        answers.map(() => expect.objectContaining({ level: "error", message: "configuration invalid", problems: [blank("AUTH_ISSUER")] })),
+      );
     }
   });
 

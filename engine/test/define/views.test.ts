@@ -10,6 +10,7 @@ import * as z from "zod/mini";
 import { createMcpWorker, defineTool, defineView, type EngineBindings, type ServerDefinition, text } from "../../src";
 import { FIXTURE } from "../helpers/fixture";
 import { type Json, readMessage, rpc } from "../helpers/rpc";
+import { withLogs, withoutAccessLog } from "../helpers/wire";
 
 const UI = "io.modelcontextprotocol/ui";
 const MIME = "text/html;profile=mcp-app";
@@ -107,8 +108,20 @@ describe("a client that declares the extension", () => {
   });
 
   it("gets an internal error, not an empty view, when the view's asset was not built", async () => {
-    const response = await withViews.send("resources/read", { uri: "ui://fixture/missing" }, { capabilities: RENDERS_VIEWS });
+    const { value: response, entries } = await withLogs(() =>
+      withViews.send("resources/read", { uri: "ui://fixture/missing" }, { capabilities: RENDERS_VIEWS }),
+    );
     expect((await readMessage(response)).error?.code).toBe(-32603);
+    // The log says why, and how to fix it.
+    expect(withoutAccessLog(entries)).toEqual([
+      expect.objectContaining({
+        level: "error",
+        message: "internal error",
+        method: "resources/read",
+        detail:
+          "Asset /views/missing.html answered HTTP 404: build the assets (wrangler.toml's [build], which wrangler dev and deploy run)",
+      }),
+    ]);
   });
 
   it("declared without mimeTypes still counts; with mimeTypes lacking the MCP App profile it does not", async () => {

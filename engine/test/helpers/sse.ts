@@ -5,6 +5,9 @@
 /** A message (with its event id when it has one), a comment, or a priming event (an id and empty data). */
 export type Frame = { data: Record<string, any>; id?: string } | { comment: string } | { priming: string };
 
+/** How long a read waits for a frame a test expects: a bound on a hang, never a measurement. */
+const EXPECTED_WITHIN_MS = 10_000;
+
 export function sseReader(response: Response) {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
@@ -12,8 +15,12 @@ export function sseReader(response: Response) {
   let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined;
   let ended = false;
 
-  /** The next frame (message or comment), "timeout" if none arrives in time, or "end" when the stream closed. */
-  async function frame(timeoutMs = 2_000): Promise<Frame | "timeout" | "end"> {
+  /**
+   * The next frame (message or comment), "timeout" if none arrives in time, or "end" when the stream closed. The
+   * default bounds a wait for what a test expects, and holds on a busy machine; a test that expects nothing passes
+   * its own, short, timeout.
+   */
+  async function frame(timeoutMs = EXPECTED_WITHIN_MS): Promise<Frame | "timeout" | "end"> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const boundary = buffer.indexOf("\n\n");
@@ -44,7 +51,7 @@ export function sseReader(response: Response) {
   }
 
   /** The next JSON-RPC message, skipping comments. */
-  async function message(timeoutMs = 2_000): Promise<Record<string, any> | "timeout" | "end"> {
+  async function message(timeoutMs = EXPECTED_WITHIN_MS): Promise<Record<string, any> | "timeout" | "end"> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const next = await frame(Math.max(1, deadline - Date.now()));

@@ -166,5 +166,8 @@ export async function withLogs<T>(action: () => Promise<T>): Promise<{ value: T;
   }
 }
 
+/** `entries` but the access log's (one "mcp request" line per request, for errors by default): what a test checks. */
+export const withoutAccessLog = (entries: Json[]): Json[] => entries.filter((entry) => entry.message !== "mcp request");
+
 /** A signed-in principal, for tests that publish or listen as one without minting a token. */
 export const user = (id: string): Principal => ({ id, scopes: [], authenticated: true });

@@ -10,7 +10,7 @@ import * as z from "zod/mini";
 import { defineTool, type EngineOptions, text, validateServer } from "../../src";
 import { counted, runs } from "../helpers/fixture";
 import { testServer } from "../helpers/rpc";
-import { expectError } from "../helpers/wire";
+import { expectError, withLogs, withoutAccessLog } from "../helpers/wire";
 
 const TIGHT = (env as unknown as Record<string, string>).TIGHT_LIMITER!;
 const costlyRuns = { count: 0 };
@@ -80,10 +80,20 @@ describe("a tool's own budget", () => {
   it("refuses to run a tool whose budget binding the Worker lacks, naming it, rather than run it unmetered", async () => {
     const unbound = defineTool({ ...costly, name: "unbound", budget: { binding: "NO_SUCH_LIMITER", calls: 3, periodMs: 60_000 } } as never);
     const before = costlyRuns.count;
-    const response = await testServer({ tools: [unbound] }).send("tools/call", { name: "unbound", arguments: {} });
+    const { value: response, entries } = await withLogs(() =>
+      testServer({ tools: [unbound] }).send("tools/call", { name: "unbound", arguments: {} }),
+    );
     const message = await expectError(response, 500, -32603);
     expect(message.error?.message).toBe("Tool unbound has a budget, and this server has no NO_SUCH_LIMITER binding to keep it");
     expect(costlyRuns.count).toBe(before);
+    expect(withoutAccessLog(entries)).toEqual([
+      expect.objectContaining({
+        level: "error",
+        message: "a tool's budget needs its rate-limiting binding",
+        tool: "unbound",
+        binding: "NO_SUCH_LIMITER",
+      }),
+    ]);
   });
 
   it("is checked at startup, naming the tool: a budget out of range never reaches a request", () => {

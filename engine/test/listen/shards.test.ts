@@ -3,7 +3,7 @@
  * holding limits.listen.shardCapacity listeners (1 here, so a few listeners make several shards). Each test uses principals
  * of its own, so its principal groups start empty. In a file of its own: Durable Objects are isolated per test file.
  */
-import { runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { GLOBAL_GROUP, principalGroup, shardName } from "../../src/listen/groups";
@@ -52,7 +52,7 @@ async function listen(
 
 /** Waits (bounded) until `hub` holds `count` listeners. */
 async function settle(stub: DurableObjectStub<SubscriptionHub>, count: number) {
-  const deadline = Date.now() + 2_000;
+  const deadline = Date.now() + 10_000;
   while ((await stub.count()) !== count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
@@ -98,20 +98,21 @@ describe("hub groups grow with their listeners", () => {
     const target = server();
     const group = principalGroup("fails");
     const listeners = [await listen(target, "fails", "f1"), await listen(target, "fails", "f2"), await listen(target, "fails", "f3")];
-    const broken = (await runInDurableObject(hub(group, 1), (_instance, state) => state.id)).toString();
-    const deliver = SubscriptionHub.prototype.deliver;
-    SubscriptionHub.prototype.deliver = async function (this: SubscriptionHub, event) {
-      if ((this as unknown as { ctx: DurableObjectState }).ctx.id.toString() === broken) throw new Error("shard broken");
-      return deliver.call(this, event);
+    // Shard 1 fails as the root sees it: its call rejects. (Why not a throw inside shard 1's deliver: workerd reports
+    // an exception a Durable Object's method throws as uncaught, in the run's output, even when its caller handles it.)
+    const hubs = SubscriptionHub.prototype as unknown as { shard(this: SubscriptionHub, shard: number): unknown };
+    const shardStub = hubs.shard;
+    hubs.shard = function (shard) {
+      return shard === 1 ? { deliver: () => Promise.reject(new Error("shard broken")) } : shardStub.call(this, shard);
     };
     try {
       const { value, entries } = await withLogs(() => hub(group, 0).publish({ type: "resources_list_changed", principal: "fails" }));
       expect(value).toBe(2);
-      expect(entries).toContainEqual(
+      expect(entries).toEqual([
         expect.objectContaining({ level: "error", message: "hub shard delivery failed", shard: 1, event: "resources_list_changed" }),
-      );
+      ]);
     } finally {
-      SubscriptionHub.prototype.deliver = deliver;
+      hubs.shard = shardStub;
     }
     expect(await listeners[0]!.message()).toMatchObject({ method: "notifications/resources/list_changed" });
     expect(await listeners[1]!.message(300)).toBe("timeout");
@@ -124,8 +125,9 @@ describe("hub groups grow with their listeners", () => {
     const onRoot = await listen(target, "evicted", "e1");
     const onShard = await listen(target, "evicted", "e2");
     expect(await counts(group, 2)).toEqual([1, 1]);
-    // The root restarts: its memory is gone, and so is the listener it held.
-    await runInDurableObject(hub(group, 0), (_instance, state) => state.abort("evicted by the test")).catch(() => {});
+    // The root restarts: its memory is gone, and so is the listener it held. (Evicted the platform's way: an abort()
+    // would do it too, but workerd reports the broken output gate it leaves as an uncaught exception.)
+    await evictDurableObject(hub(group, 0), { webSockets: "close" });
     expect(await onRoot.message()).toBe("end");
 
     await createPublisher(env.SUBSCRIPTIONS, user("evicted")).resourcesListChanged();

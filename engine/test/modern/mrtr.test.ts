@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import * as z from "zod/mini";
 import { definePrompt, defineResource, defineTool, elicitForm, elicitUrl, listRoots, sample, samplingText, text } from "../../src";
 import { fixture, type Json, readMessage, testServer } from "../helpers/rpc";
-import { withLogs } from "../helpers/wire";
+import { withLogs, withoutAccessLog } from "../helpers/wire";
 
 const ALL = { elicitation: { form: {}, url: {} }, sampling: { tools: {} }, roots: {} };
 let runs = 0;
@@ -207,7 +207,11 @@ describe("multi round-trip requests", () => {
   });
 
   it("verifies requestState even for a tool that asks nothing", async () => {
-    expect((await callTool("plain", {}, { requestState: "v2.x.y.z" })).error?.code).toBe(-32602);
+    const { value: forged, entries } = await withLogs(() => callTool("plain", {}, { requestState: "v2.x.y.z" }));
+    expect(forged.error?.code).toBe(-32602);
+    expect(withoutAccessLog(entries)).toEqual([
+      expect.objectContaining({ level: "warn", message: "requestState rejected", reason: "malformed" }),
+    ]);
     expect((await callTool("plain", {}, { requestState: 42 })).error?.code).toBe(-32602);
   });
 
@@ -235,9 +239,17 @@ describe("multi round-trip requests", () => {
   });
 
   it("treats state over STATE_MAX_BYTES as a failed tool run, with the reason in the log only", async () => {
-    const { result } = await callTool("hoarder", {});
-    expect(result?.isError).toBe(true);
-    expect(result?.content[0].text).toMatch(/^Tool hoarder failed unexpectedly\. Reference: /);
+    const { value: message, entries } = await withLogs(() => callTool("hoarder", {}));
+    expect(message.result?.isError).toBe(true);
+    expect(message.result?.content[0].text).toMatch(/^Tool hoarder failed unexpectedly\. Reference: /);
+    expect(withoutAccessLog(entries)).toEqual([
+      expect.objectContaining({
+        level: "error",
+        message: "tool handler threw",
+        tool: "hoarder",
+        detail: expect.stringMatching(/^requestState is \d+ bytes, over limits\.state\.maxBytes/),
+      }),
+    ]);
   });
 
   it("works on prompts/get and resources/read; a retried read is never cached", async () => {
@@ -402,8 +414,13 @@ describe("multi round-trip requests", () => {
     };
     const answered = await readMessage(await fixture.send("tools/call", retry, { capabilities: ALL }));
     expect(answered.result).toMatchObject({ resultType: "complete", content: [{ type: "text", text: "form: accept ok=true" }] });
-    const replayed = await readMessage(await fixture.send("tools/call", retry, { capabilities: ALL }));
+    const { value: replayed, entries } = await withLogs(async () =>
+      readMessage(await fixture.send("tools/call", retry, { capabilities: ALL })),
+    );
     expect(replayed.error).toEqual({ code: -32602, message: "Invalid requestState" });
+    expect(withoutAccessLog(entries)).toEqual([
+      expect.objectContaining({ level: "warn", message: "requestState rejected", reason: "replay" }),
+    ]);
   });
 
   it("leaves single-use state good after a malformed answer: -32602, then the corrected retry runs once, and a replay is refused", async () => {
@@ -430,6 +447,10 @@ describe("multi round-trip requests", () => {
       });
     }
     expect((await retry({ ok: true })).result?.content).toEqual([{ type: "text", text: "form: accept ok=true" }]);
-    expect((await retry({ ok: true })).error).toEqual({ code: -32602, message: "Invalid requestState" });
+    const { value: replayed, entries } = await withLogs(() => retry({ ok: true }));
+    expect(replayed.error).toEqual({ code: -32602, message: "Invalid requestState" });
+    expect(withoutAccessLog(entries)).toEqual([
+      expect.objectContaining({ level: "warn", message: "requestState rejected", reason: "replay" }),
+    ]);
   });
 });

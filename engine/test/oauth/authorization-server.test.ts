@@ -13,6 +13,7 @@ import { createRouter } from "../../src/worker/router";
 import { authorizePath, authServer, jsonPost, REDIRECT_URI, stubFetch } from "../helpers/auth-server";
 import { adminOnly, FIXTURE } from "../helpers/fixture";
 import { readMessage, rpc } from "../helpers/rpc";
+import { withLogs } from "../helpers/wire";
 
 /** Development mode with the test signing key, as vitest.config.ts binds them. */
 const TEST_BINDINGS = { MCP_ENV: "development", STATE_KEYS: (env as unknown as Record<string, string>).STATE_KEYS };
@@ -102,7 +103,15 @@ describe("authorization-server settings", () => {
       headers: { host: "mcp.example.com", "content-type": "application/json", accept: "application/json, text/event-stream" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
-    expect((await worker.fetch(request, deployed, createExecutionContext())).status).toBe(503);
+    const { value: refused, entries } = await withLogs(() => worker.fetch(request, deployed, createExecutionContext()));
+    expect(refused.status).toBe(503);
+    expect(entries).toEqual([
+      {
+        level: "error",
+        message: "configuration invalid",
+        problems: ["AUTH_LOGIN_ISSUER must be an https URL (http on localhost or 127.0.0.1 only with MCP_ENV=development)"],
+      },
+    ]);
   });
 
   it("reads GitHub login with its default scope; the token lifetimes are code (limits.oauth)", () => {
@@ -188,9 +197,12 @@ describe("the OAuth endpoints and storage", () => {
     await grant("orphaned", "oidc-b", "deleted-client", now + 3_600);
     await grant("live", "oidc-c", "live-client", now + 3_600);
     const worker = createMcpWorker(definition);
-    await worker.scheduled({ cron: "17 3 * * *", scheduledTime: Date.now(), noRetry() {} } as ScheduledController, loginEnv);
+    const { entries } = await withLogs(() =>
+      worker.scheduled({ cron: "17 3 * * *", scheduledTime: Date.now(), noRetry() {} } as ScheduledController, loginEnv),
+    );
     const left = (await env.OAUTH_KV.list({ prefix: "grant:" })).keys.map((key) => key.name);
     expect(left).toEqual(["grant:oidc-c:live"]);
+    expect(entries).toEqual([{ level: "info", message: "oauth purge", grantsPurged: 2 }]);
   });
 
   it("does nothing on the scheduled run outside authorization-server mode", async () => {

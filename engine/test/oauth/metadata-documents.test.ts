@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MAX_TOKEN_REQUEST_BYTES } from "../../src/oauth/token-endpoint";
 import { authorizePath, authServer, formPost, REDIRECT_URI, stubFetch } from "../helpers/auth-server";
+import { withLogs } from "../helpers/wire";
 
 const call = authServer();
 const DOCUMENT_URL = "https://client.example.com/oauth/client.json";
@@ -200,9 +201,13 @@ describe("the token request's size", () => {
   it(`hands a request of ${MAX_TOKEN_REQUEST_BYTES} bytes to the provider, which answers it`, async () => {
     const fields = { grant_type: "refresh_token", client_id: "unknown-client", refresh_token: "" };
     const size = new URLSearchParams(fields).toString().length;
-    const response = await call("/token", formPost({ ...fields, refresh_token: "r".repeat(MAX_TOKEN_REQUEST_BYTES - size) }));
+    const { value: response, entries } = await withLogs(() =>
+      call("/token", formPost({ ...fields, refresh_token: "r".repeat(MAX_TOKEN_REQUEST_BYTES - size) })),
+    );
     expect(response.status).toBe(401);
     expect(await response.json()).toMatchObject({ error: "invalid_client", error_description: "Client not found" });
+    // The provider logs the errors it answers: the code and why, never the request.
+    expect(entries).toEqual([{ level: "warn", message: "oauth error", code: "invalid_client", status: 401, reason: "client_not_found" }]);
   });
 });
 
@@ -219,11 +224,17 @@ describe("how a metadata document's client authenticates at /token (SEP-3149)", 
         client_id: DOCUMENT_URL,
       }),
     );
-  /** What a token request without a client assertion (`none`) gets for a document: our refusal, or the provider's answer. */
+  /**
+   * What a token request without a client assertion (`none`) gets for a document: our refusal, or the provider's
+   * answer. The provider's is always invalid_grant (the code is made up), and it logs it; our refusals log nothing.
+   */
   const tokenAnswerFor = async (extra: Record<string, unknown>) => {
     stubFetch({ [DOCUMENT_URL]: document(extra) });
-    const response = await redeem();
-    return { status: response.status, body: (await response.json()) as { error: string; error_description?: string } };
+    const { value: response, entries } = await withLogs(redeem);
+    const answer = { status: response.status, body: (await response.json()) as { error: string; error_description?: string } };
+    const logged = { level: "warn", message: "oauth error", code: "invalid_grant", status: 400, reason: "grant_not_found" };
+    expect(entries).toEqual(answer.body.error === "invalid_grant" ? [logged] : []);
+    return answer;
   };
 
   it("refuses none when the document shares an authenticated method with this server (private_key_jwt with a key set)", async () => {

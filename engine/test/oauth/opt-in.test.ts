@@ -52,8 +52,11 @@ describe("AUTH_LOGIN in a Worker built without the authorizationServer option", 
     for (const path of ["/.well-known/oauth-authorization-server", "/authorize", "/token", "/oauth/callback"]) {
       expect((await fetch(`${ORIGIN}${path}`)).status, path).toBe(404);
     }
-    // The protected resource metadata would name an authorization server that is not there: refused like /mcp.
-    expect((await fetch(`${ORIGIN}/.well-known/oauth-protected-resource/mcp`)).status).toBe(503);
+    // The protected resource metadata would name an authorization server that is not there: refused like /mcp, and
+    // logged like it.
+    const { value: metadata, entries } = await withLogs(() => fetch(`${ORIGIN}/.well-known/oauth-protected-resource/mcp`));
+    expect(metadata.status).toBe(503);
+    expect(entries).toEqual([{ level: "error", message: "configuration invalid", problems: [MISSING_AUTHORIZATION_SERVER] }]);
   });
 
   it("purges nothing on the scheduled run and does not throw", async () => {

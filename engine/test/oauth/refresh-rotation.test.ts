@@ -10,12 +10,16 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { laggingKv } from "../helpers/lagging-kv";
 import { signInWorker } from "../helpers/sign-in";
 import { storedTables } from "../helpers/storage";
+import { withLogs } from "../helpers/wire";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** No lag here: these are the rules of the grant's object, whatever KV does. */
 const server = (limits?: { oauth: { refreshRetryMs: number } }) =>
   signInWorker({ kv: laggingKv(0), stepPauseMs: 0, ...(limits && { limits }) });
 const personObject = (token: string) => env.OAUTH_STATE.get(env.OAUTH_STATE.idFromName(`user:${token.split(":")[0]}`));
+
+/** The warning the provider logs for each error it answers: its code and why, never the request or a token. */
+const oauthError = (code: string, status: number, reason: string) => ({ level: "warn", message: "oauth error", code, status, reason });
 
 /** Every text the person's object holds, in any table. */
 function storedTexts(token: string): Promise<string[]> {
@@ -39,11 +43,16 @@ describe("a second use of a refresh token", () => {
     const second = await worker.refresh(clientId, tokens.refresh_token!);
     const third = await worker.refresh(clientId, second.body.refresh_token!);
     expect(third.status).toBe(200);
-    const reused = await worker.refresh(clientId, tokens.refresh_token!);
+    const { value: reused, entries } = await withLogs(async () => {
+      const refused = await worker.refresh(clientId, tokens.refresh_token!);
+      expect(await worker.refresh(clientId, third.body.refresh_token!)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+      expect(await worker.mcpStatus(third.body.access_token!)).toBe(401);
+      return refused;
+    });
     expect(reused).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
     expect(reused.body.error_description).toContain("already used");
-    expect(await worker.refresh(clientId, third.body.refresh_token!)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
-    expect(await worker.mcpStatus(third.body.access_token!)).toBe(401);
+    // The reuse is this server's refusal; the revoked grant's token and refresh token, the provider's.
+    expect(entries).toEqual([oauthError("invalid_grant", 400, "grant_not_found"), oauthError("invalid_token", 401, "token_not_found")]);
   });
 
   it("revokes the grant when another request (another client's) presents a token just used, within the window", async () => {
@@ -55,16 +64,19 @@ describe("a second use of a refresh token", () => {
     const stolen = await worker.refresh(otherClient, tokens.refresh_token!);
     expect(stolen).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
     expect(stolen.body).not.toHaveProperty("access_token");
-    expect(await worker.mcpStatus(first.body.access_token!)).toBe(401);
+    const { value: status, entries } = await withLogs(() => worker.mcpStatus(first.body.access_token!));
+    expect(status).toBe(401);
+    expect(entries).toEqual([oauthError("invalid_token", 401, "token_not_found")]);
   });
 
   it("redeems nothing when the provider refuses the use (another client's, before any rotation): the client's own then rotates", async () => {
     const worker = server();
     const { clientId, tokens } = await worker.signIn();
     const { clientId: otherClient } = await worker.signIn();
-    const refused = await worker.refresh(otherClient, tokens.refresh_token!);
+    const { value: refused, entries } = await withLogs(() => worker.refresh(otherClient, tokens.refresh_token!));
     expect(refused).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
     expect(refused.body.error_description).not.toContain("already used");
+    expect(entries).toEqual([oauthError("invalid_grant", 400, "client_mismatch")]);
     const own = await worker.refresh(clientId, tokens.refresh_token!);
     expect(own.status, JSON.stringify(own.body)).toBe(200);
     expect(await worker.mcpStatus(own.body.access_token!)).toBe(200);
@@ -121,7 +133,9 @@ describe("the grant's object", () => {
   it("stores nothing for a bearer token nobody issued", async () => {
     const worker = server();
     const forged = `${crypto.randomUUID()}:AAAAAAAAAAAAAAAA:${"x".repeat(32)}`;
-    expect(await worker.mcpStatus(forged)).toBe(401);
+    const { value: status, entries } = await withLogs(() => worker.mcpStatus(forged));
+    expect(status).toBe(401);
+    expect(entries).toEqual([oauthError("invalid_token", 401, "token_not_found")]);
     expect(await storedTables(personObject(forged))).toEqual([]);
   });
 });

@@ -6,10 +6,18 @@
 import { describe, expect, it } from "vitest";
 import { MAX_REGISTRATION_BYTES, MAX_URI_LENGTH } from "../../src/oauth/client-limits";
 import { authServer, jsonPost, REDIRECT_URI, storedClients } from "../helpers/auth-server";
+import { withLogs } from "../helpers/wire";
 
 const call = authServer();
 const BASE = { client_name: "Client", redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: "none" };
-const register = (metadata: unknown) => call("/register", jsonPost(metadata));
+
+/** Registers `metadata`. A refusal logs one warning, with its error code and never the metadata: checked here. */
+async function register(metadata: unknown): Promise<Response> {
+  const { value: response, entries } = await withLogs(() => call("/register", jsonPost(metadata)));
+  const code = response.status === 400 ? ((await response.clone().json()) as { error: string }).error : undefined;
+  expect(entries).toEqual(code ? [{ level: "warn", message: "oauth error", code, status: 400, reason: "callback_denied" }] : []);
+  return response;
+}
 
 /** A string of exactly `length` UTF-16 units starting with `prefix`. */
 const ofLength = (prefix: string, length: number) => prefix + "a".repeat(length - prefix.length);

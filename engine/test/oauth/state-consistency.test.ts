@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { laggingKv } from "../helpers/lagging-kv";
 import { signInWorker } from "../helpers/sign-in";
+import { withLogs } from "../helpers/wire";
 
 /** How far behind the namespace's reads are, and how long the person takes between the steps of signing in. */
 const LAG_MS = 300;
@@ -69,10 +70,18 @@ describe("the authorization server's state, with a KV namespace that lags", () =
     const clientId = await server.register();
     const { code } = await server.codeFor(clientId);
     await pause(STEP_MS);
-    const answers = await Promise.all([server.exchange(clientId, code), server.exchange(clientId, code)]);
-    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400]);
-    const issued = answers.find((answer) => answer.status === 200)!;
-    expect(await server.mcpStatus(issued.body.access_token!)).toBe(401);
+    const { value: answers, entries } = await withLogs(async () => {
+      const both = await Promise.all([server.exchange(clientId, code), server.exchange(clientId, code)]);
+      const issued = both.find((answer) => answer.status === 200);
+      return { both, revoked: issued && (await server.mcpStatus(issued.body.access_token!)) };
+    });
+    expect(answers.both.map((answer) => answer.status).sort()).toEqual([200, 400]);
+    expect(answers.revoked).toBe(401);
+    // The provider logs each error it answers, with why: the replayed code, then the revoked grant's token.
+    expect(entries).toEqual([
+      { level: "warn", message: "oauth error", code: "invalid_grant", status: 400, reason: "code_replayed" },
+      { level: "warn", message: "oauth error", code: "invalid_token", status: 401, reason: "token_not_found" },
+    ]);
   });
 
   it("revokes the grant when a refresh token is used again after the retry window: its successor and access token stop too", async () => {
@@ -84,10 +93,18 @@ describe("the authorization server's state, with a KV namespace that lags", () =
     const first = await server.refresh(clientId, tokens.refresh_token!);
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     await pause(1_100);
-    const reused = await server.refresh(clientId, tokens.refresh_token!);
+    const { value: reused, entries } = await withLogs(async () => {
+      const refused = await server.refresh(clientId, tokens.refresh_token!);
+      expect(await server.refresh(clientId, first.body.refresh_token!)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
+      expect(await server.mcpStatus(first.body.access_token!)).toBe(401);
+      return refused;
+    });
     expect(reused).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
     expect(reused.body.error_description).toContain("already used");
-    expect(await server.refresh(clientId, first.body.refresh_token!)).toMatchObject({ status: 400, body: { error: "invalid_grant" } });
-    expect(await server.mcpStatus(first.body.access_token!)).toBe(401);
+    // The reuse is this server's refusal; the revoked grant's successor and token, the provider's (logged).
+    expect(entries).toEqual([
+      { level: "warn", message: "oauth error", code: "invalid_grant", status: 400, reason: "grant_not_found" },
+      { level: "warn", message: "oauth error", code: "invalid_token", status: 401, reason: "token_not_found" },
+    ]);
   });
 });

@@ -23,7 +23,9 @@ function stubGitHub() {
   const sent: { url: string; body: string; authorization: string | null }[] = [];
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
     const request = new Request(input as RequestInfo, init);
-    sent.push({ url: request.url, body: await request.text(), authorization: request.headers.get("authorization") });
+    // The body as bytes: workerd warns when text() reads a body whose type is not text (a form, here).
+    const body = new TextDecoder().decode(await request.arrayBuffer());
+    sent.push({ url: request.url, body, authorization: request.headers.get("authorization") });
     if (request.url === "https://github.com/login/oauth/access_token") {
       return Response.json({ access_token: "gho_upstream", token_type: "bearer", scope: "read:user" });
     }

@@ -8,7 +8,7 @@ import { createMcpWorker, defineResource, defineSkill } from "../../src";
 import { connect } from "../../src/testing";
 import { FIXTURE } from "../helpers/fixture";
 import { testServer } from "../helpers/rpc";
-import { expectError } from "../helpers/wire";
+import { expectError, withLogs, withoutAccessLog } from "../helpers/wire";
 import { ALPHA, BETA, contentBytes, digestOf, FILES, PNG, skillServer } from "./fixture";
 
 const EXTENSION = "io.modelcontextprotocol/skills";
@@ -221,8 +221,21 @@ describe("resources/read of a skill's files", () => {
     const stale = await skillServer({
       overrides: { "/skills/alpha/references/deep/note.txt": encoder.encode("changed after the build\n") },
     });
-    const error = await expectError(await stale.send("resources/read", { uri: "skill://alpha/references/deep/note.txt" }), 500, -32603);
+    const { value: refused, entries } = await withLogs(async () => {
+      const response = await stale.send("resources/read", { uri: "skill://alpha/references/deep/note.txt" });
+      await stale.settled();
+      return response;
+    });
+    const error = await expectError(refused, 500, -32603);
     expect(JSON.stringify(error)).not.toContain("changed after the build");
+    expect(withoutAccessLog(entries)).toEqual([
+      expect.objectContaining({
+        level: "error",
+        message: "internal error",
+        method: "resources/read",
+        detail: "Skill file /skills/alpha/references/deep/note.txt changed since the build: rebuild",
+      }),
+    ]);
     // The other files still match: they are served.
     expect((await stale.call<any>("resources/read", { uri: "skill://beta/SKILL.md" })).contents).toHaveLength(1);
   });
@@ -345,9 +358,27 @@ describe("declarations", () => {
 
   it("fails loudly (-32603, logged) when a declared skill was not built, or nothing was built at all", async () => {
     const undeclared = await skillServer({ skills: [ALPHA, BETA, defineSkill({ name: "gamma" })] });
-    await expectError(await undeclared.send("skills/list"), 500, -32603);
     const unbuilt = await skillServer({ overrides: { "/skills/manifest.json": null } });
-    const error = await expectError(await unbuilt.send("skills/get", { uri: "skill://alpha/SKILL.md" }), 500, -32603);
+    const { value: answers, entries } = await withLogs(async () => {
+      const listed = await undeclared.send("skills/list");
+      const got = await unbuilt.send("skills/get", { uri: "skill://alpha/SKILL.md" });
+      // Each server also tells the hub its skills' version after its first answer, which fails the same way.
+      await Promise.all([undeclared.settled(), unbuilt.settled()]);
+      return [listed, got];
+    });
+    await expectError(answers[0]!, 500, -32603);
+    const error = await expectError(answers[1]!, 500, -32603);
     expect(error.error?.message).toBe("Internal error");
+    const notBuilt = expect.stringContaining('Skill "gamma" is declared but not built');
+    const noManifest = expect.stringContaining("Asset /skills/manifest.json answered HTTP 404");
+    expect(withoutAccessLog(entries)).toHaveLength(4);
+    expect(withoutAccessLog(entries)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ level: "error", message: "internal error", method: "skills/list", detail: notBuilt }),
+        expect.objectContaining({ level: "error", message: "skills version announcement failed", detail: notBuilt }),
+        expect.objectContaining({ level: "error", message: "internal error", method: "skills/get", detail: noManifest }),
+        expect.objectContaining({ level: "error", message: "skills version announcement failed", detail: noManifest }),
+      ]),
+    );
   });
 });

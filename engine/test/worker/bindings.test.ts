@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { createMcpWorker, definePrompt, defineResource, defineTool, defineView, type EngineBindings, elicitForm, text } from "../../src";
 import { readMessage, rpc } from "../helpers/rpc";
+import { withLogs, withoutAccessLog } from "../helpers/wire";
 
 const writes: string[] = [];
 
@@ -151,10 +152,15 @@ describe("a server without REPLAY_GUARD", () => {
   const server = serverWithout("REPLAY_GUARD");
 
   it("refuses a single-use question with a clear error before asking it", async () => {
-    const response = await server.send("tools/call", { name: "confirm_once", arguments: {} }, { capabilities: FORM });
+    const { value: response, entries } = await withLogs(() =>
+      server.send("tools/call", { name: "confirm_once", arguments: {} }, { capabilities: FORM }),
+    );
     const message = await readMessage(response);
     expect(response.status).toBe(500);
     expect(message.error).toMatchObject({ code: -32603, message: expect.stringContaining("REPLAY_GUARD") });
+    expect(withoutAccessLog(entries)).toEqual([
+      expect.objectContaining({ level: "error", message: "single-use input needs the REPLAY_GUARD binding" }),
+    ]);
   });
 
   it("still asks questions that are not single use", async () => {
@@ -179,8 +185,13 @@ describe("a server without TASKS", () => {
   });
 
   it("answers a task-only tool with a clear error naming the missing binding", async () => {
-    const message = await readMessage(await server.send("tools/call", { name: "task_only", arguments: {} }, { capabilities: taskClient }));
-    expect(message.error).toMatchObject({ code: -32603, message: expect.stringContaining("no TASKS binding") });
+    const { value: response, entries } = await withLogs(() =>
+      server.send("tools/call", { name: "task_only", arguments: {} }, { capabilities: taskClient }),
+    );
+    expect((await readMessage(response)).error).toMatchObject({ code: -32603, message: expect.stringContaining("no TASKS binding") });
+    expect(withoutAccessLog(entries)).toEqual([
+      expect.objectContaining({ level: "error", message: "a task-only tool needs the TASKS binding", tool: "task_only" }),
+    ]);
   });
 
   it("answers tasks/get with -32601 (the methods are off)", async () => {

@@ -6,6 +6,7 @@
  */
 import { createHash, randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 
 export const UPSTREAM_CLIENT = { id: "mcp-server-at-upstream", secret: "upstream-secret-for-tests" };
@@ -25,8 +26,10 @@ export interface FakeUpstream {
   close(): Promise<void>;
 }
 
-export async function startFakeUpstream(port: number): Promise<FakeUpstream> {
-  const issuer = `http://127.0.0.1:${port}`;
+/** Starts the provider on 127.0.0.1 and a free port; its issuer URL names the port. */
+export async function startFakeUpstream(): Promise<FakeUpstream> {
+  // Known once the server listens, before any request can arrive.
+  let issuer = "";
   const { privateKey, publicKey } = await generateKeyPair("RS256");
   const jwk = { ...(await exportJWK(publicKey)), kid: "k1", alg: "RS256", use: "sig" };
   const codes = new Map<string, PendingCode>();
@@ -98,7 +101,8 @@ export async function startFakeUpstream(port: number): Promise<FakeUpstream> {
     }
     json(404, { error: "not_found" });
   });
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     issuer,
     signInAs: (next) => {

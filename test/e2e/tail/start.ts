@@ -58,9 +58,12 @@ export function mcpSpans(events: TailEvent[]): RecordedSpan[] {
   return [...spans.values()].filter((span) => "mcp.method.name" in span.attributes);
 }
 
-/** Starts the traced template on a free port and waits until it is ready: for a test file of its own. */
-export async function startTracedTemplate(): Promise<TracedTemplate> {
-  const { wrangler, events, eventsUrl, stop } = await launch(0);
+/**
+ * Starts the traced template on a free port and waits until it is ready: for a test file of its own. `main`: a test
+ * entry module (one that wraps the template's) to serve in place of the template's own.
+ */
+export async function startTracedTemplate(main?: string): Promise<TracedTemplate> {
+  const { wrangler, events, eventsUrl, stop } = await launch(0, main);
   try {
     const origin = await wrangler.ready;
     return { url: new URL("/mcp", origin).href, events, eventsUrl, output: wrangler.output, stop };
@@ -90,7 +93,7 @@ export async function workerReady(eventsUrl: string): Promise<void> {
   if (!response.ok) throw new Error(`the end-to-end Worker did not start:\n${await response.text()}`);
 }
 
-async function launch(port: number) {
+async function launch(port: number, main?: string) {
   const events: TailEvent[] = [];
   let ready: Promise<string> | undefined;
   const collector = await listen(
@@ -118,6 +121,7 @@ async function launch(port: number) {
   const dir = mkdtempSync(join(tmpdir(), "mcp-tracing-"));
   const { rawConfig } = experimental_readRawConfig({ config: join(root, "wrangler.toml") });
   const template = copyTemplateConfig(dir, {
+    ...(main && { main }),
     vars: { ...rawConfig.vars, ...TEST_BINDINGS },
     secrets: undefined,
     streaming_tail_consumers: [{ service: COLLECTOR }],
