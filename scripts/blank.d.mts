@@ -2,6 +2,10 @@
 
 /** The example's own files and folders (a path ending in "/" is a folder): `npm run blank` removes them. */
 export declare const EXAMPLE_PATHS: readonly string[];
+/** This command's own files (the rest of scripts/ stays): removed once the example is gone. */
+export declare const BLANK_TOOLING: readonly string[];
+/** This command's npm scripts, removed with it: `blank` and `test:blank`. */
+export declare const BLANK_SCRIPTS: readonly string[];
 /** How the example's names read: Notebook, notebook_id, notes, note://... */
 export declare const EXAMPLE_WORDS: RegExp;
 /** A wrangler.toml without its [[migrations]] tables and the comment lines right above each. */

@@ -40,6 +40,8 @@ export const EXAMPLE_PATHS = [
   // quick-start hold for any app.
   "test/e2e/app-bindings.ts",
   "test/e2e/dev-server-example.test.ts",
+  // dev-server-example's Worker: the example's server, and the same server with JSON answers.
+  "test/e2e/json-answers/",
   "test/e2e/ext-tasks-session.ts",
   "test/e2e/ext-tasks.test.ts",
   "test/e2e/legacy-clients.test.ts",
@@ -331,6 +333,18 @@ simple = { limit = 10, period = 60 }
     replace: "",
   },
   {
+    file: "test/tsconfig.json",
+    what: "no longer names the example's JSON-answers test Worker",
+    find: ', "./e2e/json-answers/worker.ts"',
+    replace: "",
+  },
+  {
+    file: "test/e2e/tsconfig.json",
+    what: "no longer names the example's JSON-answers test Worker",
+    find: ', "./json-answers/worker.ts"',
+    replace: "",
+  },
+  {
     file: "README.md",
     what: "no sentence about the example",
     find: /\sThe example is a small private notebook, so every feature runs on real code\s+paths\./,
@@ -420,9 +434,12 @@ function freeTag(toml) {
 const EXAMPLE_DECLARATIONS = /from "\.\/(notes|views)"|defineSkill\(\{ name: "notebook-keeping" \}\)/;
 const usesExample = (root, file) => existsSync(join(root, file)) && EXAMPLE_DECLARATIONS.test(read(root, file));
 
-/** What package.json loses: this command's script, the views' type check, the example's own dev dependencies. */
+/** This command's npm scripts: `blank` runs it, `test:blank` runs its test (in full: the blank copy's own npm test). */
+export const BLANK_SCRIPTS = ["blank", "test:blank"];
+
+/** What package.json loses: this command's scripts, the views' type check, the example's own dev dependencies. */
 function packageChanges(pkg) {
-  const scripts = ["blank"].filter((name) => pkg.scripts?.[name] !== undefined);
+  const scripts = BLANK_SCRIPTS.filter((name) => pkg.scripts?.[name] !== undefined);
   const check = pkg.scripts?.check?.includes(" && tsc --noEmit -p views") ?? false;
   const dependencies = EXAMPLE_DEV_DEPENDENCIES.filter((name) => pkg.devDependencies?.[name] !== undefined);
   return { scripts, check, dependencies, any: scripts.length > 0 || check || dependencies.length > 0 };

@@ -42,9 +42,10 @@ function run(cwd: string, args: string[]): Promise<SpawnSyncReturns<string>> {
 
 describe("the README's count_words, added as the README says", { timeout: TIMEOUT_MS }, () => {
   let copy: string;
+  // Generous: copying and committing the repository waits on the disk, beside the rest of the suite.
   beforeAll(() => {
     copy = copyOfRepository("readme-tool");
-  });
+  }, TIMEOUT_MS);
   afterAll(() => {
     if (copy) rmSync(copy, { recursive: true, force: true });
   });

@@ -1,27 +1,32 @@
 /**
  * `npm run blank`, run on a copy of this repository (its files as git sees them in the working tree, in a temporary
- * directory, committed there; the repository's node_modules linked in, not installed): it removes the example app and
- * then itself, and leaves a one-tool server that type-checks, lints, passes the app's and the repository's tests and
- * builds for deploy, whose tool and test are exactly the README's "Add a tool" and "Test it" examples, with a lockfile
- * in step and no file, document or setting that names the example. It refuses to run over uncommitted changes
- * (unless forced). The copy's end-to-end tests start wrangler several times, too slow for every `npm test`: here only
- * their imports are checked; the engine's tarball check (engine/test/tarball/run.mjs, in .ci/run) runs them all in a
- * fresh app made from this blank copy.
+ * directory, committed there; the repository's packages linked in, not installed): it removes the example app and
+ * then itself (its own files only: the rest of scripts/ serves the fork's npm test and npm run dev), and leaves a
+ * one-tool server that type-checks and lints, whose tool and test are exactly the README's "Add a tool" and "Test it"
+ * examples, with a lockfile in step and no file, document or setting that names the example. It refuses to run over
+ * uncommitted changes (unless forced).
+ *
+ * Two depths, one file. In `npm test`, what can be read of the result, and the type check and the linter. With
+ * `npm run test:blank` (this file in vitest's mode "blank-copy"; .ci/run runs it), also what a fork runs next, as
+ * it runs it: the copy's own `npm test`, every project (the app's, the repository's, the end-to-end ones with
+ * `wrangler dev` and real clients, the engine's two), then its deploy build. Why apart: that run takes minutes on a
+ * 2-core machine, more than the whole `npm test` may.
  */
 import { execFile, type SpawnSyncReturns, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
-import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXAMPLE_PATHS, EXAMPLE_WORDS, pendingChanges, withoutMigrations } from "../../scripts/blank.mjs";
+import { BLANK_SCRIPTS, BLANK_TOOLING, EXAMPLE_PATHS, EXAMPLE_WORDS, pendingChanges, withoutMigrations } from "../../scripts/blank.mjs";
 import { blockUnder, copyOfRepository, git } from "./copy";
 
 const root = resolve(import.meta.dirname, "../..");
-/** Each step runs one of the copy's own commands (a type check, a test run, a bundle): generous, for a busy machine. */
+/** `npm run test:blank`: package.json's script runs vitest with `--mode blank-copy`, which vitest gives the tests as MODE. */
+const FULL_RUN = process.env.MODE === "blank-copy";
+/** Each step runs one of the copy's own commands (a type check, a lint, a bundle): generous, for a busy machine. */
 const STEP_TIMEOUT_MS = 5 * 60_000;
-/** Why: the copy shares this repository's node_modules, where vitest keeps its results cache; the copy's runs keep out of it. */
-const NO_CACHE = ["--no-cache"];
+/** The copy's whole `npm test`: a few minutes on an idle 2-core machine; generous, for a busy one. */
+const FULL_TEST_TIMEOUT_MS = 20 * 60_000;
 
 const pending = pendingChanges(root);
 /** This repository still has the example (the template, or a fork that kept it). */
@@ -29,7 +34,9 @@ const hasExample = pending.paths.length > 0 || pending.declarations.length > 0;
 
 /** The copy's commands run as a developer's would: no parent test run's variables, no request.cf download, no metrics. */
 function childEnv(): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("VITEST") && name !== "NODE_OPTIONS"));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith("VITEST") && name !== "NODE_OPTIONS" && name !== "MODE"),
+  );
   return { ...env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
 }
 
@@ -38,14 +45,10 @@ function run(cwd: string, command: string, args: string[]): SpawnSyncReturns<str
   return spawnSync(command, args, { cwd, env: childEnv(), encoding: "utf8", timeout: STEP_TIMEOUT_MS, maxBuffer: 64 << 20 });
 }
 /** The same, without blocking: the copy's checks run side by side. */
-function runInBackground(cwd: string, command: string, args: string[]): Promise<SpawnSyncReturns<string>> {
+function runInBackground(cwd: string, command: string, args: string[], timeout = STEP_TIMEOUT_MS): Promise<SpawnSyncReturns<string>> {
   return new Promise((settle) => {
-    execFile(
-      command,
-      args,
-      { cwd, env: childEnv(), encoding: "utf8", timeout: STEP_TIMEOUT_MS, maxBuffer: 64 << 20 },
-      (error, stdout, stderr) =>
-        settle({ status: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr } as SpawnSyncReturns<string>),
+    execFile(command, args, { cwd, env: childEnv(), encoding: "utf8", timeout, maxBuffer: 64 << 20 }, (error, stdout, stderr) =>
+      settle({ status: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr } as SpawnSyncReturns<string>),
     );
   });
 }
@@ -53,49 +56,29 @@ function runInBackground(cwd: string, command: string, args: string[]): Promise<
 interface CopyChecks {
   check: Promise<SpawnSyncReturns<string>>;
   lint: Promise<SpawnSyncReturns<string>>;
-  tests: Promise<SpawnSyncReturns<string>>;
-  build: Promise<SpawnSyncReturns<string>>;
-  /** Whether the deploy build wrote its bundle (known once `build` has settled). */
-  built?: boolean;
+  /** The copy's own `npm test`: with `npm run test:blank` only. */
+  tests?: Promise<SpawnSyncReturns<string>>;
+  /** The copy's `npm run build`, after its tests (both write the assets folder, build/): with `npm run test:blank` only. */
+  build?: Promise<SpawnSyncReturns<string>>;
 }
 
 /**
  * The blank copy's own commands, started at once and awaited by the tests that judge them. Why side by side: run one
- * after another they were most of this file's minute. The app's and the repository's tests share one vitest run (one
- * start of the runtime, not two). The deploy build waits for the tests: both write the assets folder (build/).
+ * after another they were most of this file's time.
  */
 function copyChecks(cwd: string): CopyChecks {
-  // Without the README-tool check: it runs end-to-end files of its own, which the tarball check (in .ci/run) runs in
-  // a fresh app made from this blank one.
-  const tests = runInBackground(cwd, "npx", [
-    "vitest",
-    "run",
-    ...NO_CACHE,
-    "--project",
-    "app",
-    "--project",
-    "repo",
-    "--exclude",
-    "test/repo/readme-tool.test.ts",
-  ]);
-  const out = mkdtempSync(join(tmpdir(), "start-from-blank-dist-"));
-  const checks: CopyChecks = {
-    check: runInBackground(cwd, "npm", ["run", "check"]),
-    lint: runInBackground(cwd, "npm", ["run", "lint"]),
-    tests,
-    build: tests
-      .then(() => runInBackground(cwd, "npx", ["wrangler", "deploy", "--dry-run", "--outdir", out]))
-      .then((build) => {
-        checks.built = existsSync(join(out, "index.js"));
-        rmSync(out, { recursive: true, force: true });
-        return build;
-      }),
-  };
+  const checks: CopyChecks = { check: runInBackground(cwd, "npm", ["run", "check"]), lint: runInBackground(cwd, "npm", ["run", "lint"]) };
+  if (FULL_RUN) {
+    checks.tests = runInBackground(cwd, "npm", ["test"], FULL_TEST_TIMEOUT_MS);
+    checks.build = checks.tests.then(() => runInBackground(cwd, "npm", ["run", "build"]));
+  }
   return checks;
 }
 
 const blank = (cwd: string, ...args: string[]) => run(cwd, process.execPath, [join(cwd, "scripts/blank.mjs"), ...args]);
 const outputOf = (result: SpawnSyncReturns<string>) => `${result.stdout}\n${result.stderr}`;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: vitest colours its report.
+const withoutColours = (text: string) => text.replace(/\x1b\[[0-9;]*m/g, "");
 
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -121,11 +104,14 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
   beforeAll(() => {
     copy = copyOfRepository("start-from-blank");
   }, STEP_TIMEOUT_MS);
-  afterAll(async () => {
-    // Why wait: the checks still running must not find their copy gone (a test that failed early leaves them running).
-    if (checks) await Promise.allSettled([checks.check, checks.lint, checks.build]);
-    if (copy) rmSync(copy, { recursive: true, force: true });
-  }, STEP_TIMEOUT_MS);
+  afterAll(
+    async () => {
+      // Why wait: the checks still running must not find their copy gone (a test that failed early leaves them running).
+      if (checks) await Promise.allSettled([checks.check, checks.lint, checks.tests, checks.build]);
+      if (copy) rmSync(copy, { recursive: true, force: true });
+    },
+    FULL_RUN ? FULL_TEST_TIMEOUT_MS + STEP_TIMEOUT_MS : STEP_TIMEOUT_MS,
+  );
 
   it("names, as the example's, only files that exist while the example is there", () => {
     expect(EXAMPLE_PATHS.filter((path) => !existsSync(join(root, path)))).toEqual([]);
@@ -167,10 +153,14 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
     expect(entry).not.toContain("Notebook");
   });
 
-  it("removes itself, its test and its npm script: nothing of npm run blank is left", () => {
-    expect(existsSync(join(copy, "scripts"))).toBe(false);
-    expect(existsSync(join(copy, "test/repo/start-from-blank.test.ts"))).toBe(false);
-    expect(JSON.parse(readFileSync(join(copy, "package.json"), "utf8")).scripts.blank).toBeUndefined();
+  it("removes itself (its own files, its test, its npm scripts) and keeps the rest of scripts/, which npm test and npm run dev run", () => {
+    expect(BLANK_TOOLING.filter((path) => existsSync(join(copy, path)))).toEqual([]);
+    const scripts: Record<string, string> = JSON.parse(readFileSync(join(copy, "package.json"), "utf8")).scripts;
+    expect(BLANK_SCRIPTS.filter((name) => scripts[name] !== undefined)).toEqual([]);
+    expect(existsSync(join(copy, "scripts/pinned-node.sh"))).toBe(true);
+    const named = Object.values(scripts).flatMap((command) => [...command.matchAll(/\bnode (\S+\.m?js)\b/g)].map(([, file]) => file!));
+    expect(named).toContain("scripts/require-node.mjs");
+    expect(named.filter((file) => !existsSync(join(copy, file)))).toEqual([]);
   });
 
   it("leaves package-lock.json in step with package.json, as npm ci requires", () => {
@@ -223,25 +213,36 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
     expect(lint.status, outputOf(lint)).toBe(0);
   });
 
-  it("leaves app tests that pass: the README's example test and the declarations check", async () => {
-    const tests = await checks!.tests;
-    expect(tests.status, outputOf(tests)).toBe(0);
-    expect(tests.stdout).toContain("test/app/count-words.test.ts");
-    expect(tests.stdout).toContain("test/app/declarations.test.ts");
-  });
+  it.runIf(FULL_RUN)(
+    "passes its own npm test, every project: the app's, the repository's, the end-to-end ones through wrangler dev, the engine's",
+    { timeout: FULL_TEST_TIMEOUT_MS },
+    async () => {
+      const tests = await checks!.tests!;
+      // The end of the report: vitest's summary, then each failure with its error.
+      expect(tests.status, withoutColours(outputOf(tests)).split("\n").slice(-400).join("\n")).toBe(0);
+      const ran = withoutColours(tests.stdout);
+      for (const [project, file] of [
+        ["app", "test/app/count-words.test.ts"],
+        ["repo", "test/repo/docs.test.ts"],
+        ["e2e", "test/e2e/count-words.test.ts"],
+        ["e2e", "test/e2e/dev-server.test.ts"],
+        ["engine", "test/checklist.test.ts"],
+        ["engine-repo", "test/repo/docs.test.ts"],
+      ] as const) {
+        expect(ran, `${project}: ${file}`).toMatch(new RegExp(`✓[\\s|]+${project}[\\s|]+${file.replaceAll(".", "\\.")}`));
+      }
+    },
+  );
 
-  it("leaves repository tests that pass: the docs, the deploy paths, the configuration, that every file is used", async () => {
-    const tests = await checks!.tests;
-    expect(tests.status, outputOf(tests)).toBe(0);
-    expect(tests.stdout).toContain("test/repo/docs.test.ts");
-    expect(tests.stdout).toContain("test/repo/files.test.ts");
-  });
-
-  it("builds for deploy (wrangler deploy --dry-run)", async () => {
-    const build = await checks!.build;
-    expect(build.status, outputOf(build)).toBe(0);
-    expect(checks!.built).toBe(true);
-  });
+  it.runIf(FULL_RUN)(
+    "builds for deploy (npm run build: wrangler deploy --dry-run)",
+    { timeout: FULL_TEST_TIMEOUT_MS + STEP_TIMEOUT_MS },
+    async () => {
+      const build = await checks!.build!;
+      expect(build.status, outputOf(build)).toBe(0);
+      expect(existsSync(join(copy, "dist/index.js"))).toBe(true);
+    },
+  );
 
   it("leaves end-to-end tests whose imports all exist, one of them a real client calling the tool", () => {
     expect(existsSync(join(copy, "test/e2e/count-words.test.ts"))).toBe(true);
