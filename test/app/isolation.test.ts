@@ -11,6 +11,11 @@ import { answerOf, LEGACY, legacyRequest, MCP_URL } from "../wire";
 import { fetchApp } from "./app";
 
 const PREFIXES = ["note://", "note:", "note", "note://nb_"];
+/**
+ * How long a read waits for what a test expects (a listener's opening, the control's notification): a bound on a
+ * hang that holds on a busy machine, never a measurement. A read that expects nothing passes its own, short, one.
+ */
+const EXPECTED_MS = 10_000;
 
 const client = await connect(fetchApp);
 const tool = (name: string, args: Record<string, unknown>) => client.callTool(name, args);
@@ -28,12 +33,12 @@ async function victimNotebook() {
 }
 
 /** A 2026-07-28 listener subscribed to `resourceSubscriptions`, once acknowledged. */
-const listen = (resourceSubscriptions: string[]): Promise<Listener> => client.listen({ resourceSubscriptions });
+const listen = (resourceSubscriptions: string[]): Promise<Listener> => client.listen({ resourceSubscriptions }, { timeoutMs: EXPECTED_MS });
 
 /** A 2025 session subscribed to `uri`, listening on its GET stream. */
 async function subscribedListener(uri: string): Promise<Listener> {
   const session = await connect(fetchApp, { era: "2025" });
-  return session.listen({ resourceSubscriptions: [uri] });
+  return session.listen({ resourceSubscriptions: [uri] }, { timeoutMs: EXPECTED_MS });
 }
 
 // Raw from here: resuming with an invented Last-Event-ID is an attack, not something a client's API does.
@@ -57,13 +62,13 @@ async function getStream(session: string, lastEventId?: string): Promise<SseRead
   const headers: Record<string, string> = { accept: "text/event-stream", "mcp-session-id": session, "mcp-protocol-version": LEGACY };
   if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
   const reader = sseReader((await fetchApp(new Request(MCP_URL, { headers }))).body!);
-  expect(await reader.next(2_000)).toEqual({ comment: "listening" });
-  expect(await reader.next(2_000)).toEqual({ id: expect.any(String), data: "" });
+  expect(await reader.next(EXPECTED_MS)).toEqual({ comment: "listening" });
+  expect(await reader.next(EXPECTED_MS)).toEqual({ id: expect.any(String), data: "" });
   return reader;
 }
 
 /** The next message of a stream (comments skipped), parsed: "timeout" when none comes within `timeoutMs`. */
-async function nextMessage(reader: SseReader, timeoutMs = 2_000): Promise<Record<string, unknown> | "timeout" | "end"> {
+async function nextMessage(reader: SseReader, timeoutMs = EXPECTED_MS): Promise<Record<string, unknown> | "timeout" | "end"> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const event = await reader.next(Math.max(1, deadline - Date.now()));
@@ -79,7 +84,7 @@ describe("anonymous callers never reach each other's notes through subscriptions
     const control = await listen([`note://${victim.notebook}`]);
     try {
       await victim.edit();
-      expect(await control.next()).toMatchObject({ method: "notifications/resources/updated", params: { uri: victim.uri } });
+      expect(await control.next(EXPECTED_MS)).toMatchObject({ method: "notifications/resources/updated", params: { uri: victim.uri } });
       for (const attacker of attackers) expect(await attacker.tryNext(300)).toBeUndefined();
     } finally {
       await Promise.all([...attackers, control].map((listener) => listener.close()));
@@ -92,7 +97,11 @@ describe("anonymous callers never reach each other's notes through subscriptions
     const control = await subscribedListener(`note://${victim.notebook}`);
     try {
       await victim.edit();
-      expect(await control.next()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: victim.uri } });
+      expect(await control.next(EXPECTED_MS)).toEqual({
+        jsonrpc: "2.0",
+        method: "notifications/resources/updated",
+        params: { uri: victim.uri },
+      });
       expect(await attacker.tryNext(300)).toBeUndefined();
     } finally {
       await Promise.all([attacker.close(), control.close()]);

@@ -11,7 +11,7 @@ import {
   type TestIssuer,
   testIssuer,
 } from "mcp-workers-engine/testing";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { MCP_URL } from "../wire";
 import { fetchApp, fetchAppWith } from "./app";
 import { storedTables } from "./storage";
@@ -26,6 +26,27 @@ async function notebookWithNotes(...notes: { title: string; body: string; tags?:
   for (const note of notes) ids.push((await tool("add_note", { notebook_id: notebook, ...note })).structuredContent.id);
   return { notebook, ids };
 }
+
+/**
+ * Runs `action` with the server's warnings captured instead of printed: the lines it warned, parsed, for the test
+ * that causes a warning to assert (a passing run prints no warning).
+ */
+async function warnings(action: () => Promise<unknown>): Promise<unknown[]> {
+  const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+  try {
+    await action();
+    return warn.mock.calls.map(([line]) => JSON.parse(String(line)));
+  } finally {
+    warn.mockRestore();
+  }
+}
+/**
+ * How long a listener waits for what a test expects (its stream opening, a notification): a bound on a hang that
+ * holds on a busy machine, never a measurement (the test client's default is 2 s).
+ */
+const EXPECTED_MS = 10_000;
+/** What the engine warns when a round's requestState is used a second time. */
+const REPLAY_REFUSED = expect.objectContaining({ level: "warn", message: "requestState rejected", reason: "replay" });
 
 const NOTE_TEMPLATE = { type: "ref/resource", uri: "note://{notebook_id}/{note_id}" } as const;
 const REVIEW_PROMPT = { type: "ref/prompt", name: "review_notes" } as const;
@@ -165,11 +186,14 @@ describe("notes example: delete_note confirms through elicitation", () => {
     };
     const deleted = await asker.request("tools/call", retry);
     expect((deleted.content as { text: string }[])[0]!.text).toContain("Deleted note");
-    await expect(asker.request("tools/call", retry)).rejects.toMatchObject({
-      code: -32602,
-      message: "Invalid requestState",
-      data: undefined,
-    });
+    const warned = await warnings(() =>
+      expect(asker.request("tools/call", retry)).rejects.toMatchObject({
+        code: -32602,
+        message: "Invalid requestState",
+        data: undefined,
+      }),
+    );
+    expect(warned).toEqual([REPLAY_REFUSED]);
   });
 
   it("lets the user correct a malformed confirmation: the same signed state still deletes once", async () => {
@@ -187,7 +211,10 @@ describe("notes example: delete_note confirms through elicitation", () => {
     await expect(retry({ delete: "yes" })).rejects.toMatchObject({ code: -32602 });
     expect((await tool("get_note", args)).isError).toBeUndefined();
     expect(((await retry({ delete: true })).content as { text: string }[])[0]!.text).toContain("Deleted note");
-    await expect(retry({ delete: true })).rejects.toMatchObject({ code: -32602, message: "Invalid requestState" });
+    const warned = await warnings(() =>
+      expect(retry({ delete: true })).rejects.toMatchObject({ code: -32602, message: "Invalid requestState" }),
+    );
+    expect(warned).toEqual([REPLAY_REFUSED]);
   });
 
   it("keeps the note when the user declines", async () => {
@@ -298,7 +325,10 @@ describe("notes example: draft_note asks over several rounds and saves once per 
     const confirm = { save: accept({ save: true }) };
     const saved = await retry(third.requestState, confirm);
     expect((saved.content as { text: string }[])[0]!.text).toMatch(/^Saved the draft as note /);
-    await expect(retry(third.requestState, confirm)).rejects.toMatchObject({ code: -32602, message: "Invalid requestState" });
+    const warned = await warnings(() =>
+      expect(retry(third.requestState, confirm)).rejects.toMatchObject({ code: -32602, message: "Invalid requestState" }),
+    );
+    expect(warned).toEqual([REPLAY_REFUSED]);
     const notes = await tool("search_notes", { notebook_id: notebook, query: "" });
     expect(notes.structuredContent.notes).toHaveLength(1);
   });
@@ -429,7 +459,7 @@ describe("notes example: resources/list", () => {
       for (const page of pages) expect(page).toMatchObject({ ttlMs: 0, cacheScope: "private" });
       return pages.flatMap((page) => page.resources as { uri: string; name: string; mimeType?: string }[]);
     };
-    const listen = async (): Promise<Listener> => user.listen({ resourcesListChanged: true });
+    const listen = async (): Promise<Listener> => user.listen({ resourcesListChanged: true }, { timeoutMs: EXPECTED_MS });
     return { sub, user, notebook, add, list, listen };
   }
   const noteUris = (entries: { uri: string }[]) => entries.map((entry) => entry.uri).filter((uri) => uri.startsWith("note://"));
@@ -468,11 +498,11 @@ describe("notes example: resources/list", () => {
     const listener = await alice.listen();
 
     const note = await alice.add(notebook, "Fresh");
-    expect(await listener.next()).toMatchObject({ method: "notifications/resources/list_changed" });
+    expect(await listener.next(EXPECTED_MS)).toMatchObject({ method: "notifications/resources/list_changed" });
     expect(noteUris(await alice.list())).toEqual([`note://${notebook}/${note}`]);
 
     await alice.user.callTool("update_note", { notebook_id: notebook, note_id: note, title: "Renamed" });
-    expect(await listener.next()).toMatchObject({ method: "notifications/resources/list_changed" });
+    expect(await listener.next(EXPECTED_MS)).toMatchObject({ method: "notifications/resources/list_changed" });
     expect((await alice.list()).find((entry) => entry.uri === `note://${notebook}/${note}`)?.name).toBe("Renamed");
 
     const deleted = await alice.user.callTool(
@@ -481,7 +511,7 @@ describe("notes example: resources/list", () => {
       { answers: { confirm: accept({ delete: true }) } },
     );
     expect(deleted.content[0]!.text).toContain("Deleted note");
-    expect(await listener.next()).toMatchObject({ method: "notifications/resources/list_changed" });
+    expect(await listener.next(EXPECTED_MS)).toMatchObject({ method: "notifications/resources/list_changed" });
     expect(noteUris(await alice.list())).toEqual([]);
   });
 
@@ -500,12 +530,15 @@ describe("notes example: resources/list", () => {
 describe("notes example: resources/list with authorization off", () => {
   it("lists no notes and announces no list change: every anonymous caller is the same principal", async () => {
     const { notebook } = await notebookWithNotes();
-    const listener = await client.listen({ resourcesListChanged: true, resourceSubscriptions: [`note://${notebook}`] });
+    const listener = await client.listen(
+      { resourcesListChanged: true, resourceSubscriptions: [`note://${notebook}`] },
+      { timeoutMs: EXPECTED_MS },
+    );
     try {
       const added = await tool("add_note", { notebook_id: notebook, title: "Unlisted", body: "x" });
       await tool("update_note", { notebook_id: notebook, note_id: added.structuredContent.id, body: "y" });
       // Events of one principal reach its listeners in order: a list change would arrive before this update.
-      expect(await listener.next()).toMatchObject({ method: "notifications/resources/updated" });
+      expect(await listener.next(EXPECTED_MS)).toMatchObject({ method: "notifications/resources/updated" });
       const listed = await client.listResources();
       // The guide and the skill's SKILL.md (src/skills.ts): public, and no note.
       expect(listed.resources.map((resource) => resource.uri)).toEqual(["notes://guide", "skill://notebook-keeping/SKILL.md"]);
@@ -519,11 +552,11 @@ describe("notes example: listeners hear about note changes", () => {
   it("announces an updated note to listeners subscribed to it", async () => {
     const { notebook, ids } = await notebookWithNotes({ title: "t", body: "b" });
     const uri = `note://${notebook}/${ids[0]}`;
-    const listener = await client.listen({ resourceSubscriptions: [uri] });
+    const listener = await client.listen({ resourceSubscriptions: [uri] }, { timeoutMs: EXPECTED_MS });
     try {
       expect(listener.acknowledged).toEqual({ resourceSubscriptions: [uri] });
       await tool("update_note", { notebook_id: notebook, note_id: ids[0], body: "changed" });
-      expect(await listener.next()).toMatchObject({ method: "notifications/resources/updated", params: { uri } });
+      expect(await listener.next(EXPECTED_MS)).toMatchObject({ method: "notifications/resources/updated", params: { uri } });
     } finally {
       await listener.close();
     }
@@ -533,10 +566,10 @@ describe("notes example: listeners hear about note changes", () => {
     const { notebook, ids } = await notebookWithNotes({ title: "t", body: "b" });
     const uri = `note://${notebook}/${ids[0]}`;
     const legacy = await connect(fetchApp, { era: "2025" });
-    const listener = await legacy.listen({ resourceSubscriptions: [uri] });
+    const listener = await legacy.listen({ resourceSubscriptions: [uri] }, { timeoutMs: EXPECTED_MS });
     try {
       await tool("update_note", { notebook_id: notebook, note_id: ids[0], body: "changed" });
-      expect(await listener.next()).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri } });
+      expect(await listener.next(EXPECTED_MS)).toEqual({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri } });
     } finally {
       await legacy.close();
     }

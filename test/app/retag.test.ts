@@ -103,7 +103,8 @@ describe("retag_notebook without the Tasks extension", () => {
     expect(await tagsOf(notebook)).toEqual(["home,garden,plan,tomatoes"]);
   });
 
-  it("applies no further batch once the client closes the stream during the pause between batches", { timeout: 15_000 }, async () => {
+  // Its own timeout, a bound on a hang: the tool pauses 1 s after each batch it scans or applies, on a busy machine.
+  it("applies no further batch once the client closes the stream during the pause between batches", { timeout: 30_000 }, async () => {
     // Two batches to apply (25, then 5), with a pause between them that outlasts the client by far.
     const notebook = await notebookOf(30);
     const form = { elicitation: { form: {} } };
@@ -128,7 +129,8 @@ describe("retag_notebook without the Tasks extension", () => {
     });
     const stream = sseReader((await worker.fetch(request, env, execution)).body!);
     for (;;) {
-      const event = await stream.next(2_000);
+      // A bound on a hang: between the events come the tool's pauses (1 s each) and a busy machine's delays.
+      const event = await stream.next(10_000);
       if (typeof event === "string") throw new Error(`the stream ended (${event}) before the first batch was applied`);
       if (event.data !== undefined && JSON.parse(event.data).params?.message === "Retagged 25 of 30 notes") break;
     }

@@ -77,6 +77,12 @@ describe.runIf(appBinds("TASKS"))("ext-tasks 0.2.2 with the official client, aga
       );
     }).length;
 
+  /**
+   * The longest pause retag_notebook takes between batches (its batch_delay_ms allows 5 s). A pause ends at once when
+   * the call is cancelled, so a long one costs a cancelled run nothing; what it gives the test is time to cancel in.
+   */
+  const LONGEST_PAUSE_MS = 5_000;
+
   const retag = (tasks: Requester, notebook: string, choice: Choice, batchDelayMs: number) =>
     tasks.session.callTool("retag_notebook", { notebook_id: notebook, batch_delay_ms: batchDelayMs }, { applicationContext: choice });
 
@@ -127,7 +133,10 @@ describe.runIf(appBinds("TASKS"))("ext-tasks 0.2.2 with the official client, aga
     const tasks = await requester();
     const notebook = await notebookOf(tasks, 60);
     asked.length = 0;
-    const execution = await retag(tasks, notebook, "replace", 2_000);
+    // The tool pauses as long as it can after each batch: the cancel, sent once a batch is seen applied (the requester
+    // polls once a second), has the rest of that pause and the whole next one (10 s) to land before the last batch.
+    // (The scan pauses as long: 15 s before the question, hence this test's longer timeout.)
+    const execution = await retag(tasks, notebook, "replace", LONGEST_PAUSE_MS);
     expect(execution.kind).toBe("task");
     // Cancelled once the first batch of 25 is retagged: two batches (35 notes) are still to go.
     for await (const event of execution.updates()) {
@@ -150,7 +159,7 @@ describe.runIf(appBinds("TASKS"))("ext-tasks 0.2.2 with the official client, aga
     expect(left).toBeLessThanOrEqual(35);
     expect((await tasks.session.task(taskId).snapshot()).status).toBe("cancelled");
     expect(tasks.errors).toEqual([]);
-  }, 60_000);
+  }, 90_000);
 
   it("counts nothing cancelled or finished against the caller's quota: 10 more tasks start, the 11th is refused", async () => {
     const tasks = await requester();

@@ -412,7 +412,7 @@ export class McpTestClient {
    * change the server announces. `close()` (or the client's) ends it.
    *
    * @param filter what to hear about
-   * @param options `timeoutMs`: how long to wait for the stream to open (default 2000 ms)
+   * @param options `timeoutMs`: how long to wait for the stream to open (default 10000 ms)
    * @example
    * const listener = await client.listen({ resourcesListChanged: true });
    * await client.callTool("add_note", { notebook_id, title: "New", body: "x" });

@@ -26,8 +26,13 @@ export interface ListenFilter {
   taskIds?: string[];
 }
 
-/** How long `next`, `tryNext` and the opening of a stream wait by default, in milliseconds. */
-export const DEFAULT_WAIT_MS = 2_000;
+/**
+ * How long `next`, `tryNext` and the opening of a stream wait by default, in milliseconds. Why this long: they wait
+ * for what a test expects, and a busy machine (a CI runner, a laptop compiling) can take seconds to deliver it; a
+ * wait that ends as soon as the message comes costs a fast machine nothing. To show that nothing came, pass a short
+ * `tryNext(timeoutMs)`.
+ */
+export const DEFAULT_WAIT_MS = 10_000;
 
 /**
  * An open notification stream.
@@ -55,7 +60,7 @@ export class Listener {
   /**
    * The next notification; fails when none arrives within `timeoutMs` or when the stream ends.
    *
-   * @param timeoutMs how long to wait, in milliseconds (default 2000)
+   * @param timeoutMs how long to wait, in milliseconds (default 10000)
    * @example
    * expect(await listener.next()).toMatchObject({ method: "notifications/resources/list_changed" });
    */
@@ -69,7 +74,7 @@ export class Listener {
    * The next notification, or undefined when none arrives within `timeoutMs` (to show that nothing came); fails
    * when the stream ends.
    *
-   * @param timeoutMs how long to wait, in milliseconds (default 2000)
+   * @param timeoutMs how long to wait, in milliseconds (default 10000)
    * @example
    * expect(await otherCallersListener.tryNext(300)).toBeUndefined();
    */

@@ -1,18 +1,18 @@
 /**
  * Budgets: a tool's own (define/budget.ts: an `isError` result that says when to retry, the tool not run) and the
  * request budget on /mcp (http/rate-limit.ts: 429 with the time left, RateLimit-Limit and RateLimit-Remaining, and
- * SEP-3304's -32023 behind `rateLimitError`). TIGHT_LIMITER (test/wrangler.toml) allows 3 per key per 60 s; each
- * test counts its own callers (its own client addresses).
+ * SEP-3304's -32023 behind `rateLimitError`). The tight limiter allows 3 per key, a binding of this file's own
+ * (helpers/limiter.ts: no window that ends mid-test); each test counts its own callers (its own client addresses).
  */
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod/mini";
 import { defineTool, type EngineOptions, text, validateServer } from "../../src";
 import { counted, runs } from "../helpers/fixture";
+import { countingLimiter } from "../helpers/limiter";
 import { testServer } from "../helpers/rpc";
 import { expectError, withLogs, withoutAccessLog } from "../helpers/wire";
 
-const TIGHT = (env as unknown as Record<string, string>).TIGHT_LIMITER!;
+const TIGHT = countingLimiter(3) as unknown as string;
 const costlyRuns = { count: 0 };
 const costly = defineTool({
   name: "costly",
@@ -31,7 +31,7 @@ afterEach(() => {
 });
 
 describe("a tool's own budget", () => {
-  const server = testServer({ tools: [costly, counted] });
+  const server = testServer({ tools: [costly, counted] }, { TIGHT_LIMITER: TIGHT });
 
   it("runs the tool up to its budget, then tells the model when to retry and does not run it", async () => {
     const before = costlyRuns.count;

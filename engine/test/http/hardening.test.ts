@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
 import { defineTool, type LimitOptions, text, validateServer } from "../../src";
@@ -6,6 +5,7 @@ import { toJsonSchema } from "../../src/ask/schema";
 import { parseConfig } from "../../src/config/config";
 import { headerBindings } from "../../src/http/param-headers";
 import { counted, runs } from "../helpers/fixture";
+import { countingLimiter } from "../helpers/limiter";
 import { fixture, readMessage, send, testServer } from "../helpers/rpc";
 import { expectError, withLogs } from "../helpers/wire";
 
@@ -144,9 +144,12 @@ describe("header-bound arguments (x-mcp-header)", () => {
 });
 
 describe("rate limiting", () => {
-  /** TIGHT_LIMITER (vitest.config.ts) allows 3 requests per caller per 60 s; each test uses its own client IP. */
-  const tight = (limits: LimitOptions = {}) =>
-    testServer({ tools: [counted], limits }, { RATE_LIMITER: (env as unknown as Record<string, string>).TIGHT_LIMITER! });
+  /**
+   * A limiter that allows 3 requests per caller, of this file's own (helpers/limiter.ts: no window that ends mid-test);
+   * each test uses its own client IP.
+   */
+  const limiter = countingLimiter(3) as unknown as string;
+  const tight = (limits: LimitOptions = {}) => testServer({ tools: [counted], limits }, { RATE_LIMITER: limiter });
   const batchOf = (size: number) =>
     Array.from({ length: size }, (_, i) => ({
       jsonrpc: "2.0",

@@ -57,6 +57,8 @@ describe("HTTP surface", () => {
 
 /** A call that takes five steps of 20 ms, reporting progress and logging at info and debug on each. */
 const slow = { name: "progress", arguments: {} };
+/** How long a test waits for a handler to see its cancellation (at its next step): a bound on a hang, never a measurement. */
+const HANDLER_SEES_IT = { timeout: 10_000, interval: 20 };
 
 describe("observability", () => {
   it("writes one structured log line per request with ACCESS_LOG=all: era, method, tool, status, code and duration, and no arguments", async () => {
@@ -200,10 +202,7 @@ describe("streaming", () => {
     await new Promise((resolve) => setTimeout(resolve, 30));
     client.abort();
     await answer.catch(() => undefined);
-    const deadline = Date.now() + 2_000;
-    while (!cancelledRequests.includes("gone-before-json") && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(cancelledRequests).toContain("gone-before-json");
+    await expect.poll(() => cancelledRequests, HANDLER_SEES_IT).toContain("gone-before-json");
   });
 
   it("treats a client closing the SSE response mid-call as cancellation: the handler sees an aborted signal", async () => {
@@ -213,8 +212,6 @@ describe("streaming", () => {
     const reader = response.body!.getReader();
     await reader.read();
     await reader.cancel();
-    const deadline = Date.now() + 2_000;
-    while (!cancelledRequests.includes("cancel-me") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(cancelledRequests).toContain("cancel-me");
+    await expect.poll(() => cancelledRequests, HANDLER_SEES_IT).toContain("cancel-me");
   });
 });

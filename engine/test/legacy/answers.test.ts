@@ -61,11 +61,9 @@ function heldWaits() {
       );
     },
   };
-  /** Resolves once `count` waits are held (bounded: fails the test after 5 s). */
+  /** Resolves once `count` waits are held (bounded, a bound on a hang: fails the test after 10 s). */
   async function holding(count: number) {
-    const deadline = Date.now() + 5_000;
-    while (held < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(held).toBe(count);
+    await expect.poll(() => held, { timeout: 10_000, interval: 10 }).toBe(count);
   }
   return { namespace: namespace as unknown as string, release, holding };
 }
@@ -273,19 +271,26 @@ describe("2025: the session's open questions, on its object", () => {
 
   it("forgets a question and its early answer when it times out before its tool waits", async () => {
     const stub = session();
-    const id = await stub.openQuestion(1, 50);
-    expect(await stub.deliver(id, response(id))).toBe("kept");
-    await new Promise((resolve) => setTimeout(resolve, 120));
-    expect(await parsed(stub.awaitResponse(id))).toMatchObject({ error: { message: "The question is not open" } });
-    await runInDurableObject(stub, async (instance) => {
-      expect((instance as unknown as { questions: Map<string, unknown> }).questions.size).toBe(0);
+    // Opened and answered in one turn of the object: its 50 ms cannot run out in between, however busy the machine.
+    const id = await runInDurableObject(stub, async (instance) => {
+      const opened = await instance.openQuestion(1, 50);
+      expect(await instance.deliver(opened, response(opened))).toBe("kept");
+      return opened;
     });
+    const questions = () =>
+      runInDurableObject(stub, (instance) => (instance as unknown as { questions: Map<string, unknown> }).questions.size);
+    await expect.poll(questions, { timeout: 10_000, interval: 20 }).toBe(0);
+    expect(await parsed(stub.awaitResponse(id))).toMatchObject({ error: { message: "The question is not open" } });
   });
 
   it("answers a waiting tool with an error when its question times out", async () => {
     const stub = session();
-    const id = await stub.openQuestion(1, 50);
-    expect(await parsed(stub.awaitResponse(id))).toMatchObject({ id, error: { message: "The client did not answer in time" } });
+    // The tool waits in the turn that opened the question: its 50 ms cannot run out before it waits.
+    const { id, outcome } = await runInDurableObject(stub, async (instance) => {
+      const opened = await instance.openQuestion(1, 50);
+      return { id: opened, outcome: await instance.awaitResponse(opened) };
+    });
+    expect(JSON.parse(outcome)).toMatchObject({ id, error: { message: "The client did not answer in time" } });
   });
 
   it("replaces an early answer with the cancellation when the client cancels the request that asked", async () => {

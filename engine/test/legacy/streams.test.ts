@@ -102,15 +102,18 @@ function getStream(session: string, lastEventId?: string, version = "2025-11-25"
   return server.fetch(new Request(URL_MCP, { method: "GET", headers }));
 }
 
-/** Waits (bounded) until `patient` or `confirm` recorded what it saw for this request id. */
-async function outcome(id: unknown, timeoutMs = 6_000) {
+/** Waits (bounded: a bound on a hang, never a measurement) until `patient` or `confirm` recorded what it saw for this request id. */
+async function outcome(id: unknown, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
   while (!outcomes.has(id) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   return outcomes.get(id);
 }
 
-/** Every frame until the stream ends (or nothing arrives for `idleMs`). */
-async function framesUntilEnd(reader: ReturnType<typeof sseReader>, idleMs = 3_000): Promise<Frame[]> {
+/**
+ * Every frame until the stream ends (or nothing arrives for `idleMs`: a bound on a hang, long enough for a busy
+ * machine, so that a slow frame is never mistaken for the end).
+ */
+async function framesUntilEnd(reader: ReturnType<typeof sseReader>, idleMs = 10_000): Promise<Frame[]> {
   const frames: Frame[] = [];
   for (;;) {
     const frame = await reader.frame(idleMs);

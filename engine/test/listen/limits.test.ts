@@ -11,6 +11,9 @@ import { testServer } from "../helpers/rpc";
 import { sseReader } from "../helpers/sse";
 import { ANONYMOUS_CALLERS } from "../hub-groups";
 
+/** How long a test waits for a hub to let a closed or refused stream go: a bound on a hang, never a measurement. */
+const SETTLED = { timeout: 10_000, interval: 20 };
+
 describe("listener caps", () => {
   it("refuses a listener over the per-hub cap in-band, before any acknowledgement", async () => {
     const capped = testServer({ ...FIXTURE, limits: { listen: { shardCapacity: 2, maxShards: 1 } } });
@@ -35,8 +38,7 @@ describe("listener caps", () => {
     // Closing one frees its slot for the next listener.
     await open.shift()!.cancel();
     const hub = env.SUBSCRIPTIONS.getByName(ANONYMOUS_CALLERS);
-    const deadline = Date.now() + 2_000;
-    while ((await hub.count()) > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await expect.poll(() => hub.count(), SETTLED).toBe(1);
     const next = sseReader(await capped.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "d" }));
     expect(await next.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
     await Promise.all([...open, next].map((reader) => reader.cancel()));
@@ -45,9 +47,9 @@ describe("listener caps", () => {
   it("frees the slot of a client that hung up unnoticed as soon as a new listener needs it", async () => {
     // A keep-alive far away: only the hub's probe can reveal the hang-up within this test.
     const capped = testServer({ ...FIXTURE, limits: { listen: { shardCapacity: 2, maxShards: 1, keepAliveMs: 60_000 } } });
+    // The previous test's listeners are gone first: the cap counts what this test opens.
     const hub = env.SUBSCRIPTIONS.getByName(ANONYMOUS_CALLERS);
-    const deadline = Date.now() + 2_000;
-    while ((await hub.count()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await expect.poll(() => hub.count(), SETTLED).toBe(0);
     const live = sseReader(await capped.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "live" }));
     expect(await live.message()).toMatchObject({ method: "notifications/subscriptions/acknowledged" });
     const gone = sseReader(await capped.send("subscriptions/listen", { notifications: { toolsListChanged: true } }, { id: "gone" }));
@@ -146,9 +148,7 @@ describe("each caller's share of the listeners", () => {
     });
     // The refused caller holds nothing afterwards: its own group is empty again.
     const own = env.SUBSCRIPTIONS.getByName(callerGroup(ANONYMOUS, "ip4:203.0.113.3"));
-    const deadline = Date.now() + 2_000;
-    while ((await own.count()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(await own.count()).toBe(0);
+    await expect.poll(() => own.count(), SETTLED).toBe(0);
     await Promise.all(open.map((reader) => reader.cancel()));
   });
 });

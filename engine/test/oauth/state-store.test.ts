@@ -101,11 +101,12 @@ describe("a token request's turn on its grant", () => {
   it(`goes to the next request once a holder that never ends it runs out (${TOKEN_REQUEST_TURN_MS} ms)`, async () => {
     const person = object("user:erin");
     await person.beginTokenRequest({ ...request, userId: "erin" });
-    // The holder's Worker failed: nobody ends the turn. Its end is moved near, as if 30 s had passed.
-    await runInDurableObject(person, (_instance, state) => {
-      state.storage.sql.exec("UPDATE turns SET until = ?", Date.now() + 150);
-    });
+    // The holder's Worker failed: nobody ends the turn. Its end is moved near, as if 30 s had passed. (Measured from
+    // before the move: however long the move itself takes, the next request cannot proceed before `started + 150`.)
     const started = Date.now();
+    await runInDurableObject(person, (_instance, state) => {
+      state.storage.sql.exec("UPDATE turns SET until = ?", started + 150);
+    });
     expect((await person.beginTokenRequest({ ...request, userId: "erin" })).kind).toBe("proceed");
     expect(Date.now() - started).toBeGreaterThanOrEqual(100);
   });

@@ -157,14 +157,18 @@ export function tasksServer(name = "tasks-test", tasks: LimitOptions["tasks"] = 
 
 type Server = ReturnType<typeof tasksServer>;
 
-/** Polls tasks/get (bounded) until the task leaves `from` statuses; returns the last DetailedTask. */
+/**
+ * Polls tasks/get until `until` holds for the task (by default: it has ended); returns that DetailedTask. Bounded by
+ * time, 10 s, not by a count of polls: a bound on a hang that holds on a busy machine, never a measurement.
+ */
 export async function settle(server: Server, taskId: string, until: (task: Json) => boolean = isTerminal): Promise<Json> {
-  for (let attempt = 0; attempt < 200; attempt++) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
     const task = await server.call("tasks/get", { taskId }, { capabilities: TASK_CLIENT, headers: { "mcp-name": taskId } });
     if (until(task)) return task;
+    if (Date.now() > deadline) throw new Error(`task ${taskId} did not settle within 10 s: ${JSON.stringify(task).slice(0, 500)}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new Error(`task ${taskId} did not settle`);
 }
 
 export const isTerminal = (task: Json) => ["completed", "failed", "cancelled"].includes(task.status as string);

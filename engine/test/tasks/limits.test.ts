@@ -2,12 +2,29 @@
  * Limits of tasks, each with a clear error: tasks in progress per caller (principal, or client IP when anonymous).
  * Result size and ttlMs are in lifecycle.test.ts.
  */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { resolveOptions } from "../../src/config/options";
+import { quotaName } from "../../src/tasks/quota";
+import { ANONYMOUS } from "../../src/wire/principal";
 import { cancelTask, settle, TASK_CLIENT, tasksServer } from "./fixtures";
 
 const server = tasksServer();
 const LIMIT = 10;
+/** How long a test waits for a ledger to count a task out: a bound on a hang, never a measurement. */
+const SETTLED = { timeout: 10_000, interval: 20 };
+
+/**
+ * The tasks the anonymous caller at `ip` has in progress, as its quota ledger counts them (src/tasks/quota.ts). Why
+ * the tests read it: a finished task leaves the ledger just after its final status is stored (the release is sent in
+ * the background), and the next start is admitted only once it has.
+ */
+function inProgress(ip: string): Promise<number> {
+  const request = new Request("https://example.com/mcp", { headers: { "cf-connecting-ip": ip } });
+  const ledger = env.TASKS.getByName(quotaName({ principal: ANONYMOUS, request }));
+  return runInDurableObject(ledger, (_instance, state) => [...state.storage.kv.list({ prefix: "t:" })].length);
+}
 
 function startHeld(ip: string) {
   return server.call(
@@ -34,9 +51,8 @@ describe("tasks in progress per caller", () => {
     expect(other.resultType).toBe("task");
 
     await cancelTask(server, held[0]!.taskId as string);
-    let again = await startHeld("203.0.113.9");
-    // The release reaches the ledger just after the cancel is acknowledged: retry a few times (bounded).
-    for (let attempt = 0; attempt < 20 && again.resultType !== "task"; attempt++) again = await startHeld("203.0.113.9");
+    await expect.poll(() => inProgress("203.0.113.9"), SETTLED).toBe(LIMIT - 1);
+    const again = await startHeld("203.0.113.9");
     expect(again.resultType).toBe("task");
 
     await Promise.all([...held.slice(1), other, again].map((task) => cancelTask(server, task.taskId as string)));
@@ -74,9 +90,8 @@ describe("a question nobody answers", () => {
 
     // Each waits for an answer that never comes, then fails (bounded polling, no fixed sleep).
     for (const { taskId } of asking) expect((await settle(quick, taskId as string)).status).toBe("failed");
-    let again = await start("held_task");
-    // The release reaches the ledger just after the task fails: retry a few times (bounded).
-    for (let attempt = 0; attempt < 20 && again.resultType !== "task"; attempt++) again = await start("held_task");
+    await expect.poll(() => inProgress(ip), SETTLED).toBe(0);
+    const again = await start("held_task");
     expect(again.resultType).toBe("task");
     await cancelTask(quick, again.taskId as string);
   });
