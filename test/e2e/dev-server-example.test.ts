@@ -182,9 +182,10 @@ describe("a client going away under npm run dev: seen by the Worker when it next
     "never reaches a call whose answer is JSON (nothing is written before it): retag_notebook runs to its end after the client hung up",
     WAITS,
     async () => {
-      // Two batches of 25, a second apart, at /mcp?json: the answer is JSON however long the apply takes.
+      // Two batches of 25 with the longest pause the tool allows (5 s) between them, at /mcp?json: the answer is JSON
+      // however long the apply takes. Why the longest: the hang-up must land in that pause, on a machine of any speed.
       const notebook = await notebookOf(50);
-      const round = await retagRound(notebook, 1_000);
+      const round = await retagRound(notebook, 5_000);
       const client = new AbortController();
       const answer = modern("json-gone", round, {}, client.signal, `${dev.url}?json`);
       // Hang up once the first batch is applied: the tool then waits before its second.
