@@ -9,6 +9,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect, vi } from "vitest";
 import { authorizationServer, createMcpWorker, type LimitOptions } from "../../src";
+import type { OAuthStateNamespace } from "../../src/oauth/state-store";
 import { authorizePath, formPost, jsonPost, ORIGIN, REDIRECT_URI } from "./auth-server";
 import { FIXTURE } from "./fixture";
 import { rpc } from "./rpc";
@@ -39,7 +40,11 @@ function stubGitHub(): void {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function signInWorker(options: { kv: KVNamespace; stepPauseMs: number; limits?: LimitOptions }) {
+/**
+ * `state`: the OAUTH_STATE the Worker is given (test/helpers/gated-state.ts, to order racing requests); the test
+ * Worker's own by default.
+ */
+export function signInWorker(options: { kv: KVNamespace; stepPauseMs: number; limits?: LimitOptions; state?: OAuthStateNamespace }) {
   const worker = createMcpWorker({ ...FIXTURE, authorizationServer, ...(options.limits && { limits: options.limits }) });
   const bindings = {
     ...env,
@@ -48,6 +53,7 @@ export function signInWorker(options: { kv: KVNamespace; stepPauseMs: number; li
     AUTH_LOGIN_CLIENT_SECRET: "gh-secret",
     OAUTH_RATE_LIMITER: undefined,
     OAUTH_KV: options.kv,
+    ...(options.state && { OAUTH_STATE: options.state }),
   } as unknown as Env;
   const call = (path: string, init?: RequestInit) =>
     worker.fetch(new Request(`${ORIGIN}${path}`, init), bindings, createExecutionContext());
@@ -118,6 +124,13 @@ export function signInWorker(options: { kv: KVNamespace; stepPauseMs: number; li
   const refresh = (clientId: string, refreshToken: string) =>
     token({ grant_type: "refresh_token", client_id: clientId, refresh_token: refreshToken });
 
+  /** RFC 7009 revocation at /token (no grant_type, the token named): its status (200 whether or not it was known). */
+  const revoke = async (clientId: string, tokenToRevoke: string, hint = "refresh_token") => {
+    const response = await call("/token", formPost({ token: tokenToRevoke, token_type_hint: hint, client_id: clientId }));
+    await response.body?.cancel();
+    return response.status;
+  };
+
   /** The status of a tools/list on /mcp with this access token (200: served; 401: the token is not valid). */
   const mcpStatus = async (accessToken: string) => {
     const response = await rpc((request) => worker.fetch(request, bindings, createExecutionContext())).send(
@@ -129,5 +142,5 @@ export function signInWorker(options: { kv: KVNamespace; stepPauseMs: number; li
     return response.status;
   };
 
-  return { register, codeFor, exchange, signIn, refresh, token, mcpStatus, bindings };
+  return { register, codeFor, exchange, signIn, refresh, revoke, token, mcpStatus, bindings };
 }
