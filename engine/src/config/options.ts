@@ -104,6 +104,8 @@ const LIMITS = {
     clientMs: [2_592_000_000, 3_600_000, 31_536_000_000],
     /** A refresh token used again this soon, by the same request, gets the same answer; after it, a reuse revokes the grant. */
     refreshRetryMs: [60_000, 1_000, 300_000],
+    /** Most grants one person holds (one per client they signed in to); a sign-in past it revokes their least recently used. */
+    grantsPerPerson: [20, 1, 1_000],
   },
 } as const satisfies Record<string, Record<string, Range>>;
 

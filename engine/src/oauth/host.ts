@@ -172,13 +172,20 @@ function providerOptions(origin: string, engine: EngineRouter, config: Config): 
     scopes,
     serverName: engine.server.info.title ?? engine.server.info.name,
     keepUpstreamToken: config.upstreamToken,
+    grantsPerPerson: oauth.grantsPerPerson,
   };
   return {
     apiRoute: "/mcp",
     apiHandler: { fetch: (request, env, execution) => engine.fetch(request, env, execution, loaded) },
     defaultHandler: {
       fetch: (request, env, execution) =>
-        handleLogin(request as Request, (env as ProviderEnv).OAUTH_PROVIDER, context, (next) => engine.fetch(next, env, execution, loaded)),
+        // The env's own objects: config.ts refuses this mode without OAUTH_STATE.
+        handleLogin(
+          request as Request,
+          (env as ProviderEnv).OAUTH_PROVIDER,
+          { ...context, state: (env as ProviderEnv).OAUTH_STATE! },
+          (next) => engine.fetch(next, env, execution, loaded),
+        ),
     },
     authorizeEndpoint: "/authorize",
     tokenEndpoint: TOKEN_PATH,

@@ -27,9 +27,11 @@ export interface TokenAnswer {
 
 let githubUsers = 0;
 
-/** GitHub's token endpoint and /user, for one person per Worker (a new id each time). */
-function stubGitHub(): void {
-  const id = 1_000 + githubUsers++;
+/** A person no test has signed in yet: their GitHub id. */
+export const newPerson = () => 1_000 + githubUsers++;
+
+/** GitHub's token endpoint and /user, answering as the person with GitHub id `id`. */
+function stubGitHub(id: number): void {
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
     const url = new Request(input as RequestInfo, init).url;
     if (url === "https://github.com/login/oauth/access_token") return Response.json({ access_token: "gho_upstream", token_type: "bearer" });
@@ -85,9 +87,12 @@ export function signInWorker(options: { kv: KVNamespace; stepPauseMs: number; li
     return ((await registered.json()) as { client_id: string }).client_id;
   }
 
-  /** A person (a new one each time) signs in at GitHub and approves `clientId`: the code the client gets back. */
-  async function codeFor(clientId: string): Promise<{ code: string }> {
-    stubGitHub();
+  /**
+   * A person (a new one, unless the test names one from `newPerson`) signs in at GitHub and approves `clientId`: the
+   * code the client gets back.
+   */
+  async function codeFor(clientId: string, person = newPerson()): Promise<{ code: string }> {
+    stubGitHub(person);
     await pause(options.stepPauseMs);
     const page = await call(authorizePath(clientId));
     expect(page.status, "the consent page").toBe(200);
@@ -111,10 +116,10 @@ export function signInWorker(options: { kv: KVNamespace; stepPauseMs: number; li
   const exchange = (clientId: string, code: string) =>
     token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: VERIFIER });
 
-  /** Signs one person in with a new client: the client's id and the code exchange's answer. */
-  async function signIn(): Promise<{ clientId: string; tokens: TokenAnswer }> {
+  /** Signs one person (a new one, unless named) in with a new client: the client's id and the code exchange's answer. */
+  async function signIn(person = newPerson()): Promise<{ clientId: string; tokens: TokenAnswer }> {
     const clientId = await register();
-    const { code } = await codeFor(clientId);
+    const { code } = await codeFor(clientId, person);
     await pause(options.stepPauseMs);
     const exchanged = await exchange(clientId, code);
     expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
