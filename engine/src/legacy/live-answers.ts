@@ -30,6 +30,9 @@ export interface LiveSession {
 export function liveAnswers(scope: RequestScope, session: LiveSession | undefined): Asking {
   return {
     async run(_target, _params, handler, options) {
+      // A 2025 request is one whole call (its questions are answered in place): admitted once, here.
+      const refusal = await options?.admit?.();
+      if (refusal !== undefined) return { kind: "done", value: refusal, retried: false };
       const run = new Run();
       // Without a session there is no one to ask: no capabilities, so every question is refused (-32021).
       const source: AnswerSource = {
