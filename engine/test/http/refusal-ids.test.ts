@@ -86,9 +86,10 @@ describe("a refusal made before the request's id is read", () => {
     await expectRefusedWithoutId(await post(latin1, headers), 400, -32700, "not UTF-8");
   });
 
-  it("carries no id for a body whose id is not one (null, a fraction), nor for a method the path does not serve", async () => {
+  it("carries no id for a body whose id is not one (null, a fraction, a string over 1,024 bytes), nor for a method the path does not serve", async () => {
     await expectRefusedWithoutId(await post({ ...discover(), id: null }, headers), 400, -32600, "id null");
     await expectRefusedWithoutId(await post({ ...discover(), id: 1.5 }, headers), 400, -32600, "id 1.5");
+    await expectRefusedWithoutId(await post({ ...discover(), id: "x".repeat(100_000) }, headers), 400, -32600, "id of 100 KB");
     await expectRefusedWithoutId(await fixture.fetch(new Request(URL_MCP, { method: "PUT" })), 405, -32600, "PUT");
     await expectRefusedWithoutId(
       await fixture.fetch(new Request(URL_MCP, { method: "GET", headers: { accept: "text/event-stream" } })),
