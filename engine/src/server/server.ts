@@ -80,9 +80,10 @@ export interface Declarations {
  */
 export interface ServerDefinition extends Declarations {
   /**
-   * The server's name, as clients see it (`serverInfo.name`). A task records it to find its tool again, so renaming
-   * the server loses the tasks in progress. With `serverCard` on it must be a reverse-DNS name with one slash, such
-   * as `io.github.you/notes`: the card names the server by this same name.
+   * The server's name, as clients see it (`serverInfo.name`). Renaming it keeps the tasks in progress: a task's object
+   * runs the tools of the server its class was made for (`createMcpWorker`'s `TaskRunner`), whatever name the task
+   * recorded. With `serverCard` on it must be a reverse-DNS name with one slash, such as `io.github.you/notes`: the
+   * card names the server by this same name.
    */
   name: string;
   /** The server's version, as clients see it (`serverInfo.version`). */
