@@ -257,7 +257,7 @@ const lines = [
 ];
 mkdirSync(join(root, "engine/bench/results"), { recursive: true });
 writeFileSync(join(root, "engine/bench/results/listen.md"), lines.join("\n"));
-// The raw rows, for `npm run bench`'s listener target (report.mjs reads the 1,000-listener row).
+// The raw rows, for `npm run bench`'s listener target (lib/report.mjs reads the 1,000-listener row).
 const raw = { command, date: new Date().toISOString().slice(0, 10), sizes: SIZES, rows };
 writeFileSync(join(root, "engine/bench/results/listen.json"), `${JSON.stringify(raw, null, 2)}\n`);
 console.log(lines.join("\n"));

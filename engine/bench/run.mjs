@@ -18,7 +18,7 @@
  * a hard time limit stops everything, and every workerd and wrangler it started is stopped on exit.
  *
  * A full run writes bench/results/latest.{md,svg,json} and the generated blocks of docs/benchmarks.md and the
- * package's README (report.mjs `summary` and `targetTable`), so the three say the same thing. A quick trial (any
+ * package's README (lib/report.mjs `summary` and `targetTable`), so the three say the same thing. A quick trial (any
  * knob below set) writes bench/dist/trial/ instead and touches neither. Knobs:
  *   BENCH_ROUNDS (5), BENCH_SECONDS (3, per HTTP run), BENCH_CONNECTIONS (10), BENCH_REQUESTS (5000, per in-process
  *   loop), BENCH_IMPORT_RUNS (7), BENCH_CHECK_RUNS (3), BENCH_HTTP_SCENARIOS ("list,call,mrtr"),

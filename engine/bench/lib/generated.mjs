@@ -57,7 +57,7 @@ export function syncGeneratedBlocks(run, root = ROOT) {
 }
 
 // `node bench/lib/generated.mjs`: renders the reports again from the committed raw run (results/latest.json), the
-// same run, after the report's wording or a doc changed: latest.md and latest.svg, and every generated block.
+// same run, after the report's wording or a doc changed: results/latest.md and latest.svg, and every generated block.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const results = join(ROOT, "engine/bench/results");
   const run = JSON.parse(readFileSync(join(results, "latest.json"), "utf8"));

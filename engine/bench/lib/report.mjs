@@ -1,8 +1,8 @@
 /**
  * Turns one bench run into bench/results/latest.md (tables) and latest.svg (hand-drawn bars, no chart library), and
  * the two generated blocks the docs share with it (`summary`: the table of every Worker and how they differ, in the
- * package's README, docs/benchmarks.md and latest.md; `targetTable`: the targets, in docs/benchmarks.md and
- * latest.md), so the three always say the same thing (lib/generated.mjs writes them, test/repo checks them).
+ * package's README, docs/benchmarks.md and results/latest.md; `targetTable`: the targets, in docs/benchmarks.md and
+ * results/latest.md), so the three always say the same thing (lib/generated.mjs writes them, test/repo checks them).
  *
  * Scoring: every target is a median of per-round ratios over the rounds both Workers kept (lib/stats.mjs), never a
  * ratio of medians; startup is scored by module evaluation, `wrangler check startup` being too coarse to rank by.
@@ -264,7 +264,7 @@ export function warnings(run) {
 }
 
 /**
- * The table of every Worker, the same in the package's README, docs/benchmarks.md and latest.md: what it answers, in-process
+ * The table of every Worker, the same in the package's README, docs/benchmarks.md and results/latest.md: what it answers, in-process
  * CPU per request, the template's HTTP throughput over its per round, startup and size; then how the Workers differ.
  */
 export function summary(run) {
@@ -319,7 +319,7 @@ export function summary(run) {
   ].join("\n");
 }
 
-/** The targets, with what was measured and whether each is met: the same in docs/benchmarks.md and latest.md. */
+/** The targets, with what was measured and whether each is met: the same in docs/benchmarks.md and results/latest.md. */
 export function targetTable(run) {
   return table(
     ["target", "measured", "result"],

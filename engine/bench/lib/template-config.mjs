@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { ROOT } from "./build.mjs";
 
 const BENCH_ENTRY = join(ROOT, "engine/bench/workers/template/worker.ts");
-// Why: bench/node_modules has its own zod (for the peers), and worker.ts would pick it up while the engine in src/
+// Why: bench/node_modules has its own zod (for the peers), and workers/template/worker.ts would pick it up while the engine in src/
 // uses the root one. Send its `zod/mini` to the root copy's ESM entry, the very file src/ resolves to, so the bundle
 // holds zod once, as the real template does. (Wrangler matches alias keys exactly.)
 const ZOD_MINI = join(ROOT, "node_modules/zod/mini/index.js");

@@ -10,7 +10,7 @@
  * `httpCallOnly` (measured over HTTP with tools/call only), `startupOnly`/`sizeOnly` (not loaded).
  *
  * Equal terms: every MCP Worker declares its `echo` tool with the same zod/mini schema (every peer takes one; see
- * each worker.ts), and answers JSON where it can (tmcp cannot: its per-request POST always answers SSE).
+ * each Worker's worker.ts), and answers JSON where it can (tmcp cannot: its per-request POST always answers SSE).
  */
 import { MODERN } from "./requests.mjs";
 

@@ -25,7 +25,7 @@ const keySet = memoize((settings: AuthSettings) => keySetOf(settings));
 /**
  * The audience tokens must carry: AUTH_AUDIENCE, or this server's MCP endpoint URL (RFC 8707). Why the request's
  * origin can stand for this server: every route that calls this has passed `checkHost`, and without AUTH_AUDIENCE
- * config.ts lets production run only with ALLOWED_HOSTS, so the Host is one the operator listed (loopback in
+ * config/settings.ts lets production run only with ALLOWED_HOSTS, so the Host is one the operator listed (loopback in
  * development), never one the caller picked to name another service.
  */
 const audienceOf = (request: Request, settings: AuthSettings) => settings.audience ?? `${new URL(request.url).origin}/mcp`;

@@ -74,6 +74,10 @@ const LIMITS = {
     lifetimeMs: [86_400_000, 60_000, 2_592_000_000],
     /** How long a tool in a 2025 session waits for the client's answer to a server-to-client request. */
     inputTimeoutMs: [300_000, 1_000, 3_600_000],
+    /** Calls one 2025 session may have waiting for the client's answers at once (a call counts once, whatever it asks). */
+    maxWaitingPerSession: [10, 1, 1_000],
+    /** Calls one caller (principal, or client network when anonymous) may have waiting for the client's answers at once, across its 2025 sessions. */
+    maxWaitingPerCaller: [50, 1, 10_000],
   },
   tasks: {
     /** How long a task and its result are kept after creation (the wire's `ttlMs`), and the longest it may work. */
@@ -116,6 +120,8 @@ const LIMITS = {
     clientMs: [2_592_000_000, 3_600_000, 31_536_000_000],
     /** A refresh token used again this soon, by the same request, gets the same answer; after it, a reuse revokes the grant. */
     refreshRetryMs: [60_000, 1_000, 300_000],
+    /** Most grants one person holds (one per client they signed in to); a sign-in past it revokes their least recently used. */
+    grantsPerPerson: [20, 1, 1_000],
   },
 } as const satisfies Record<string, Record<string, Range>>;
 

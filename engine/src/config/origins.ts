@@ -30,6 +30,15 @@ export const KNOWN_HOST_ORIGINS: readonly string[] = [
 export const NO_HOST_ORIGINS = "none";
 
 /**
+ * Whether a setting's entry is a pattern (`https://*.claude.ai`, `*`) rather than one origin. Why refused, not read:
+ * the URL parser takes `*` as a character of a host name, so `https://*.claude.ai` would be kept as that very origin,
+ * which no browser ever sends; the server would start healthy with an entry that matches nothing. Why not supported
+ * as a pattern: an origin is trusted by being compared exactly (docs/security.md, "Browser origins"), and a subdomain
+ * pattern trusts every page of every subdomain, including ones nobody listed on purpose. Each origin is listed.
+ */
+export const isOriginPattern = (value: string): boolean => value.includes("*");
+
+/**
  * `value` as an origin (`scheme://host[:port]`, as a browser writes it), or undefined when it is more or less
  * than one: a path, a query, userinfo or another scheme than http(s) would never equal a browser's `Origin`, so a
  * setting holding one is a mistake to name, not a rule that silently matches nothing.

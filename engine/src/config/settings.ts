@@ -9,8 +9,9 @@
  * `/health` says so, rather than silently running with something the operator did not choose.
  */
 import { isObject } from "../wire/envelope";
+import { truncate } from "../wire/errors";
 import { parseKeySpec } from "./keys";
-import { KNOWN_HOST_ORIGINS, NO_HOST_ORIGINS, originOf } from "./origins";
+import { isOriginPattern, KNOWN_HOST_ORIGINS, NO_HOST_ORIGINS, originOf } from "./origins";
 
 export interface Settings {
   /** "development" allows the built-in development signing key and loopback Host/Origin; "production" does not. */
@@ -112,14 +113,28 @@ function hostOrigins(read: VarReader): readonly string[] {
   return originsIn(read, "HOST_ORIGINS", read.list("HOST_ORIGINS"));
 }
 
-/** The origins `entries` (setting `name`'s) name; each entry that is not one is a problem, by position. */
+/**
+ * The origins `entries` (setting `name`'s) name; each entry that is not one is a problem, by position. A pattern is
+ * named by its text as well (quoted, cut to 100 characters; an origin is no secret), so the operator sees which one
+ * to write out.
+ */
 function originsIn(read: VarReader, name: string, entries: string[]): string[] {
   return entries.flatMap((entry, index) => {
+    if (isOriginPattern(entry)) {
+      const quoted = JSON.stringify(truncate(entry, MAX_NAMED_ENTRY));
+      read.problems.push(
+        `${name} entry ${index + 1} ${quoted} is a pattern, and origins are compared exactly: list each origin, scheme://host[:port]`,
+      );
+      return [];
+    }
     const origin = originOf(entry);
     if (origin === undefined) read.problems.push(`${name} entry ${index + 1} is not an origin: write scheme://host[:port], nothing more`);
     return origin === undefined ? [] : [origin];
   });
 }
+
+/** The longest text of a setting's entry a problem quotes. */
+const MAX_NAMED_ENTRY = 100;
 
 /**
  * Settings earlier releases read, and the `createMcpWorker` option that took each one's place. Why a problem, not

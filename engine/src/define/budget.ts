@@ -4,7 +4,8 @@
  * cannot use up the budget of the cheap ones (and they cannot use up its). Over it, the model gets an `isError`
  * result that says when to retry, and the tool does not run; the request itself was within its budget, so it is
  * answered, not refused. Callers are counted as every other limit counts them (`callerKey`: the principal, or the
- * client's network).
+ * client's network). Charged once per logical call: the server passes the charge as the call's `admit`
+ * (run/request.ts `AskingOptions`), which a multi round-trip call runs on its first round only (modern/rounds.ts).
  */
 import { isBindingPeriod } from "../config/options";
 import { callerKey, charge } from "../http/rate-limit";

@@ -18,7 +18,9 @@ export function namedCall<T>(registry: Registry<T>, params: JsonObject, kind: "t
   if (typeof name !== "string") throw invalidParams('Invalid params: "name" must be a string');
   const item = registry.get(name);
   if (!item) throw invalidParams(`Unknown ${kind}: ${truncate(name, 128)}`);
-  const args = params.arguments ?? {};
+  // Why null is refused, not read as absent: the schema makes `arguments` an optional object, never null, and the
+  // official SDK answers it -32602; a client that sends null has a bug it should hear of, not a tool run on {}.
+  const args = params.arguments === undefined ? {} : params.arguments;
   if (!isObject(args)) throw invalidParams('Invalid params: "arguments" must be an object');
   return { item, args };
 }

@@ -116,7 +116,7 @@ export interface ToolDefinition<In extends ToolInput, Out extends z.ZodMiniType 
   /**
    * Calls per caller per period for this tool alone, on a rate-limiting binding of its own (define/budget.ts): a
    * costly tool cannot use up the budget of the cheap ones. Over it, the model gets an `isError` result saying when
-   * to retry. Each round of a multi round-trip call counts as a call.
+   * to retry. A multi round-trip call is charged once, on its first round: its retries (a confirmation, say) are not.
    */
   budget?: ToolBudget;
   /**
@@ -301,12 +301,21 @@ export async function runTool(tool: Tool, args: JsonObject, ctx: ToolContext, sc
   return checkedResult(tool, value, scope);
 }
 
-/** `tools/call` answered on the request itself, its questions answered the way of the request's era (`asking`). */
-export async function callTool(call: ToolCall, params: JsonObject, scope: RequestScope, asking: Asking): Promise<JsonObject> {
+/**
+ * `tools/call` answered on the request itself, its questions answered the way of the request's era (`asking`);
+ * `admit` admits the logical call once (its tool's budget, see `AskingOptions.admit`).
+ */
+export async function callTool(
+  call: ToolCall,
+  params: JsonObject,
+  scope: RequestScope,
+  asking: Asking,
+  admit?: () => Promise<JsonObject | undefined>,
+): Promise<JsonObject> {
   const target = { method: "tools/call", name: call.tool.name, args: call.args } as const;
   let asked: Asked<JsonObject>;
   try {
-    asked = await asking.run(target, params, (ctx) => runTool(call.tool, call.args, ctx, scope));
+    asked = await asking.run(target, params, (ctx) => runTool(call.tool, call.args, ctx, scope), { admit });
   } catch (error) {
     if (error instanceof RpcError) throw error;
     // The round itself failed after the handler ran (it kept more state than a round can carry): a server bug.

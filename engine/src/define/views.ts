@@ -170,7 +170,7 @@ export function defineView(definition: ViewDefinition): View {
     _meta: meta,
     // Why not cached by default: a new deployment changes the asset, and hosts re-read a view per render anyway.
     async read(ctx): Promise<ResourceContents[]> {
-      // Listing and reading check the same thing (server.ts); this also covers a direct read by a client that
+      // Listing and reading check the same thing (server/server.ts); this also covers a direct read by a client that
       // did not declare the extension: it finds nothing, as before views existed.
       if (!viewsOffered(ctx.env, ctx.client.capabilities)) return [];
       const html = await (await fetchAsset(assetsOf(ctx.env)!, definition.asset)).text();

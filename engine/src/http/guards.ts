@@ -24,7 +24,7 @@ function hostnameOf(host: string): string {
  * Why: a web page on a rebinding domain can make the browser send requests to a server on 127.0.0.1 with its own
  * Host. In development only loopback names (and ALLOWED_HOSTS) are accepted. In production Cloudflare has already
  * matched the Host against the Worker's routes, so the list applies only when the operator sets one; with
- * authorization on, config.ts requires it (or a fixed AUTH_AUDIENCE), because the server names itself, and checks
+ * authorization on, config/settings.ts requires it (or a fixed AUTH_AUDIENCE), because the server names itself, and checks
  * token audiences, by the origin of a request that passed here.
  */
 export function checkHost(request: Request, config: Config): void {

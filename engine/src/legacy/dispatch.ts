@@ -26,6 +26,7 @@ import { liveAnswers } from "./live-answers";
 import { sessionFilter } from "./session";
 import { asSessionState, type SessionHandle, storedSession } from "./session-handle";
 import { legacyResult } from "./shapes";
+import { TooManyWaiting } from "./waiting";
 
 /** Methods that exist only on the 2026-07-28 wire. */
 const STATELESS_ONLY = new Set(["server/discover", "subscriptions/listen"]);
@@ -87,10 +88,8 @@ async function runMethod(
     reply.finish(resultMessage(message.id, result), 200);
   } catch (error) {
     await held?.settled();
-    const missing = error instanceof RpcError && error.code === ErrorCode.MissingRequiredClientCapability;
-    if (missing && message.method === "tools/call") {
-      // 2025 revisions have no -32021: the model reads why the tool could not run instead.
-      const text = `${error.message}. Connect with that client capability to use this tool.`;
+    const text = message.method === "tools/call" ? toolErrorText(error) : undefined;
+    if (text !== undefined) {
       reply.finish(resultMessage(message.id, { content: [{ type: "text", text }], isError: true }), 200);
       return;
     }
@@ -101,6 +100,19 @@ async function runMethod(
   } finally {
     stopWatching?.();
   }
+}
+
+/**
+ * What a 2025 `tools/call` tells the model, as a tool error, in place of a protocol error: why the tool could not
+ * run. A missing client capability (2025 revisions have no -32021), and too many calls waiting for the client's
+ * answers (as a task past its caller's quota is told, tasks/start.ts). Undefined for any other error.
+ */
+function toolErrorText(error: unknown): string | undefined {
+  if (error instanceof TooManyWaiting) return error.message;
+  if (error instanceof RpcError && error.code === ErrorCode.MissingRequiredClientCapability) {
+    return `${error.message}. Connect with that client capability to use this tool.`;
+  }
+  return undefined;
 }
 
 interface LegacyContext {

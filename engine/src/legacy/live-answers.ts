@@ -16,7 +16,8 @@ import { type Asking, type RequestScope, runOnRequest } from "../run/request";
 import { isObject, type Message } from "../wire/envelope";
 import { ErrorCode, RpcError } from "../wire/errors";
 import type { JsonObject } from "../wire/types";
-import { type LegacySession, MAX_EARLY_ANSWER_BYTES, QUESTION_ID, type SessionState } from "./session";
+import { type LegacySession, MAX_EARLY_ANSWER_BYTES, QUESTION_ID, type SessionState, sessionsOf } from "./session";
+import { admitWaitingCall, TooManyWaiting, waitingLedgerName } from "./waiting";
 
 export interface LiveSession {
   state: SessionState;
@@ -29,18 +30,38 @@ export interface LiveSession {
 export function liveAnswers(scope: RequestScope, session: LiveSession | undefined): Asking {
   return {
     async run(_target, _params, handler, options) {
+      // A 2025 request is one whole call (its questions are answered in place): admitted once, here.
+      const refusal = await options?.admit?.();
+      if (refusal !== undefined) return { kind: "done", value: refusal, retried: false };
       const run = new Run();
       // Without a session there is no one to ask: no capabilities, so every question is refused (-32021).
       const source: AnswerSource = {
         answer: () => undefined,
         async obtain(missing) {
-          const entries = await Promise.all(
-            Object.entries(missing).map(async ([key, request]) => [
-              key,
-              acceptAnswer(key, askedQuestion(request), await askClient(scope, session!, request, run.end)),
-            ]),
-          );
-          return Object.fromEntries(entries);
+          // Why counted before anything is asked: a waiting call holds this invocation and its stream until the
+          // client answers, and a client can start calls as fast as the rate limit lets it (legacy/waiting.ts). One
+          // wait, however many questions it asks at once: once in its caller's ledger here, once in the session as
+          // its questions are opened (askClient); named by the server, never by the client's request id.
+          const call = crypto.randomUUID();
+          const { maxWaitingPerCaller: max, maxWaitingPerSession } = scope.config.limits.sessions;
+          const ledger = sessionsOf(scope.env)!.getByName(waitingLedgerName(scope));
+          // A wait lasts at most as long as its questions do: a release lost with this Worker expires then.
+          const release = await admitWaitingCall(ledger, call, { max, waitMs: session!.timeoutMs }, scope);
+          try {
+            const entries = await Promise.all(
+              Object.entries(missing).map(async ([key, request]) => [
+                key,
+                acceptAnswer(
+                  key,
+                  askedQuestion(request),
+                  await askClient(scope, session!, request, run.end, { call, max: maxWaitingPerSession }),
+                ),
+              ]),
+            );
+            return Object.fromEntries(entries);
+          } finally {
+            release();
+          }
         },
       };
       const ended = await runOnRequest(run, scope, inputApi(source, session?.state.capabilities ?? {}, {}), handler, options);
@@ -57,13 +78,24 @@ export function liveAnswers(scope: RequestScope, session: LiveSession | undefine
   };
 }
 
-/** Sends one server-to-client request on the response stream and waits for the client's answer. */
-async function askClient(scope: RequestScope, session: LiveSession, request: InputRequest, end: EndRun): Promise<unknown> {
+/**
+ * Sends one server-to-client request on the response stream and waits for the client's answer; `waiting` is the wait
+ * it belongs to, and how many calls the session may have waiting.
+ */
+async function askClient(
+  scope: RequestScope,
+  session: LiveSession,
+  request: InputRequest,
+  end: EndRun,
+  waiting: { call: string; max: number },
+): Promise<unknown> {
   const wire = toWire(request);
   const params = legacyParams(request, wire.params as JsonObject, session.state.version);
   // Why the session opens the question before it is sent: the client may answer before this call waits, and the
-  // session keeps an early answer only for a question it knows it asked (see LegacySession.deliver).
-  const id = await session.stub.openQuestion(scope.requestId, session.timeoutMs);
+  // session keeps an early answer only for a question it knows it asked (see LegacySession.deliver). It refuses to
+  // when the session has as many calls waiting as it may: then nothing is sent.
+  const id = await session.stub.openQuestion(scope.requestId, session.timeoutMs, waiting.call, waiting.max);
+  if (id === undefined) throw new TooManyWaiting("session", waiting.max);
   scope.reply.notify({ jsonrpc: "2.0", id, method: wire.method, params });
   // The answer comes as text (the session never parses it, see LegacySession.deliver); it is parsed here.
   const answer = session.stub.awaitResponse(id).then((text) => JSON.parse(text) as JsonObject);

@@ -8,7 +8,7 @@
  * resume (12 random base64url characters per stream connection):
  * - a response stream: `post:<stream>:<n>`, n counting its events (0 is the priming event, 1 the first message);
  * - the GET stream: `get:<stream>:<principal>:<global>`, the positions of the two hubs it listens to (see
- *   `hub-stream.ts`). Its resumption is the hubs' replay buffer; the `<stream>` part only keeps ids unique.
+ *   `listen/hub-stream.ts`). Its resumption is the hubs' replay buffer; the `<stream>` part only keeps ids unique.
  *
  * A response stream is kept only when its client goes away mid-call: its events so far (held in memory meanwhile)
  * and every later one, up to the final response, go to the session's Durable Object, where a GET with one of its

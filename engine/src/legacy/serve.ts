@@ -71,7 +71,7 @@ export async function serveLegacy(
     logRequest(record, 202);
     return new Response(null, { status: 202 });
   }
-  // Only a tool or prompt the server has: any other name is whatever the client typed (see trace.ts targetOf).
+  // Only a tool or prompt the server has: any other name is whatever the client typed (see server/trace.ts targetOf).
   record.name = targetOf(server, message.method, message.params);
   const reply = new Reply(exchange.request, {
     headers: { [HEADER.requestId]: exchange.traceId },

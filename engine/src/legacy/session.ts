@@ -19,6 +19,7 @@ import { assertFilterStorable, MAX_RESOURCE_SUBSCRIPTIONS } from "../listen/stor
 import { jsonBytes, randomToken } from "../util/encoding";
 import { Wakers } from "../util/wake";
 import type { ClientCapabilities, Implementation, JsonObject, LegacyVersion, LogLevel, RequestId } from "../wire/types";
+import { WaitingLedger } from "./waiting";
 
 export interface SessionState {
   id: string;
@@ -49,6 +50,11 @@ export function newSessionId(): string {
 interface OpenQuestion {
   /** The client's request whose tool asked: cancelling that request closes the question. */
   clientRequestId: RequestId;
+  /**
+   * The wait it belongs to (one `ctx.ask` of one call, named by the Worker): the session counts waiting calls by it,
+   * never by the client's request id, which the client chooses (and could repeat to make many calls count as one).
+   */
+  call: string;
   /** Closes the question after its timeout, whether or not its tool is waiting yet. */
   timer: ReturnType<typeof setTimeout>;
   /** The tool's wait (`awaitResponse`), once it waits. */
@@ -152,6 +158,8 @@ export class LegacySession extends DurableObject<HubBindings> {
   private readonly cancelWatchers = new Wakers<string>();
   /** Resuming clients waiting for more of a kept stream, by stream. */
   private readonly streamReaders = new Wakers<string>();
+  /** The ledger role: an object named `waiting:<caller>` counts that caller's waiting calls (legacy/waiting.ts). */
+  private readonly waiting = new WaitingLedger(this.ctx.storage);
 
   async open(state: Omit<SessionState, "lastSeen">): Promise<void> {
     const session: SessionState = { ...state, lastSeen: Date.now() };
@@ -234,16 +242,33 @@ export class LegacySession extends DurableObject<HubBindings> {
   }
 
   /**
-   * Opens a question (a server-to-client request) for the tool of the client's request `clientRequestId`, and
-   * returns the id to send it with. Why the session mints it, before the question is sent: the client's answer can
-   * arrive before the tool waits for it (see `deliver`), and only an answer to a question this session asked may be
-   * kept; an id the session never minted is refused. After `timeoutMs` the question closes, answered or not.
+   * Opens a question (a server-to-client request) for the tool of the client's request `clientRequestId`, in its
+   * wait `call`, and returns the id to send it with; undefined, opening nothing, when `call` is not waiting yet and
+   * `maxWaitingCalls` calls of this session are (`limits.sessions.maxWaitingPerSession`). Why the session mints the
+   * id, before the question is sent: the client's answer can arrive before the tool waits for it (see `deliver`), and
+   * only an answer to a question this session asked may be kept; an id the session never minted is refused. After
+   * `timeoutMs` the question closes, answered or not.
    */
-  async openQuestion(clientRequestId: RequestId, timeoutMs: number): Promise<string> {
+  async openQuestion(clientRequestId: RequestId, timeoutMs: number, call: string, maxWaitingCalls: number): Promise<string | undefined> {
+    // Why here: a waiting call holds a Worker invocation and its stream for as long as the client takes, and a
+    // client can start calls as fast as the rate limit lets it; counted where the questions are, a call stops
+    // counting when its last question closes (answered, timed out, cancelled), whatever became of its Worker.
+    const calls = new Set([...this.questions.values()].map((question) => question.call));
+    if (!calls.has(call) && calls.size >= maxWaitingCalls) return undefined;
     const id = `srv-${crypto.randomUUID()}`;
     const timer = setTimeout(() => this.finish(id, failure(id, "The client did not answer in time")), timeoutMs);
-    this.questions.set(id, { clientRequestId, timer });
+    this.questions.set(id, { clientRequestId, call, timer });
     return id;
+  }
+
+  /** Ledger role: counts the wait `call` in, until `expiresAt` at the latest, unless `max` calls of the caller wait. */
+  async admitWaiting(call: string, expiresAt: number, max: number): Promise<boolean> {
+    return this.waiting.admit(call, expiresAt, max);
+  }
+
+  /** Ledger role: the wait `call` is over. */
+  async releaseWaiting(call: string): Promise<void> {
+    await this.waiting.release(call);
   }
 
   /**
@@ -384,7 +409,11 @@ export class LegacySession extends DurableObject<HubBindings> {
 
   override async alarm(): Promise<void> {
     const session = await this.ctx.storage.get<SessionState>("session");
-    if (!session) return;
+    // A ledger's alarm (legacy/waiting.ts): what lost releases left has expired.
+    if (!session) {
+      await this.waiting.prune();
+      return;
+    }
     if (Date.now() >= endOf(session)) await this.end();
     else await this.ctx.storage.setAlarm(endOf(session));
   }

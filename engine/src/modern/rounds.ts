@@ -41,6 +41,11 @@ interface StateBody {
   asked: Record<string, InputKind>;
   /** Present when the round is single use: the nonce the replay guard consumes. */
   nonce?: string;
+  /**
+   * Present when the call was admitted (charged to its tool's budget, `AskingOptions.admit`): the id the next round
+   * claims, once, in the replay guard, to run without being charged again.
+   */
+  admitted?: string;
 }
 
 /** The previous round as the verified state tells it (empty on a first call, when `continued` is false). */
@@ -58,7 +63,7 @@ async function runRound<T>(
   target: RoundTarget,
   params: JsonObject,
   handler: (ctx: RequestContext) => Promise<T>,
-  options: AskingOptions | undefined,
+  options: AskingOptions<T> | undefined,
 ): Promise<Asked<T>> {
   // The binding holds the arguments as canonical JSON (the state's one MAC covers them); only requests that carry
   // or mint state pay for it.
@@ -73,6 +78,12 @@ async function runRound<T>(
   // A first call carries no state: nothing to verify, and no promise to wait for.
   const previous = params.requestState === undefined ? FIRST_ROUND : await verifiedState(scope, params, bindOf);
   const fresh = readResponses(params);
+  // Only now, with the state verified: a claim in state that is forged, altered, expired or bound to another call
+  // was refused above (-32602), before anything was charged or ran.
+  if (options?.admit && !(await claimsAdmission(scope, previous))) {
+    const refusal = await options.admit();
+    if (refusal !== undefined) return { kind: "done", value: refusal, retried: previous.continued };
+  }
   const answers: JsonObject = { ...previous.answers };
   // Why a round continued from single-use state stays single use: its answers authorize a one-time action, and
   // must not become replayable by travelling on in a later round's state.
@@ -119,7 +130,10 @@ async function runRound<T>(
     case "asks":
       return {
         kind: "input_required",
-        result: await inputRequired(scope, bindOf(), { answers, carried: previous.answers }, state, ended.questions, singleUse),
+        result: await inputRequired(scope, bindOf(), { answers, carried: previous.answers }, state, ended.questions, {
+          singleUse,
+          admitted: options?.admit !== undefined,
+        }),
       };
     case "hands-over":
       return { kind: "hands-over", answers, state };
@@ -147,6 +161,7 @@ async function verifiedState(scope: RequestScope, params: JsonObject, bindOf: ()
   const body = opened.body as StateBody;
   if (!isObject(body) || !isObject(body.answers) || !isObject(body.state) || !isObject(body.asked)) throw rejectState(scope, "malformed");
   if (body.nonce !== undefined && typeof body.nonce !== "string") throw rejectState(scope, "malformed");
+  if (body.admitted !== undefined && typeof body.admitted !== "string") throw rejectState(scope, "malformed");
   // Why a look now (the state is used up only once its answers pass, in `handedOver`): a replay of state that was
   // used already is refused at once, whatever the handler would do first.
   if (body.nonce !== undefined && (await nonceGuard(scope, body.nonce).used(body.nonce))) throw rejectState(scope, "replay");
@@ -162,6 +177,20 @@ function replayGuard(scope: RequestScope): NonNullable<ReplayGuardBindings["REPL
   if (guard) return guard;
   log(scope, "error", "single-use input needs the REPLAY_GUARD binding", {});
   throw new RpcError(ErrorCode.InternalError, "Single-use input is unavailable: this server has no REPLAY_GUARD binding", undefined, 500);
+}
+
+/**
+ * Whether this round continues a call that was admitted, and is the first round to claim so: the verified state
+ * names the admission, and its id was never claimed before. Why once: state that is not single use may be sent
+ * again and again within its lifetime, and each retry runs the tool; were the state's word enough, one charged call
+ * would buy any number of uncharged runs. So a retry of the same state a second time (a network retry too) is
+ * charged as a new call. Without REPLAY_GUARD no claim can be made once: every round is charged.
+ */
+async function claimsAdmission(scope: RequestScope, previous: PreviousRound): Promise<boolean> {
+  const id = previous.admitted;
+  if (id === undefined || !(scope.env as ReplayGuardBindings).REPLAY_GUARD) return false;
+  // Remembered as long as the state naming it can be verified: its lifetime from now is at least as long.
+  return nonceGuard(scope, id).consume(id, Date.now() + scope.config.limits.state.ttlMs);
 }
 
 /** The replay guard shard that holds `nonce`. */
@@ -186,7 +215,8 @@ async function inputRequired(
   { answers, carried }: { answers: JsonObject; carried: JsonObject },
   handlerState: JsonObject,
   pending: Record<string, InputRequest>,
-  singleUse: boolean,
+  /** `admitted`: the call was admitted (`AskingOptions.admit`), by this round or by the claim it continued. */
+  { singleUse, admitted }: { singleUse: boolean; admitted: boolean },
 ): Promise<JsonObject> {
   const body: StateBody = {
     answers,
@@ -194,6 +224,8 @@ async function inputRequired(
     asked: Object.fromEntries(Object.entries(pending).map(([key, request]) => [key, request.kind])),
   };
   if (singleUse) body.nonce = crypto.randomUUID();
+  // A new id each round: each state buys its own next round once, never the next rounds of another.
+  if (admitted) body.admitted = crypto.randomUUID();
   const ring = await keyRing(scope.config);
   const sealBody = (body: StateBody) => seal(ring, { purpose: PURPOSE, bind, ttlMs: scope.config.limits.state.ttlMs, body });
   const maxLength = scope.config.limits.state.maxBytes;

@@ -64,7 +64,7 @@ const providers = new WeakMap<EngineRouter, Map<string, OriginProvider>>();
  * (stable for the isolate), so what is memoized per env downstream stays memoized.
  */
 const providerEnvOf = memoize(
-  // config.ts refuses this mode without OAUTH_STATE, so a request here has it.
+  // config/settings.ts refuses this mode without OAUTH_STATE, so a request here has it.
   (env: OAuthBindings): ProviderEnv => ({ ...env, OAUTH_KV: stateStore(env.OAUTH_STATE!) }) as ProviderEnv,
 );
 
@@ -77,7 +77,7 @@ export async function serveAuthorizationServer(
   config: Config,
 ): Promise<Response> {
   // Why first: the provider builds its issuer, its metadata and the audience of the tokens it issues from the
-  // request's origin, so a Host the server does not answer to never reaches it (in production, config.ts requires
+  // request's origin, so a Host the server does not answer to never reaches it (in production, config/settings.ts requires
   // ALLOWED_HOSTS in this mode; in development only loopback hosts pass).
   const refused = refuseForeignHost(request, config);
   if (refused) return refused;
@@ -172,13 +172,20 @@ function providerOptions(origin: string, engine: EngineRouter, config: Config): 
     scopes,
     serverName: engine.server.info.title ?? engine.server.info.name,
     keepUpstreamToken: config.upstreamToken,
+    grantsPerPerson: oauth.grantsPerPerson,
   };
   return {
     apiRoute: "/mcp",
     apiHandler: { fetch: (request, env, execution) => engine.fetch(request, env, execution, loaded) },
     defaultHandler: {
       fetch: (request, env, execution) =>
-        handleLogin(request as Request, (env as ProviderEnv).OAUTH_PROVIDER, context, (next) => engine.fetch(next, env, execution, loaded)),
+        // The env's own objects: config/settings.ts refuses this mode without OAUTH_STATE.
+        handleLogin(
+          request as Request,
+          (env as ProviderEnv).OAUTH_PROVIDER,
+          { ...context, state: (env as ProviderEnv).OAUTH_STATE! },
+          (next) => engine.fetch(next, env, execution, loaded),
+        ),
     },
     authorizeEndpoint: "/authorize",
     tokenEndpoint: TOKEN_PATH,

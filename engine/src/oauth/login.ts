@@ -7,7 +7,8 @@
  *   GET  /authorize       validate the request (client, its metadata document's host and size, exact redirect URI,
  *                         PKCE S256), then consent page or login
  *   POST /authorize       the consent answer: deny (back to the client with access_denied) or allow (to the login)
- *   GET  /oauth/callback  the upstream answer: identity, then the authorization code back to the client (with `iss`)
+ *   GET  /oauth/callback  the upstream answer: identity, then the authorization code back to the client (with `iss`),
+ *                         and the person's grants beyond their limit revoked (grant-limit.ts)
  *
  * A provider that cannot be used (discovery, the code exchange, its keys or its user record failing in any way) is
  * refused as a bad ID token is: `access_denied` back to the client, and a log line naming the step and the cause
@@ -20,9 +21,11 @@ import { log } from "../util/log";
 import { fetchDocumentAuth } from "./client-auth";
 import { checkClientMetadata, type MetadataRefusal, metadataOf } from "./client-limits";
 import { consentPage, errorPage, pageHeaders } from "./consent-page";
+import { limitGrants } from "./grant-limit";
 import { oauthLibrary } from "./library";
 import type { Provider } from "./oauth-client";
 import { clientIdProblem, isMetadataDocumentUrl, jwksUriProblem } from "./public-host";
+import type { OAuthStateNamespace } from "./state-store";
 import {
   finishLogin,
   loginOrigin,
@@ -42,6 +45,9 @@ const REMEMBER_SECONDS = 2_592_000;
 
 export interface LoginContext {
   settings: AuthServerSettings;
+  /** The objects that hold the grants (OAUTH_STATE), and how many one person may hold (limits.oauth.grantsPerPerson). */
+  state: OAuthStateNamespace;
+  grantsPerPerson: number;
   /** The scopes this server grants: those its tools declare. */
   scopes: readonly string[];
   serverName: string;
@@ -169,6 +175,8 @@ async function finishUpstream(request: Request, helpers: OAuthHelpers, context: 
       ...(context.keepUpstreamToken && identity.upstreamToken && { upstreamToken: identity.upstreamToken }),
     },
   });
+  // Before the client gets its code: a person's grants stay within their limit whatever clients they sign in to.
+  await limitGrants(context.state, redirectTo, context.grantsPerPerson);
   headers.set("location", redirectTo);
   return new Response(null, { status: 302, headers });
 }

@@ -6,7 +6,8 @@
  * tokens, and the record of every use of their refresh tokens; every other record (a registered client, a sign-in
  * transaction, a used assertion id) has an object of its own. Records expire as they would in KV (an alarm deletes
  * them). The token requests on one grant run one at a time here (`beginTokenRequest`), which is what makes a code
- * single use and a refresh rotate once (refresh-reuse.ts).
+ * single use and a refresh rotate once (refresh-reuse.ts). A person holds at most limits.oauth.grantsPerPerson grants:
+ * each sign-in revokes those beyond it (`revokeGrantsBeyond`).
  */
 import { DurableObject } from "cloudflare:workers";
 import { Wakers } from "../util/wake";
@@ -208,6 +209,31 @@ export class OAuthState extends DurableObject<unknown> {
     if (refresh?.answer) await this.wakeBy(now + refresh.answer.windowMs);
   }
 
+  /**
+   * Revokes this person's grants beyond the `max` most recently used (`keptGrantId`, the sign-in just made, always
+   * among them), as the provider's revokeGrant would: each with its tokens and refresh records. Why: every client a
+   * person signs in to adds a grant to this object, and nothing else bounds them (limits.oauth.grantsPerPerson).
+   * "Used" is when the grant was last written, at its sign-in, its code exchange or its latest refresh: a rewrite
+   * (`INSERT OR REPLACE`) gives its row a new rowid, so the smallest rowid is the grant whose tokens were issued least
+   * recently, and a client refreshing every day keeps its grant however early it signed in. A grant whose token
+   * request holds its turn is waited for, never revoked in the middle of it: a refresh would write its rotation back
+   * after the revocation, as a racing revocation's would (token-endpoint.ts). Returns how many it revoked.
+   */
+  async revokeGrantsBeyond(userId: string, keptGrantId: string, max: number): Promise<number> {
+    let revoked = 0;
+    for (let grantId = this.grantBeyond(userId, keptGrantId, max); grantId; grantId = this.grantBeyond(userId, keptGrantId, max)) {
+      const wait = this.turnWait(grantId);
+      if (wait > 0) {
+        // Its request may end it, refresh it (it then counts as used) or revoke it: the next pass decides again.
+        await this.waiting.wait(grantId, wait);
+        continue;
+      }
+      this.revoke(userId, grantId);
+      revoked++;
+    }
+    return revoked;
+  }
+
   override async alarm(): Promise<void> {
     if (!this.hasTables()) return;
     const now = Date.now();
@@ -249,6 +275,24 @@ export class OAuthState extends DurableObject<unknown> {
     const tokens = `token:${userId}:${grantId}:`;
     this.sql.exec("DELETE FROM entries WHERE key = ? OR substr(key, 1, length(?2)) = ?2", `grant:${userId}:${grantId}`, tokens);
     this.sql.exec("DELETE FROM refresh_uses WHERE grant_id = ?", grantId);
+  }
+
+  /** The least recently used of the person's live grants beyond the `max` most recent (`keptGrantId` one of them). */
+  private grantBeyond(userId: string, keptGrantId: string, max: number): string | undefined {
+    if (!this.hasTables()) return undefined;
+    const prefix = `grant:${userId}:`;
+    const others = this.sql
+      .exec<{ key: string }>(
+        `SELECT key FROM entries WHERE substr(key, 1, length(?1)) = ?1 AND key != ?2 AND (expires_at IS NULL OR expires_at > ?3)
+         ORDER BY rowid DESC LIMIT -1 OFFSET ?4`,
+        prefix,
+        `${prefix}${keptGrantId}`,
+        Date.now(),
+        max - 1,
+      )
+      .toArray();
+    const oldest = others.at(-1)?.key;
+    return oldest === undefined ? undefined : grantIdOfKey(oldest);
   }
 
   /** How long another request still holds the grant's turn (ms); 0 or less when it is free. */

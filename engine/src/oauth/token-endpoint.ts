@@ -2,10 +2,11 @@
  * @module oauth/token-endpoint
  * POST /token around the provider. Before it: the form is read once, bounded (the provider reads a body of any
  * size), and the clients it names are checked before the provider looks them up (a client ID metadata document is a
- * fetch, public-host.ts). Then a code or refresh token takes its grant's turn in the grant's object (state.ts), so
- * the token requests on one grant run one at a time: a code is exchanged once, and of the uses of one refresh token
- * one rotates while a retry gets that rotation's answer and a reuse revokes the grant (refresh-reuse.ts). The
- * provider gets the same request, body included.
+ * fetch, public-host.ts). Then a code, a refresh token or a token to revoke takes its grant's turn in the grant's
+ * object (state.ts), so the token requests on one grant run one at a time: a code is exchanged once, of the uses of
+ * one refresh token one rotates while a retry gets that rotation's answer and a reuse revokes the grant
+ * (refresh-reuse.ts), and a revocation is never undone by a refresh it raced. The provider gets the same request,
+ * body included.
  */
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { readAtMost } from "../http/body";
@@ -52,9 +53,9 @@ export async function serveToken(
   const forwarded = () => endpoint.provider.fetch(new Request(request, { body: bytes }), env, execution);
   const grantType = form.get("grant_type");
   const refreshToken = grantType === "refresh_token" ? form.get("refresh_token") : null;
-  const presented = grantType === "authorization_code" ? form.get("code") : refreshToken;
+  const presented = grantType === "authorization_code" ? form.get("code") : (refreshToken ?? revokedToken(form));
   const grant = presented ? grantOf(presented) : undefined;
-  // Nothing of a grant to order (a revocation, another grant type, a malformed code or token): the provider answers.
+  // Nothing of a grant to order (another grant type, a malformed code or token): the provider answers.
   if (!grant) return forwarded();
   const object = objectNamed(endpoint.state, personObjectName(grant.userId));
   const refresh = refreshToken ? { tokenId: await tokenIdOf(refreshToken), proof: await requestProof(form, authorization) } : undefined;
@@ -81,6 +82,18 @@ export async function serveToken(
     // Also when the provider threw: the grant's next request must not wait out the turn.
     await object.endTokenRequest(grant.grantId, turn.holder, outcome);
   }
+}
+
+/**
+ * The token a revocation (RFC 7009) names, or null when the request is not one: the provider reads a request without
+ * `grant_type` that names a `token` as a revocation. Why it takes the grant's turn like any token request: a refresh
+ * of the same grant in progress would otherwise write its rotation (the grant record, a new access token) after the
+ * revocation deleted the grant, and those tokens would outlive the revocation that answered 200. In its turn, the
+ * revocation comes wholly before the refresh (which then finds no grant) or wholly after it (and revokes what it
+ * issued, since the provider still knows the just-used refresh token as the grant's previous one).
+ */
+function revokedToken(form: URLSearchParams): string | null {
+  return form.get("grant_type") ? null : form.get("token");
 }
 
 /**

@@ -79,7 +79,7 @@ const GITHUB: Provider = {
 
 /**
  * The provider: fixed for GitHub, discovered once per isolate for OpenID Connect (a failed discovery is forgotten,
- * so the next login tries again: memo.ts). Why marked pure: the bundler keeps a module-level call it cannot prove
+ * so the next login tries again: util/memo.ts). Why marked pure: the bundler keeps a module-level call it cannot prove
  * free of side effects, and with it this folder, in Workers that never import the authorization server.
  */
 const providerOf = /* @__PURE__ */ memoize(

@@ -107,13 +107,25 @@ export interface Asking {
   /**
    * Runs one handler for `target` to its end (`runOnRequest`): `handler` gets its `ctx`, whose `ask` answers the
    * era's way. `params` are the request's (a round's answers and state come in them). `handsOver`: the run's first
-   * `ctx.progress()` or `ctx.checkpoint()` hands it over to a task (tasks/start.ts).
+   * `ctx.progress()` or `ctx.checkpoint()` hands it over to a task (tasks/start.ts). `admit`: see `AskingOptions`.
    */
-  run<T>(target: RoundTarget, params: JsonObject, handler: (ctx: RequestContext) => Promise<T>, options?: AskingOptions): Promise<Asked<T>>;
+  run<T>(
+    target: RoundTarget,
+    params: JsonObject,
+    handler: (ctx: RequestContext) => Promise<T>,
+    options?: AskingOptions<T>,
+  ): Promise<Asked<T>>;
 }
 
-export interface AskingOptions {
+export interface AskingOptions<T = unknown> {
   handsOver?: boolean;
+  /**
+   * Admits the call once per logical call, before its handler runs: a tool's budget is charged here. A value answers
+   * the call in the handler's place (it is done, nothing ran); undefined lets the handler run. A 2025 request is one
+   * call and admits itself; a multi round-trip call is admitted on its first round, and a retry skips it only when
+   * its verified `requestState` says the call was admitted and is the first retry to claim so (modern/rounds.ts).
+   */
+  admit?: () => Promise<T | undefined>;
 }
 
 /** The `ctx` of a request's handler: its context and its input API. */

@@ -80,9 +80,10 @@ export interface Declarations {
  */
 export interface ServerDefinition extends Declarations {
   /**
-   * The server's name, as clients see it (`serverInfo.name`). A task records it to find its tool again, so renaming
-   * the server loses the tasks in progress. With `serverCard` on it must be a reverse-DNS name with one slash, such
-   * as `io.github.you/notes`: the card names the server by this same name.
+   * The server's name, as clients see it (`serverInfo.name`). Renaming it keeps the tasks in progress: a task's object
+   * runs the tools of the server its class was made for (`createMcpWorker`'s `TaskRunner`), whatever name the task
+   * recorded. With `serverCard` on it must be a reverse-DNS name with one slash, such as `io.github.you/notes`: the
+   * card names the server by this same name.
    */
   name: string;
   /** The server's version, as clients see it (`serverInfo.version`). */
@@ -314,13 +315,19 @@ export class McpServer {
       methods.set("tools/call", async (params, scope, asking) => {
         const call = toolCall(this.tools, params);
         requireToolScopes(scope.request, scope.config, scope.principal, call.tool);
-        // Over its own budget, the tool does not run: the model is told when to retry (define/budget.ts).
-        const refusal = call.tool.budget && (await budgetRefusal(call.tool.name, call.tool.budget, scope));
-        if (refusal) return toolError(refusal) as JsonObject;
+        // Over its own budget, the tool does not run: the model is told when to retry (define/budget.ts). Charged
+        // once per logical call, by the round that admits it: a confirmed retry is not a new call (modern/rounds.ts).
+        const { budget } = call.tool;
+        const admit =
+          budget &&
+          (async () => {
+            const refusal = await budgetRefusal(call.tool.name, budget, scope);
+            return refusal === undefined ? undefined : (toolError(refusal) as JsonObject);
+          });
         // A long-running tool runs as a task for a client that can take one; every other call is answered here.
         return runsAsTask(call.tool, scope)
-          ? startTask(this.info.name, call, params, scope, asking)
-          : callTool(call, params, scope, asking);
+          ? startTask(this.info.name, call, params, scope, asking, admit)
+          : callTool(call, params, scope, asking, admit);
       });
     }
     if (this.hasTaskTools) {

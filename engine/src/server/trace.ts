@@ -11,7 +11,7 @@
  * What a span carries: names, versions, ids and codes. What it never carries, whatever the convention allows:
  * - arguments, results, prompt or note text (`gen_ai.tool.call.arguments`/`.result` are opt-in there; not here);
  * - resource URIs (`mcp.resource.uri`): in this template a URI names a user's notebook or note, so it is user data,
- *   as in the access log (see `serve.ts`); `resources/read` spans say only the method;
+ *   as in the access log (see `modern/serve.ts`); `resources/read` spans say only the method;
  * - the names of tools and prompts the server does not have: a client can send any text as a name;
  * - tokens, session tokens (the span has the session's own id, never its `Mcp-Session-Id` token), the principal;
  * - `tracestate`: vendor data the runtime cannot use (see `clientTraceparent`).

@@ -1,6 +1,6 @@
 /**
  * @module tasks/rpc
- * What a task's Durable Object answers, as the Worker calls it. A type of its own so that bindings.ts can name
+ * What a task's Durable Object answers, as the Worker calls it. A type of its own so that worker/bindings.ts can name
  * the TASKS namespace without importing the object's implementation (which needs the bindings' types).
  */
 import type { JsonObject } from "../wire/types";

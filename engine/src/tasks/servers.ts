@@ -1,8 +1,10 @@
 /**
  * @module tasks/servers
  * How a task's Durable Object finds the tool it runs. Code cannot travel with a task: the object's class is made for
- * its server (`createTaskRunner`, called by `createMcpWorker`), and a task records its server's name, which the
- * class's lookup answers when the task runs.
+ * its server (`createTaskRunner`, called by `createMcpWorker`), and the class's lookup answers when the task runs.
+ * A task records its server's name; the lookup `createMcpWorker` gives its class ignores it (the Worker serves one
+ * server, so renaming it keeps the tasks in progress: test/tasks/production-runner.test.ts), and the engine's test
+ * Worker, which serves many test servers over one binding, finds the server by it.
  */
 import type { Registry } from "../define/registry";
 import type { Tool } from "../define/tools";

@@ -43,7 +43,8 @@ export function runsAsTask(tool: Tool, scope: RequestScope): boolean {
 
 /**
  * Runs the call up to its first `ctx.progress()` (or `ctx.checkpoint()`), which hands it over, then creates the task;
- * `server` names the server that runs it. Its questions before that are the request's (`asking`: 2026-07-28 rounds).
+ * `server` names the server that runs it. Its questions before that are the request's (`asking`: 2026-07-28 rounds),
+ * and `admit` admits the logical call once, on its first round (its tool's budget); the task's runs never again.
  */
 export async function startTask(
   server: string,
@@ -51,9 +52,10 @@ export async function startTask(
   params: JsonObject,
   scope: RequestScope,
   asking: Asking,
+  admit?: () => Promise<JsonObject | undefined>,
 ): Promise<JsonObject> {
   const target = { method: "tools/call", name: tool.name, args } as const;
-  const asked = await asking.run(target, params, (ctx) => runTool(tool, args, ctx, scope), { handsOver: true });
+  const asked = await asking.run(target, params, (ctx) => runTool(tool, args, ctx, scope), { handsOver: true, admit });
   if (asked.kind !== "hands-over") return toolAnswerOf(asked);
 
   const taskId = await newTaskId(await keyRing(scope.config));

@@ -31,9 +31,31 @@ export interface RequestMeta {
 
 export const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** A request id we can echo: a string or a safe integer (MCP forbids null, and floats are not integers). */
+/**
+ * The longest string request id (or progress token) served, in bytes of its UTF-8. Why a bound: neither JSON-RPC nor
+ * MCP sets one, and an id is echoed in every message of its request's answer (each progress notification, each event
+ * of a kept stream), written to the log and its span, stored with a task and remembered by a 2025 session once
+ * cancelled; a client that sends a 100 KB id would have all of that copied 100 KB at a time. Real clients use
+ * integers or short strings (a UUID is 36 bytes). Why bytes: what each copy costs.
+ */
+export const MAX_ID_BYTES = 1_024;
+
+const utf8 = new TextEncoder();
+
+/** Whether a string id fits `MAX_ID_BYTES`: encoded only when its length alone cannot tell (UTF-8 takes 1 to 3 bytes a unit). */
+const fitsIdBytes = (id: string) =>
+  id.length * 3 <= MAX_ID_BYTES || (id.length <= MAX_ID_BYTES && utf8.encode(id).byteLength <= MAX_ID_BYTES);
+
+/** What a usable request id is, for the messages that refuse one. */
+const ID_RULE = `a string of at most ${MAX_ID_BYTES} bytes (UTF-8) or an integer`;
+
+/**
+ * A request id we can echo: a string of at most `MAX_ID_BYTES` or a safe integer (MCP forbids null, and floats are
+ * not integers). Anything else cannot be echoed: its refusal carries no id.
+ */
 export function readableId(value: unknown): RequestId | undefined {
-  if (typeof value === "string" || (typeof value === "number" && Number.isSafeInteger(value))) return value;
+  if (typeof value === "string") return fitsIdBytes(value) ? value : undefined;
+  if (typeof value === "number" && Number.isSafeInteger(value)) return value;
   return undefined;
 }
 
@@ -62,7 +84,7 @@ export function parseMessage(value: unknown, checkText = false): Message {
   }
   const params = (value.params as JsonObject | undefined) ?? {};
   if (!("id" in value)) return { kind: "notification", method: value.method, params };
-  if (id === undefined) throw invalid('"id" must be a string or an integer, never null');
+  if (id === undefined) throw invalid(`"id" must be ${ID_RULE}${value.id === null ? ", never null" : ""}`);
   if (checkText) refuseIllFormedText(value.method, params, id);
   return { kind: "request", id, method: value.method, params };
 }
@@ -140,7 +162,7 @@ export function parseRequestMeta(params: JsonObject): RequestMeta {
   if (meta.progressToken !== undefined) {
     // A progress token is a string or an integer, the same values a request id may take.
     const progressToken = readableId(meta.progressToken);
-    if (progressToken === undefined) throw metaError("_meta.progressToken must be a string or an integer");
+    if (progressToken === undefined) throw metaError(`_meta.progressToken must be ${ID_RULE}`);
     result.progressToken = progressToken;
   }
   return result;

@@ -45,7 +45,10 @@ export function reusable<T extends object>(result: T): T {
 
 export const isReusable = (result: object): boolean => REUSABLE.has(result);
 
-/** An error response; `id` is left out when the request's id could not be read (the schema forbids null). */
+/**
+ * An error response; `id` is left out when the request's id could not be read: MCP's schema makes it optional and
+ * never null (`id?: RequestId`), where JSON-RPC 2.0 alone would write `"id": null`.
+ */
 export function errorMessage(id: RequestId | undefined, code: number, message: string, data?: unknown) {
   return {
     jsonrpc: "2.0",

@@ -2,7 +2,7 @@
  * @module worker/card
  * The MCP Server Card (SEP-2127, a draft extension), served when `createMcpWorker({ serverCard })` turns it on: a
  * public JSON document that tells a client or a registry, before it connects, which server this is and how to reach
- * it. Shape: the extension's own `schema.ts` (modelcontextprotocol/experimental-ext-server-card, `v1`, pre-release);
+ * it. Shape: the extension's `schema.ts` (modelcontextprotocol/experimental-ext-server-card, `v1`, pre-release);
  * serving: the extension's `docs/discovery.md` (CORS open to every origin, cache headers, a strong ETag and 304s).
  *
  * Why nothing here is written by hand: the card is built from `server.info` and `servedVersions`, what

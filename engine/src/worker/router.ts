@@ -181,11 +181,11 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
       maxElements: config.limits.request.maxJsonElements,
       drainRefused: config.mode === "development",
     });
+    // From here the request's id is known, when it has one that can be echoed: every refusal carries it (the header
+    // just below included), so the client can tell which request it answers. Before here, none can.
+    id = isObject(body) ? readableId(body.id) : undefined;
     const headerVersion = readMcpHeader(request, HEADER.protocolVersion, config.limits.request.maxHeaderValueLength);
-    if (isLegacyMessage(body, headerVersion)) {
-      id = isObject(body) ? readableId(body.id) : undefined;
-      return await serveLegacy(server, exchange, body, headerVersion, surrogateEscapes);
-    }
+    if (isLegacyMessage(body, headerVersion)) return await serveLegacy(server, exchange, body, headerVersion, surrogateEscapes);
     const message = parseMessage(body, surrogateEscapes);
     id = message.kind === "notification" ? undefined : message.id;
     const served = serveStateless(server, exchange, message, headerVersion);

@@ -1,5 +1,5 @@
 /**
- * The access-token verifier of the resource-server mode (src/auth/jwt.ts, jwks.ts), in workerd's WebCrypto. Well-formed
+ * The access-token verifier of the resource-server mode (src/auth/jwt.ts, src/auth/jwks.ts), in workerd's WebCrypto. Well-formed
  * tokens are minted with jose (a dev tool here: the engine does not use it), so acceptance is checked against an
  * independent implementation; malformed ones are hand-made and signed with WebCrypto, so each is refused by the
  * check it names and not by an earlier one. Outbound fetches of the key set are stubbed and counted.

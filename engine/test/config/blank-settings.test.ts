@@ -15,7 +15,7 @@ const problemsOf = (vars: Record<string, string>) => {
 };
 const blank = (name: string) => `${name} is set but empty: give it a value, or remove it to leave it unset`;
 
-/** Every setting settings.ts reads, from its source: a new one is covered without touching this test. */
+/** Every setting src/config/settings.ts reads, from its source: a new one is covered without touching this test. */
 const SETTINGS = [
   ...new Set([...settingsSource.matchAll(/read\.(?:string|oneOf|list|isSet)\("([A-Z][A-Z0-9_]+)"/g)].map(([, name]) => name!)),
 ];

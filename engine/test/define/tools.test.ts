@@ -3,7 +3,7 @@ import * as z from "zod/mini";
 import { audio, defineTool, embeddedResource, image, resourceLink, text, toolError, validateServer } from "../../src";
 import { checkToolNames } from "../../src/define/tools";
 import { FIXTURE } from "../helpers/fixture";
-import { readMessage, testServer } from "../helpers/rpc";
+import { fixture, readMessage, testServer } from "../helpers/rpc";
 import { expectError, prototypeSnapshot, withLogs } from "../helpers/wire";
 
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -197,6 +197,15 @@ describe("tools/call", () => {
     expect((await readMessage(await server.send("tools/call", { arguments: {} }))).error?.code).toBe(-32602);
     expect((await readMessage(await call("echo", [1]))).error?.code).toBe(-32602);
     expect((await readMessage(await call("echo", "text"))).error?.code).toBe(-32602);
+  });
+
+  it("refuses arguments: null with -32602, as the official SDK does (the schema makes arguments an optional object, never null), where a missing arguments member runs the tool with {}", async () => {
+    const refused = await readMessage(await server.send("tools/call", { name: "echo", arguments: null }, { id: 23 }));
+    expect(refused).toMatchObject({ id: 23, error: { code: -32602, message: 'Invalid params: "arguments" must be an object' } });
+    const prompt = await readMessage(await fixture.send("prompts/get", { name: "brief", arguments: null }, { id: 24 }));
+    expect(prompt).toMatchObject({ id: 24, error: { code: -32602, message: 'Invalid params: "arguments" must be an object' } });
+    const absent = await readMessage(await server.send("tools/call", { name: "echo" }, { id: 25 }));
+    expect(absent.result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining("Invalid arguments for tool echo") }] });
   });
 
   it("reports invalid arguments as an isError result the model can fix its call from", async () => {

@@ -699,8 +699,8 @@ describe("fuzzing the Worker over raw HTTP", () => {
           if (new TextEncoder().encode(json).byteLength > 1_048_576) return void expect(inspected.status).toBe(413);
           if (depth(body) > 64 || members(body) > 10_000)
             return void expect([inspected.status, answer?.error?.code]).toEqual([400, -32700]);
-          // null arguments count as absent ({}); any other non-object is -32602.
-          if (args !== null && (typeof args !== "object" || Array.isArray(args)))
+          // Arguments that are not an object, null included, are -32602 (the official SDK refuses null too).
+          if (typeof args !== "object" || args === null || Array.isArray(args))
             return void expect([inspected.status, answer?.error?.code]).toEqual([200, -32602]);
           if (inspected.status === 400) return void expect(answer?.error?.code).toBe(-32021); // ask/remove asking a client without forms
           expect(inspected.status).toBe(200);

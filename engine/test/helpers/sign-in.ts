@@ -9,6 +9,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect, vi } from "vitest";
 import { authorizationServer, createMcpWorker, type LimitOptions } from "../../src";
+import type { OAuthStateNamespace } from "../../src/oauth/state-store";
 import { authorizePath, formPost, jsonPost, ORIGIN, REDIRECT_URI } from "./auth-server";
 import { FIXTURE } from "./fixture";
 import { rpc } from "./rpc";
@@ -26,9 +27,11 @@ export interface TokenAnswer {
 
 let githubUsers = 0;
 
-/** GitHub's token endpoint and /user, for one person per Worker (a new id each time). */
-function stubGitHub(): void {
-  const id = 1_000 + githubUsers++;
+/** A person no test has signed in yet: their GitHub id. */
+export const newPerson = () => 1_000 + githubUsers++;
+
+/** GitHub's token endpoint and /user, answering as the person with GitHub id `id`. */
+function stubGitHub(id: number): void {
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
     const url = new Request(input as RequestInfo, init).url;
     if (url === "https://github.com/login/oauth/access_token") return Response.json({ access_token: "gho_upstream", token_type: "bearer" });
@@ -39,7 +42,11 @@ function stubGitHub(): void {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function signInWorker(options: { kv: KVNamespace; stepPauseMs: number; limits?: LimitOptions }) {
+/**
+ * `state`: the OAUTH_STATE the Worker is given (test/helpers/gated-state.ts, to order racing requests); the test
+ * Worker's own by default.
+ */
+export function signInWorker(options: { kv: KVNamespace; stepPauseMs: number; limits?: LimitOptions; state?: OAuthStateNamespace }) {
   const worker = createMcpWorker({ ...FIXTURE, authorizationServer, ...(options.limits && { limits: options.limits }) });
   const bindings = {
     ...env,
@@ -48,6 +55,7 @@ export function signInWorker(options: { kv: KVNamespace; stepPauseMs: number; li
     AUTH_LOGIN_CLIENT_SECRET: "gh-secret",
     OAUTH_RATE_LIMITER: undefined,
     OAUTH_KV: options.kv,
+    ...(options.state && { OAUTH_STATE: options.state }),
   } as unknown as Env;
   const call = (path: string, init?: RequestInit) =>
     worker.fetch(new Request(`${ORIGIN}${path}`, init), bindings, createExecutionContext());
@@ -79,9 +87,12 @@ export function signInWorker(options: { kv: KVNamespace; stepPauseMs: number; li
     return ((await registered.json()) as { client_id: string }).client_id;
   }
 
-  /** A person (a new one each time) signs in at GitHub and approves `clientId`: the code the client gets back. */
-  async function codeFor(clientId: string): Promise<{ code: string }> {
-    stubGitHub();
+  /**
+   * A person (a new one, unless the test names one from `newPerson`) signs in at GitHub and approves `clientId`: the
+   * code the client gets back.
+   */
+  async function codeFor(clientId: string, person = newPerson()): Promise<{ code: string }> {
+    stubGitHub(person);
     await pause(options.stepPauseMs);
     const page = await call(authorizePath(clientId));
     expect(page.status, "the consent page").toBe(200);
@@ -105,10 +116,10 @@ export function signInWorker(options: { kv: KVNamespace; stepPauseMs: number; li
   const exchange = (clientId: string, code: string) =>
     token({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: VERIFIER });
 
-  /** Signs one person in with a new client: the client's id and the code exchange's answer. */
-  async function signIn(): Promise<{ clientId: string; tokens: TokenAnswer }> {
+  /** Signs one person (a new one, unless named) in with a new client: the client's id and the code exchange's answer. */
+  async function signIn(person = newPerson()): Promise<{ clientId: string; tokens: TokenAnswer }> {
     const clientId = await register();
-    const { code } = await codeFor(clientId);
+    const { code } = await codeFor(clientId, person);
     await pause(options.stepPauseMs);
     const exchanged = await exchange(clientId, code);
     expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
@@ -117,6 +128,13 @@ export function signInWorker(options: { kv: KVNamespace; stepPauseMs: number; li
 
   const refresh = (clientId: string, refreshToken: string) =>
     token({ grant_type: "refresh_token", client_id: clientId, refresh_token: refreshToken });
+
+  /** RFC 7009 revocation at /token (no grant_type, the token named): its status (200 whether or not it was known). */
+  const revoke = async (clientId: string, tokenToRevoke: string, hint = "refresh_token") => {
+    const response = await call("/token", formPost({ token: tokenToRevoke, token_type_hint: hint, client_id: clientId }));
+    await response.body?.cancel();
+    return response.status;
+  };
 
   /** The status of a tools/list on /mcp with this access token (200: served; 401: the token is not valid). */
   const mcpStatus = async (accessToken: string) => {
@@ -129,5 +147,5 @@ export function signInWorker(options: { kv: KVNamespace; stepPauseMs: number; li
     return response.status;
   };
 
-  return { register, codeFor, exchange, signIn, refresh, token, mcpStatus, bindings };
+  return { register, codeFor, exchange, signIn, refresh, revoke, token, mcpStatus, bindings };
 }

@@ -6,10 +6,10 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import * as z from "zod/mini";
-import { defineTool, type EngineOptions, text, validateServer } from "../../src";
+import { defineTool, type EngineOptions, elicitForm, text, validateServer } from "../../src";
 import { counted, runs } from "../helpers/fixture";
 import { countingLimiter } from "../helpers/limiter";
-import { testServer } from "../helpers/rpc";
+import { readMessage, testServer } from "../helpers/rpc";
 import { expectError, withLogs, withoutAccessLog } from "../helpers/wire";
 
 const TIGHT = countingLimiter(3) as unknown as string;
@@ -111,6 +111,104 @@ describe("a tool's own budget", () => {
       'Tool "costly": budget.periodMs must be 10000 or 60000 (the binding\'s period)',
     );
     expect(withBudget("3 per minute")).toThrow('Tool "costly": budget must be an object { binding, calls, periodMs }');
+  });
+});
+
+/** What `wipe` did: how many times it wiped (after the user confirmed). */
+const wiped = { count: 0 };
+/** A destructive tool with a budget of one call per caller per minute, which asks the user to confirm first. */
+const wipe = defineTool({
+  name: "wipe",
+  description: "Deletes everything, once the user confirms.",
+  input: z.strictObject({}),
+  budget: { binding: "ONCE_LIMITER", calls: 1, periodMs: 60_000 },
+  async handler(_args, ctx) {
+    const { sure } = await ctx.ask({ sure: elicitForm("Wipe everything?", z.object({ ok: z.boolean() })) });
+    if (sure.action !== "accept" || !sure.content.ok) return { content: [text("kept")] };
+    wiped.count++;
+    return { content: [text("wiped")] };
+  },
+});
+
+describe("a tool's budget over a multi round-trip call", () => {
+  const server = testServer({ tools: [wipe] }, { ONCE_LIMITER: countingLimiter(1) as unknown as string });
+  const FORMS = { elicitation: { form: {} } };
+  const confirmed = { sure: { action: "accept", content: { ok: true } } };
+  /** Calls `wipe` from `address`, as a first call or as a retry with `requestState` and the user's answer. */
+  const callWipe = (address: string, retry?: { requestState: unknown }) =>
+    server.call(
+      "tools/call",
+      { name: "wipe", arguments: {}, ...(retry && { requestState: retry.requestState, inputResponses: confirmed }) },
+      { capabilities: FORMS, ...from(address) },
+    );
+  const overBudget = { isError: true, content: [{ text: expect.stringContaining("Tool wipe is over its budget") }] };
+
+  it("charges a call once, on its first round: with a budget of 1, the confirmed retry runs", async () => {
+    const before = wiped.count;
+    const first = await callWipe("198.51.100.31");
+    expect(first).toMatchObject({ resultType: "input_required", inputRequests: { sure: { method: "elicitation/create" } } });
+    expect(await callWipe("198.51.100.31", first as { requestState: string })).toMatchObject({ content: [{ text: "wiped" }] });
+    expect(wiped.count).toBe(before + 1);
+    // A new call is a new charge: the budget of 1 is spent.
+    expect(await callWipe("198.51.100.31")).toMatchObject(overBudget);
+  });
+
+  it("charges a retry that replays state already retried once: a charged call's state buys one uncharged round, not many", async () => {
+    const before = wiped.count;
+    const first = (await callWipe("198.51.100.32")) as { requestState: string };
+    expect(await callWipe("198.51.100.32", first)).toMatchObject({ content: [{ text: "wiped" }] });
+    expect(await callWipe("198.51.100.32", first)).toMatchObject(overBudget);
+    expect(wiped.count).toBe(before + 1);
+  });
+
+  it("never lets a forged or altered claim skip the charge: such state is refused with -32602 before anything is charged or run", async () => {
+    const before = wiped.count;
+    const minted = ((await callWipe("198.51.100.33")) as { requestState: string }).requestState;
+    // Well-formed state whose body claims that the call was charged, with a MAC nobody computed; and real state altered.
+    const body = { e: Date.now() + 600_000, x: { answers: {}, state: {}, asked: { sure: "form" }, admitted: crypto.randomUUID() } };
+    const forged = `v2.test.${new TextEncoder().encode(JSON.stringify(body)).toBase64({ alphabet: "base64url", omitPadding: true })}.${"A".repeat(43)}`;
+    const [version, kid, payload, mac] = minted.split(".");
+    const altered = [version, kid, `${payload!.slice(0, -2)}AA`, mac].join(".");
+    for (const requestState of [forged, altered]) {
+      const response = await server.send(
+        "tools/call",
+        { name: "wipe", arguments: {}, requestState, inputResponses: confirmed },
+        { capabilities: FORMS, ...from("198.51.100.34") },
+      );
+      expect((await readMessage(response)).error, requestState).toMatchObject({ code: -32602, message: "Invalid requestState" });
+    }
+    expect(wiped.count).toBe(before);
+    // Refused before the charge: this caller's budget of 1 is still whole.
+    expect(await callWipe("198.51.100.34")).toMatchObject({ resultType: "input_required" });
+  });
+
+  it("charges every 2025 call, which has no rounds: a second call of the same caller is over the budget of 1", async () => {
+    const legacy = testServer({ tools: [wipe] }, { ONCE_LIMITER: countingLimiter(1) as unknown as string });
+    const first = await readMessage(
+      await legacy.post(
+        { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "wipe", arguments: {} } },
+        {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-06-18",
+          "cf-connecting-ip": "198.51.100.36",
+        },
+      ),
+    );
+    // Without a session nothing can be asked: the tool says so, after the call was charged.
+    expect(first.result).toMatchObject({ isError: true });
+    const second = await readMessage(
+      await legacy.post(
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "wipe", arguments: {} } },
+        {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-06-18",
+          "cf-connecting-ip": "198.51.100.36",
+        },
+      ),
+    );
+    expect(second.result).toMatchObject(overBudget);
   });
 });
 

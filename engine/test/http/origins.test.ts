@@ -150,6 +150,22 @@ describe("origin settings that are not origins", () => {
     ]);
   });
 
+  it("refuse a wildcard, naming the setting and the entry: an origin is compared exactly, so a pattern would match no Origin", () => {
+    for (const pattern of ["https://*.claude.ai", "https://*", "*", "https://app.*.example", "http://localhost:*"]) {
+      const named = `${JSON.stringify(pattern)} is a pattern, and origins are compared exactly: list each origin, scheme://host[:port]`;
+      expect(problemsOf({ ALLOWED_ORIGINS: `https://ok.example, ${pattern}` }), pattern).toEqual([`ALLOWED_ORIGINS entry 2 ${named}`]);
+      expect(problemsOf({ HOST_ORIGINS: pattern }), pattern).toEqual([`HOST_ORIGINS entry 1 ${named}`]);
+    }
+  });
+
+  it("keep a server with a wildcard origin setting from serving: /mcp answers 503, even to an origin the pattern was meant for", async () => {
+    for (const setting of ["ALLOWED_ORIGINS", "HOST_ORIGINS"]) {
+      const patterned = testServer({}, { MCP_ENV: "production", [setting]: "https://*.claude.ai" });
+      expect((await discoverFrom(patterned, "https://app.claude.ai")).status, setting).toBe(503);
+      expect((await discoverFrom(patterned, "https://*.claude.ai")).status, setting).toBe(503);
+    }
+  });
+
   it("accept an origin as a browser or a person writes it: a trailing slash, upper case, the default port", () => {
     const loaded = parseConfig({
       MCP_ENV: "development",

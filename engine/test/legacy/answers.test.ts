@@ -206,17 +206,21 @@ describe("2025: the session's open questions, on its object", () => {
   const session = () => env.LEGACY_SESSIONS.getByName(`questions-${crypto.randomUUID()}`);
   const response = (id: string, extra = "") => JSON.stringify({ jsonrpc: "2.0", id, result: { roots: [], extra } });
   const parsed = async (text: Promise<string>) => JSON.parse(await text) as Json;
+  type Stub = ReturnType<typeof session>;
+  /** Opens a question of the request `requestId`, each in a wait of its own, in a session with room for them all. */
+  const openQuestion = async (stub: Stub, requestId: string | number, timeoutMs: number) =>
+    (await stub.openQuestion(requestId, timeoutMs, crypto.randomUUID(), 1_000))!;
 
   it("mints every question's id in the one shape a client's answer is checked against", async () => {
     const stub = session();
-    const ids = await Promise.all([stub.openQuestion(1, 60_000), stub.openQuestion(1, 60_000)]);
+    const ids = await Promise.all([openQuestion(stub, 1, 60_000), openQuestion(stub, 1, 60_000)]);
     for (const id of ids) expect(id).toMatch(QUESTION_ID);
     expect(ids[0]).not.toBe(ids[1]);
   });
 
   it("hands an answer to the tool waiting for it, and keeps nothing", async () => {
     const stub = session();
-    const id = await stub.openQuestion(1, 60_000);
+    const id = await openQuestion(stub, 1, 60_000);
     const waiting = stub.awaitResponse(id);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await stub.deliver(id, response(id))).toBe("delivered");
@@ -226,7 +230,7 @@ describe("2025: the session's open questions, on its object", () => {
 
   it("keeps an answer to an open question for the tool about to wait, and hands it over once", async () => {
     const stub = session();
-    const id = await stub.openQuestion(1, 60_000);
+    const id = await openQuestion(stub, 1, 60_000);
     expect(await stub.deliver(id, response(id))).toBe("kept");
     expect(await stub.deliver(id, response(id, "second"))).toBe("unknown");
     expect(await stub.awaitResponse(id)).toBe(response(id));
@@ -235,14 +239,14 @@ describe("2025: the session's open questions, on its object", () => {
 
   it("refuses an answer to an id it never minted", async () => {
     const stub = session();
-    await stub.openQuestion(1, 60_000);
+    await openQuestion(stub, 1, 60_000);
     expect(await stub.deliver(`srv-${crypto.randomUUID()}`, response("x"))).toBe("unknown");
     expect(await stub.deliver("1", response("1"))).toBe("unknown");
   });
 
   it(`keeps early answers only within ${MAX_EARLY_ANSWER_BYTES} bytes (2 per UTF-16 unit); one past it gets its tool an error instead`, async () => {
     const stub = session();
-    const [first, second, third] = await Promise.all([1, 2, 3].map(() => stub.openQuestion(1, 60_000)));
+    const [first, second, third] = await Promise.all([1, 2, 3].map(() => openQuestion(stub, 1, 60_000)));
     // Two answers that take the budget to its last 400 bytes (200 units), then one of 201 units that passes it.
     const quarter = MAX_EARLY_ANSWER_BYTES / 4;
     const fill = (id: string, units: number) => response(id, "x".repeat(units - response(id).length));
@@ -255,13 +259,13 @@ describe("2025: the session's open questions, on its object", () => {
     });
     expect(await stub.awaitResponse(first!)).toBe(fill(first!, quarter));
     // The first answer's memory is free again once its tool took it.
-    const fourth = await stub.openQuestion(1, 60_000);
+    const fourth = await openQuestion(stub, 1, 60_000);
     expect(await stub.deliver(fourth, fill(fourth, quarter))).toBe("kept");
   });
 
   it("hands a waiting tool an answer of any size: only early answers count against the budget", async () => {
     const stub = session();
-    const id = await stub.openQuestion(1, 60_000);
+    const id = await openQuestion(stub, 1, 60_000);
     const waiting = stub.awaitResponse(id);
     await new Promise((resolve) => setTimeout(resolve, 20));
     const large = response(id, "x".repeat(MAX_EARLY_ANSWER_BYTES / 2));
@@ -273,7 +277,7 @@ describe("2025: the session's open questions, on its object", () => {
     const stub = session();
     // Opened and answered in one turn of the object: its 50 ms cannot run out in between, however busy the machine.
     const id = await runInDurableObject(stub, async (instance) => {
-      const opened = await instance.openQuestion(1, 50);
+      const opened = (await instance.openQuestion(1, 50, crypto.randomUUID(), 1_000))!;
       expect(await instance.deliver(opened, response(opened))).toBe("kept");
       return opened;
     });
@@ -287,7 +291,7 @@ describe("2025: the session's open questions, on its object", () => {
     const stub = session();
     // The tool waits in the turn that opened the question: its 50 ms cannot run out before it waits.
     const { id, outcome } = await runInDurableObject(stub, async (instance) => {
-      const opened = await instance.openQuestion(1, 50);
+      const opened = (await instance.openQuestion(1, 50, crypto.randomUUID(), 1_000))!;
       return { id: opened, outcome: await instance.awaitResponse(opened) };
     });
     expect(JSON.parse(outcome)).toMatchObject({ id, error: { message: "The client did not answer in time" } });
@@ -295,8 +299,8 @@ describe("2025: the session's open questions, on its object", () => {
 
   it("replaces an early answer with the cancellation when the client cancels the request that asked", async () => {
     const stub = session();
-    const id = await stub.openQuestion("call-7", 60_000);
-    const other = await stub.openQuestion("call-8", 60_000);
+    const id = await openQuestion(stub, "call-7", 60_000);
+    const other = await openQuestion(stub, "call-8", 60_000);
     expect(await stub.deliver(id, response(id))).toBe("kept");
     await stub.cancel("call-7");
     expect(await parsed(stub.awaitResponse(id))).toMatchObject({ id, error: { data: { cancelled: true } } });
@@ -305,8 +309,8 @@ describe("2025: the session's open questions, on its object", () => {
 
   it("forgets its open questions when the session ends, and tells a waiting tool", async () => {
     const stub = session();
-    const waited = await stub.openQuestion(1, 60_000);
-    const early = await stub.openQuestion(1, 60_000);
+    const waited = await openQuestion(stub, 1, 60_000);
+    const early = await openQuestion(stub, 1, 60_000);
     const waiting = stub.awaitResponse(waited);
     expect(await stub.deliver(early, response(early))).toBe("kept");
     await new Promise((resolve) => setTimeout(resolve, 20));

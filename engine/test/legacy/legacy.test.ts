@@ -220,6 +220,20 @@ describe("legacy sessions", () => {
     }
   });
 
+  it("serves a 2025-11-25 session's request whose MCP-Protocol-Version names another served revision (2025-03-26) in the session's own revision, as the official SDK does; a revision the server does not serve is 400", async () => {
+    const { session } = await initialize({});
+    // Accepted on purpose: the spec asks the client to send the negotiated revision (SHOULD) and the server to refuse
+    // only an invalid or unsupported one (MUST, 400); @modelcontextprotocol/sdk checks the header against the served
+    // revisions only. The session decides the shapes: 2025-11-25 keeps the tool's title, which 2025-03-26 lacks.
+    const older = await readMessage(await legacy(rpc("tools/list", {}, "older"), "2025-03-26", session));
+    expect(older).toMatchObject({ id: "older", result: { tools: expect.arrayContaining([expect.objectContaining({ title: "Echo" })]) } });
+    const batch = await legacy([rpc("ping", {}, "in-batch")], "2025-03-26", session);
+    expect(await readMessage(batch)).toMatchObject({
+      error: { code: -32600, message: "Invalid Request: batches are not part of 2025-11-25" },
+    });
+    await expectError(await legacy(rpc("tools/list", {}, "unserved"), "1900-01-01", session), 400, -32022, "unserved");
+  });
+
   it("answers an unknown, forged or malformed session id with 404 without touching storage", async () => {
     const { calls, namespace } = recordingSessions();
     const recorded = testServer(FIXTURE, { LEGACY_SESSIONS: namespace });

@@ -10,7 +10,7 @@ import { type HubEvent, type ListenerSpec, POSITION_HEADER, REPLAY_BUFFER } from
 
 const hub = (name: string) => env.SUBSCRIPTIONS.getByName(`replay-test:${name}`);
 
-/** Connects a listener the way hub-stream.ts does; returns its socket, the hub's position, and what it receives. */
+/** Connects a listener the way src/listen/hub-stream.ts does; returns its socket, the hub's position, and what it receives. */
 async function connect(name: string, spec: Partial<ListenerSpec>) {
   const full: ListenerSpec = {
     filter: { toolsListChanged: true },

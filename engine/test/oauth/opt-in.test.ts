@@ -75,7 +75,7 @@ describe("AUTH_LOGIN in a Worker built without the authorizationServer option", 
     expect(problems({ AUTH_LOGIN: "facebook" }, false)).toEqual(["AUTH_LOGIN must be one of github, oidc", MISSING_AUTHORIZATION_SERVER]);
     expect(problems({ AUTH_LOGIN: "facebook" }, true)).toEqual(["AUTH_LOGIN must be one of github, oidc"]);
     expect(problems(LOGIN, true)).toEqual([]);
-    // An empty AUTH_LOGIN is a problem of its own (settings.ts): the server fails closed without the option mattering.
+    // An empty AUTH_LOGIN is a problem of its own (src/config/settings.ts): the server fails closed without the option mattering.
     expect(problems({ AUTH_LOGIN: "" }, false)).toEqual(["AUTH_LOGIN is set but empty: give it a value, or remove it to leave it unset"]);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Dynamic client registration (RFC 7591) in authorization-server mode, through the real Worker: every member the
- * provider stores is bounded (client-limits.ts), each limit is accepted at its value and refused one past it with
+ * provider stores is bounded (src/oauth/client-limits.ts), each limit is accepted at its value and refused one past it with
  * the RFC 7591 error naming the member and the limit, and a refused registration stores no client.
  */
 import { describe, expect, it } from "vitest";

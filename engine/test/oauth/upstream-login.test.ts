@@ -168,7 +168,7 @@ describe("OpenID Connect login", () => {
     vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
       const url = new Request(input as RequestInfo, init).url;
       fetched.push(url);
-      // By path: an http issuer's URLs (a setting config.ts would refuse) answer too, so only the client refuses them.
+      // By path: an http issuer's URLs (a setting src/config/settings.ts would refuse) answer too, so only the client refuses them.
       const path = new URL(url).pathname;
       if (path === "/.well-known/openid-configuration") {
         return options.discoveryStatus

@@ -121,6 +121,7 @@ function refusedAsRetired(name: string): string | undefined {
 const NOT_SETTINGS: Record<string, string> = {
   ENGINE_VERSION: "the package's version, a constant it exports (src/version.ts)",
   MAX_EARLY_ANSWER_BYTES: "a fixed bound of a 2025 session (src/legacy/session.ts)",
+  MAX_ID_BYTES: "a fixed bound of a request id (src/wire/envelope.ts)",
   UNSUPPORTED_RESULT_TYPE: "an error code of the MCP TypeScript client",
 };
 

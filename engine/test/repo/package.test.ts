@@ -3,8 +3,8 @@
  * (a deep import is refused, with an error that says why), and a packed tarball holds what a dependency needs and
  * nothing else: the code, its docs, license and changelog, no tests, bench or fixtures.
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -47,6 +47,43 @@ describe("an import that goes around the package's entries", () => {
       /Package subpath '\.\/src\/define\/tools\.ts' is not defined by "exports"/,
     );
     expect(fromApp.resolve("mcp-workers-engine/package.json")).toBe(join(packageRoot, "package.json"));
+  });
+
+  it("is refused by TypeScript, as the app's tsconfig resolves it (bundler), while an exported path of the package resolves", () => {
+    // A project of its own beside the package, the package linked in as an app's node_modules holds it.
+    const dir = mkdtempSync(join(tmpdir(), "deep-import-"));
+    try {
+      mkdirSync(join(dir, "node_modules"));
+      symlinkSync(packageRoot, join(dir, "node_modules", "mcp-workers-engine"), "dir");
+      const compilerOptions = {
+        module: "esnext",
+        moduleResolution: "bundler",
+        noEmit: true,
+        strict: true,
+        types: [],
+        resolveJsonModule: true,
+      };
+      writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["app.ts"] }));
+      writeFileSync(
+        join(dir, "app.ts"),
+        [
+          'import pkg from "mcp-workers-engine/package.json" with { type: "json" };',
+          'import { runTool } from "mcp-workers-engine/src/define/tools";',
+          "export { pkg, runTool };",
+        ].join("\n"),
+      );
+      const checked = spawnSync(join(packageRoot, "../node_modules/.bin/tsc"), ["-p", ".", "--pretty", "false"], {
+        cwd: dir,
+        encoding: "utf8",
+      });
+      // Exactly one error, on the deep import: the exported package.json resolved.
+      expect(checked.stdout.trim().split("\n")).toEqual([
+        "app.ts(2,25): error TS2307: Cannot find module 'mcp-workers-engine/src/define/tools' or its corresponding type declarations.",
+      ]);
+      expect(checked.status).not.toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("fails the bundle wrangler builds, naming the subpath and the package", async () => {

@@ -42,7 +42,7 @@ export function manifestOf(files: SkillFiles): Promise<Manifest> {
     name,
     files: Object.entries(record).map(([path, content]) => ({ path, bytes: bytesOf(content) })),
   }));
-  // The build's parser and options (build.mjs parseFrontmatter): YAML 1.2, core schema, no repeated keys.
+  // The build's parser and options (src/skills/build.mjs parseFrontmatter): YAML 1.2, core schema, no repeated keys.
   return skillManifest(skills, (yaml) => parse(yaml, { schema: "core", uniqueKeys: true }));
 }
 

@@ -3,6 +3,9 @@ import { FIXTURE } from "../helpers/fixture";
 import { type Json, MODERN, meta, post, readMessage, SERVED_VERSIONS, send, standardHeaders, testServer } from "../helpers/rpc";
 import { expectError } from "../helpers/wire";
 
+/** What a 2025-03-26 client sends: no version header. */
+const BASE_2025_03_26 = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+
 describe("JSON-RPC envelope", () => {
   it("answers an empty body, a body that is not JSON or is cut short, and invalid UTF-8 with -32700, HTTP 400 and no id", async () => {
     const invalidUtf8 = new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
@@ -25,6 +28,35 @@ describe("JSON-RPC envelope", () => {
     await expectError(await post({ jsonrpc: "2.0", id: 3 }, standardHeaders("tools/list")), 400, -32600, 3);
     await expectError(await post({ jsonrpc: "2.0", id: 8, params: { _meta: meta() } }, standardHeaders("tools/list")), 400, -32600, 8);
     for (const id of [null, { a: 1 }, 1.5, [1], true]) await expectError(await request({ id }), 400, -32600, null);
+  });
+
+  it("refuses a string id over 1,024 bytes of UTF-8 with -32600, HTTP 400 and no id (never echoing it), in both eras and in a batch; 1,024 bytes pass", async () => {
+    const request = (id: string, version = MODERN) =>
+      post(
+        { jsonrpc: "2.0", id, method: "tools/list", params: version === MODERN ? { _meta: meta() } : {} },
+        version === MODERN ? standardHeaders("tools/list") : { ...standardHeaders("tools/list"), "mcp-protocol-version": version },
+      );
+    // Counted in bytes as UTF-8: 512 two-byte characters are 1,024 bytes, one more is over.
+    for (const id of ["x".repeat(1_024), "é".repeat(512)]) expect((await readMessage(await request(id))).id).toBe(id);
+    for (const id of ["x".repeat(1_025), "é".repeat(513), "x".repeat(100_000)]) {
+      for (const version of [MODERN, "2025-11-25"]) {
+        const message = await expectError(await request(id, version), 400, -32600, null);
+        expect(message.error?.message, version).toBe('Invalid Request: "id" must be a string of at most 1024 bytes (UTF-8) or an integer');
+      }
+    }
+    const batch = await post([{ jsonrpc: "2.0", id: "x".repeat(1_025), method: "ping" }], { ...BASE_2025_03_26 });
+    expect(await batch.json()).toEqual([
+      {
+        jsonrpc: "2.0",
+        error: { code: -32600, message: 'Invalid Request: "id" must be a string of at most 1024 bytes (UTF-8) or an integer' },
+      },
+    ]);
+  });
+
+  it("refuses a progress token over 1,024 bytes of UTF-8 with -32602, as any malformed _meta", async () => {
+    const response = await send("tools/list", {}, { id: 31, metaExtra: { progressToken: "t".repeat(1_025) } });
+    const message = await expectError(response, 400, -32602, 31);
+    expect(message.error?.message).toContain("progressToken");
   });
 
   it("refuses a JSON-RPC response or error response sent by the client with -32600 and HTTP 400", async () => {
