@@ -5,7 +5,7 @@
  * put a `.dev.vars` beside the copy and never touches the repository's own.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -135,16 +135,29 @@ export function exited(child: ChildProcess): Promise<void> {
 }
 
 /**
- * A TCP port on 127.0.0.1 that was free a moment ago, for a server whose URL must be known before it is ready. Another
- * process could take it in between; wrangler then fails to start, saying so (see `spawnWranglerDev`).
+ * A TCP port on 127.0.0.1 that was free a moment ago, for a server whose URL must be known before it is ready.
+ *
+ * Why not port 0's answer: the kernel hands that out from its ephemeral range, which every outgoing connection and
+ * every `--port 0` server of this machine (another checkout running its own suite, say) draws from; in the seconds
+ * until wrangler binds it, one of them took it and wrangler failed with "Address already in use". So a random port
+ * below that range is tried: nothing is given one there unless it asks for it by number.
  */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, fail) => {
+export async function freePort(): Promise<number> {
+  // Linux says where its range starts; elsewhere (macOS: 49152) it starts above 32768.
+  const range = "/proc/sys/net/ipv4/ip_local_port_range";
+  const ephemeralStart = existsSync(range) ? Number(readFileSync(range, "utf8").split(/\s+/)[0]) : 32_768;
+  const [low, high] = [10_000, Math.min(ephemeralStart, 32_768)];
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (await isFree(port)) return port;
+  }
+  throw new Error(`no free port between ${low} and ${high} after 100 tries`);
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const probe = createServer();
-    probe.once("error", fail);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
+    probe.once("error", () => resolve(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
   });
 }
