@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
-const enginePkg = JSON.parse(readFileSync("engine/package.json", "utf8"));
+/** The engine's package as the app installed it: engine/ through its link, or the published package's own folder. */
+const enginePkg = JSON.parse(readFileSync("node_modules/mcp-workers-engine/package.json", "utf8"));
 const lock = JSON.parse(readFileSync("package-lock.json", "utf8"));
 
 /** npm and a fresh Node start in seconds, more on a busy machine: generous, never a timing assert. */
