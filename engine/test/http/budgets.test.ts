@@ -184,30 +184,23 @@ describe("a tool's budget over a multi round-trip call", () => {
 
   it("charges every 2025 call, which has no rounds: a second call of the same caller is over the budget of 1", async () => {
     const legacy = testServer({ tools: [wipe] }, { ONCE_LIMITER: countingLimiter(1) as unknown as string });
-    const first = await readMessage(
-      await legacy.post(
-        { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "wipe", arguments: {} } },
-        {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2025-06-18",
-          "cf-connecting-ip": "198.51.100.36",
-        },
-      ),
-    );
+    /** A 2025 call of `wipe` (no session) from one caller, as JSON-RPC request `id`. */
+    const callAsLegacy = async (id: number) =>
+      readMessage(
+        await legacy.post(
+          { jsonrpc: "2.0", id, method: "tools/call", params: { name: "wipe", arguments: {} } },
+          {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2025-06-18",
+            "cf-connecting-ip": "198.51.100.36",
+          },
+        ),
+      );
+    const first = await callAsLegacy(1);
     // Without a session nothing can be asked: the tool says so, after the call was charged.
     expect(first.result).toMatchObject({ isError: true });
-    const second = await readMessage(
-      await legacy.post(
-        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "wipe", arguments: {} } },
-        {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2025-06-18",
-          "cf-connecting-ip": "198.51.100.36",
-        },
-      ),
-    );
+    const second = await callAsLegacy(2);
     expect(second.result).toMatchObject(overBudget);
   });
 });

@@ -7,27 +7,11 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import * as z from "zod/mini";
-import { defineTool, elicitForm, text } from "../../src";
 import { MAX_EARLY_ANSWER_BYTES, QUESTION_ID } from "../../src/legacy/session";
 import { FIXTURE } from "../helpers/fixture";
+import { BASE, confirmThree, rpc } from "../helpers/legacy-asking";
 import { type Json, readMessage, sessionName, testServer } from "../helpers/rpc";
 import { sseReader } from "../helpers/sse";
-
-const BASE = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-const rpc = (method: string, params: Json = {}, id: number | string = 1) => ({ jsonrpc: "2.0", id, method, params });
-
-/** Asks three forms at once and reports each answer's action, by key. */
-const confirmThree = defineTool({
-  name: "confirm_three",
-  description: "Asks three questions at once.",
-  input: z.strictObject({}),
-  async handler(_args, ctx) {
-    const form = (key: string) => elicitForm(`Sure about ${key}?`, z.object({ ok: z.boolean() }));
-    const { a, b, c } = await ctx.ask({ a: form("a"), b: form("b"), c: form("c") });
-    return { content: [text(`a=${a.action} b=${b.action} c=${c.action}`)] };
-  },
-});
 
 const DEFINITION = { ...FIXTURE, tools: [...(FIXTURE.tools ?? []), confirmThree] };
 
