@@ -47,6 +47,7 @@ export const EXAMPLE_PATHS = [
   "test/e2e/legacy-clients.test.ts",
   "test/e2e/listen.test.ts",
   "test/e2e/modern-client.test.ts",
+  "test/e2e/notebooks.ts",
   "test/e2e/oauth-flow.test.ts",
   "test/e2e/oauth/",
   // The Python clients' flows; their installer (test/e2e/python/clients.mjs, `npm run clients:python`) stays, for the

@@ -344,7 +344,8 @@ export function tools(): Tool[] {
           state.after = page.length < RETAG_BATCH ? "" : page[page.length - 1]!.id;
           ctx.progress(state.scanned, total * 2, `Scanned ${state.scanned} of ${total} notes`);
           if (ctx.signal.aborted) return toolError("Cancelled; no tags were changed.");
-          await pause(args.batch_delay_ms ?? 0, ctx.signal);
+          // A pause between batches, never after the last one: nothing is left to keep responsive.
+          if (state.after !== "") await pause(args.batch_delay_ms ?? 0, ctx.signal);
           await ctx.checkpoint();
         }
         if (state.changing === 0) return { content: [text(`All ${total} notes already carry their suggested tags.`)] };
@@ -374,7 +375,7 @@ export function tools(): Tool[] {
           }
           state.applyAfter = page.length < RETAG_BATCH ? "" : page[page.length - 1]!.id;
           ctx.progress(total + state.applied, total * 2, `Retagged ${state.applied} of ${total} notes`);
-          await pause(args.batch_delay_ms ?? 0, ctx.signal);
+          if (state.applyAfter !== "") await pause(args.batch_delay_ms ?? 0, ctx.signal);
           // In a task: saves ctx.state, and ends the run when its slice is used (the next run resumes from it).
           await ctx.checkpoint();
         }

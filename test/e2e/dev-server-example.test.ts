@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { answerOf, modernRequest } from "../wire";
 import { appBinds } from "./app-bindings";
 import { root } from "./dev-server";
+import * as notebooks from "./notebooks";
 import { mcpSpans, type RecordedSpan, startTracedTemplate, type TracedTemplate } from "./tail/start";
 
 const sessions = appBinds("LEGACY_SESSIONS");
@@ -57,18 +58,8 @@ async function tool(name: string, args: Record<string, unknown>, extra: Record<s
   return (await answerOf(response)).result;
 }
 
-/** A notebook of `count` notes tagged "home", a word no title or body holds: searching it finds the untouched ones. */
-async function notebookOf(count: number): Promise<string> {
-  const notebook = (await tool("create_notebook", {})).structuredContent.notebook_id as string;
-  for (let index = 0; index < count; index++) {
-    const note = { notebook_id: notebook, title: `Garden plan ${index}`, body: "Plant tomatoes and basil; water the tomatoes daily." };
-    await tool("add_note", { ...note, tags: ["home"] });
-  }
-  return notebook;
-}
-
-const untouched = async (notebook: string): Promise<number> =>
-  (await tool("search_notes", { notebook_id: notebook, query: "home", limit: 50 })).structuredContent.notes.length;
+const notebookOf = (count: number) => notebooks.notebookOf(tool, count);
+const untouched = (notebook: string) => notebooks.untouched(tool, notebook);
 
 /** retag_notebook's second round, with the user's answer ("replace") to the question its first round asked. */
 async function retagRound(notebook: string, batchDelayMs: number) {
@@ -130,8 +121,8 @@ describe("what npm run dev prints that is not an error: Broken pipe", () => {
   );
 });
 
-// The tests below wait on the tool's own pauses (seconds each) and fill notebooks one note a call: a minute and a
-// half bounds a run on a busy machine; nothing here measures how long one took.
+// The tests below wait on the tool's own pauses (seconds each) and fill notebooks through the tool calls: a minute
+// and a half bounds a run on a busy machine; nothing here measures how long one took.
 const WAITS = { timeout: 90_000 };
 
 describe("a client going away under npm run dev: seen by the Worker when it next writes to it", () => {
@@ -139,7 +130,7 @@ describe("a client going away under npm run dev: seen by the Worker when it next
     "reaches a tool whose answer had nothing to stream: the official client aborts retag_notebook once its first batch is applied, and it stops before the next",
     WAITS,
     async () => {
-      // Two batches to apply (25, then 1), five seconds apart; the scan before the question pauses as long.
+      // Two batches to apply (25, then 1), five seconds apart; the scan before the question pauses as long, once.
       const notebook = await notebookOf(26);
       const spansBefore = retagSpans().length;
       const client = new Client(
@@ -182,14 +173,14 @@ describe("a client going away under npm run dev: seen by the Worker when it next
     "never reaches a call whose answer is JSON (nothing is written before it): retag_notebook runs to its end after the client hung up",
     WAITS,
     async () => {
-      // Two batches of 25 with the longest pause the tool allows (5 s) between them, at /mcp?json: the answer is JSON
-      // however long the apply takes. Why the longest: the hang-up must land in that pause, on a machine of any speed.
-      const notebook = await notebookOf(50);
+      // Two batches (25, then 1) with the longest pause the tool allows (5 s) between them, at /mcp?json: the answer is
+      // JSON however long the apply takes. Why the longest: the hang-up must land in that pause, on a machine of any speed.
+      const notebook = await notebookOf(26);
       const round = await retagRound(notebook, 5_000);
       const client = new AbortController();
       const answer = modern("json-gone", round, {}, client.signal, `${dev.url}?json`);
       // Hang up once the first batch is applied: the tool then waits before its second.
-      await expect.poll(() => untouched(notebook), { timeout: 30_000, interval: 20 }).toBeLessThanOrEqual(25);
+      await expect.poll(() => untouched(notebook), { timeout: 30_000, interval: 20 }).toBe(1);
       client.abort();
       await expect(answer).rejects.toThrow();
       // The tool completed: it was never told that its client had gone (a runtime that aborts request.signal on the
@@ -200,15 +191,15 @@ describe("a client going away under npm run dev: seen by the Worker when it next
   );
 
   it("reaches a tool that streams at its next write: retag_notebook stops before its last batch", WAITS, async () => {
-    // Three batches of 25, with a pause of two seconds after each.
-    const notebook = await notebookOf(75);
+    // Three batches (25, 25, then 1), with a pause of two seconds between them.
+    const notebook = await notebookOf(51);
     const round = await retagRound(notebook, 2_000);
     const client = new AbortController();
     const response = await modern("sse-gone", round, { progressToken: "retag" }, client.signal);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     let received = "";
-    while (!received.includes("Retagged 25 of 75 notes")) {
+    while (!received.includes("Retagged 25 of 51 notes")) {
       const { value, done } = await reader.read();
       if (done) throw new Error(`the stream ended before the first batch was applied:\n${received}`);
       received += value;

@@ -11,6 +11,7 @@ import type { ResolvedInputExchangeContext, TaskExecutionEvent, TaskView, ToolEx
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { appBinds } from "./app-bindings";
 import { connectRequester, type Requester } from "./ext-tasks-session";
+import * as notebooks from "./notebooks";
 import { startTracedTemplate, type TracedTemplate } from "./tail/start";
 
 /** How the requester's user answers retag_notebook's question, by the `applicationContext` of the call. */
@@ -50,20 +51,9 @@ describe.runIf(appBinds("TASKS"))("ext-tasks 0.2.2 with the official client, aga
     return connected;
   }
 
-  /** A notebook of `count` notes tagged "home", a word no title or body holds: searching it finds the untouched ones. */
-  async function notebookOf(tasks: Requester, count: number): Promise<string> {
-    const created: any = await tasks.client.callTool({ name: "create_notebook", arguments: {} });
-    const notebook = created.structuredContent.notebook_id as string;
-    for (let index = 0; index < count; index++) {
-      const note = { notebook_id: notebook, title: `Garden plan ${index}`, body: "Plant tomatoes and basil; water the tomatoes daily." };
-      await tasks.client.callTool({ name: "add_note", arguments: { ...note, tags: ["home"] } });
-    }
-    return notebook;
-  }
-
-  const untouched = async (tasks: Requester, notebook: string): Promise<number> =>
-    ((await tasks.client.callTool({ name: "search_notes", arguments: { notebook_id: notebook, query: "home", limit: 50 } })) as any)
-      .structuredContent.notes.length;
+  const callOf = (tasks: Requester) => (name: string, args: Record<string, unknown>) => tasks.client.callTool({ name, arguments: args });
+  const notebookOf = (tasks: Requester, count: number) => notebooks.notebookOf(callOf(tasks), count);
+  const untouched = (tasks: Requester, notebook: string) => notebooks.untouched(callOf(tasks), notebook);
 
   /** Task runs that have ended: TaskRunner alarm invocations (a tail consumer reports an invocation once it is over). */
   const endedRuns = (scheduledFrom: number) =>
@@ -135,7 +125,7 @@ describe.runIf(appBinds("TASKS"))("ext-tasks 0.2.2 with the official client, aga
     asked.length = 0;
     // The tool pauses as long as it can after each batch: the cancel, sent once a batch is seen applied (the requester
     // polls once a second), has the rest of that pause and the whole next one (10 s) to land before the last batch.
-    // (The scan pauses as long: 15 s before the question, hence this test's longer timeout.)
+    // (The scan pauses as long between its batches: 10 s before the question, hence this test's longer timeout.)
     const execution = await retag(tasks, notebook, "replace", LONGEST_PAUSE_MS);
     expect(execution.kind).toBe("task");
     // Cancelled once the first batch of 25 is retagged: two batches (35 notes) are still to go.
