@@ -38,15 +38,15 @@ async function appWranglerConfig(): Promise<string> {
 const WAITING_COPIES = ["test/repo/start-from-blank.test.ts", "test/repo/readme-tool.test.ts"];
 
 /**
- * End-to-end files that mostly wait: ext-tasks pauses between a task's batches (its requester polls once a second),
- * dev-server-example waits on a wrangler dev of its own. They start beside the runtime's files, which keep the cores
- * busy meanwhile; after them, a file that starts a wrangler dev or a browser, the slowest of the rest of its project.
- * Why lists: vitest orders by the durations of the last run, and CI starts with none. A file a fork has removed is
- * simply not there.
+ * End-to-end files that mostly wait: the browser's (views.browser, the longest of its project: a page painted and
+ * screenshot in two themes), ext-tasks (pauses between a task's batches; its requester polls once a second),
+ * dev-server-example (a wrangler dev of its own, and the tool's pauses). They start beside the copies and the
+ * runtime's files, which keep the cores busy meanwhile; after them, a file that starts a wrangler dev, the slowest
+ * of the rest of its project. Why lists: vitest orders by the durations of the last run, and CI starts with none. A
+ * file a fork has removed is simply not there.
  */
-const WAITING_END_TO_END = ["test/e2e/ext-tasks.test.ts", "test/e2e/dev-server-example.test.ts"];
+const WAITING_END_TO_END = ["test/e2e/views.browser.test.ts", "test/e2e/dev-server-example.test.ts", "test/e2e/ext-tasks.test.ts"];
 const SLOWEST_END_TO_END = [
-  "test/e2e/views.browser.test.ts",
   "test/e2e/local-settings.test.ts",
   "test/e2e/dev-server.test.ts",
   "test/e2e/legacy-clients.test.ts",
@@ -87,7 +87,7 @@ export default defineConfig({
     // computes (wrangler dev starting, the blank copy's commands, a task's pauses, a hub left idle until it
     // hibernates, streams held open). Four on two cores, with the waiting end-to-end files beside the runtime's: a
     // median of 86 s against 99 s with three and those files after the runtime's, run after run on one machine.
-    maxWorkers: Math.max(4, availableParallelism()),
+    maxWorkers: Math.max(6, availableParallelism()),
     sequence: { sequencer: StartOrder },
     // A file planned for the run that never ran (its project failed to start) fails the run, named in the summary
     // (test/every-file-ran.ts); first, so the summary counts it; then vitest's own (the default, or an agent's).
