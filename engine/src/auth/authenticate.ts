@@ -95,6 +95,8 @@ export async function authenticate(
  */
 function grantedPrincipal(request: Request, execution: ExecutionContext | undefined, scopes: readonly string[]): Principal {
   const verified = execution as (ExecutionContext & { props?: unknown; auth?: { scope?: unknown } }) | undefined;
+  const machine = machinePrincipal(verified?.props);
+  if (machine) return machine;
   const props = verified?.props as { id?: unknown; name?: unknown; upstreamToken?: unknown } | undefined;
   if (typeof props?.id !== "string" || !Array.isArray(verified?.auth?.scope)) {
     throw challenge(request, 401, "Unauthorized: a bearer token is required", scopes.length ? { scope: scopes.join(" ") } : {});
@@ -105,6 +107,23 @@ function grantedPrincipal(request: Request, execution: ExecutionContext | undefi
     authenticated: true,
     ...(typeof props.name === "string" && { name: props.name }),
     ...(typeof props.upstreamToken === "string" && { upstreamToken: props.upstreamToken }),
+  };
+}
+
+/**
+ * A machine client (the client credentials grant), from the props the engine's own token check handed the provider
+ * (oauth/machine-token.ts): the client, never a person, so no user id; its id is `client:<client id>`, which no
+ * person's id can be (`github-...`, `oidc-...`), so what it keeps and what it is counted for are its own.
+ */
+function machinePrincipal(props: unknown): Principal | undefined {
+  const { client, scopes } = (props ?? {}) as { client?: { id?: unknown; name?: unknown }; scopes?: unknown };
+  if (typeof client?.id !== "string" || typeof client.name !== "string" || !Array.isArray(scopes)) return undefined;
+  return {
+    id: `client:${client.id}`,
+    scopes: scopes.filter((scope): scope is string => typeof scope === "string"),
+    authenticated: true,
+    name: client.name,
+    client: { id: client.id, name: client.name },
   };
 }
 

@@ -20,8 +20,8 @@ export { keySetOf } from "./jwks";
 export interface JwtRules {
   /** The `iss` the token must carry, exactly. */
   issuer: string;
-  /** The `aud` the token must carry (alone, or among others). */
-  audience: string;
+  /** The `aud` the token must carry (alone, or among others); of several, any one (a client assertion's, RFC 7523). */
+  audience: string | readonly string[];
   /** JWS algorithms accepted (asymmetric ones only: `jwsAlgorithm` knows no other). */
   algorithms: readonly string[];
 }
@@ -109,8 +109,9 @@ function checkClaims(claims: JsonObject, rules: JwtRules, now: number): void {
   // Why: a token from another issuer was not issued under this server's trust, even if a key happens to fit.
   if (claims.iss !== rules.issuer) throw invalid("iss");
   // Why (RFC 8707, RFC 9068 §4): a token issued for another resource must not be replayed here.
+  const accepted: readonly unknown[] = typeof rules.audience === "string" ? [rules.audience] : rules.audience;
   const { aud } = claims;
-  if (aud !== rules.audience && !(Array.isArray(aud) && aud.includes(rules.audience))) throw invalid("aud");
+  if (!(Array.isArray(aud) ? aud : [aud]).some((one) => accepted.includes(one))) throw invalid("aud");
   // Why exp is required: a token that never expires cannot be contained once leaked. The tolerance absorbs clock skew.
   if (!isTime(claims.exp) || now >= claims.exp + CLOCK_TOLERANCE_S) throw invalid("exp");
   // Why: a token not valid yet was issued for later; using it now is outside what the issuer allowed.
