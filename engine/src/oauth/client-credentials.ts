@@ -3,7 +3,7 @@
  * POST /token with `grant_type=client_credentials` (RFC 6749 §4.4), for the machine clients AUTH_MACHINE_CLIENTS
  * declares: the MCP extension `io.modelcontextprotocol/oauth-client-credentials`. The provider has no such grant, so
  * the engine answers it beside the provider, on its own: the client authenticates (`client_secret_basic`, or a JWT
- * assertion, `private_key_jwt`: client-assertion.ts), asks for at most the scopes it was given and for this server's
+ * assertion, `private_key_jwt`: client-assertion.ts), gets at most the scopes it was given and for this server's
  * resource only, and gets an access token of the engine's own (machine-token.ts) and no refresh token: it can
  * always ask again.
  *
@@ -152,14 +152,16 @@ async function secretMatches(secret: string, expected: Uint8Array): Promise<bool
 }
 
 /**
- * The scopes the token carries: those asked for, each one the client was given (RFC 6749 §3.3 lets a server narrow a
- * request, but a client that asks for more than it may have is told so, `invalid_scope`, rather than quietly given
- * less); without `scope`, all it was given.
+ * The scopes the token carries: of those asked for, the ones the client was given; without `scope`, all it was
+ * given. Why narrow rather than refuse a request that also names others (RFC 6749 §3.3 lets the server issue fewer,
+ * and the answer's `scope` says which): the official clients ask for every scope the server's 401 challenge lists,
+ * which a client given fewer would otherwise never get past. A request naming none of the client's scopes is
+ * refused, `invalid_scope`: there is nothing to grant.
  */
 function grantedScopes(asked: string | null, client: MachineClient): string[] {
   if (asked === null || asked.trim() === "") return client.scopes;
   const scopes = [...new Set(asked.split(" ").filter(Boolean))];
-  const refused = scopes.filter((scope) => !client.scopes.includes(scope));
-  if (refused.length) throw new Refusal(400, "invalid_scope", `this client may not have: ${refused.join(" ")}`, client);
-  return scopes;
+  const granted = scopes.filter((scope) => client.scopes.includes(scope));
+  if (granted.length === 0) throw new Refusal(400, "invalid_scope", `this client may not have: ${scopes.join(" ")}`, client);
+  return granted;
 }

@@ -147,10 +147,18 @@ describe("a machine client with a secret (client_secret_basic)", () => {
 
   it("is refused a scope it was not given: invalid_scope, nothing stored", async () => {
     const before = await stateObjects();
-    const refused = await withSecret({ scope: "notes:admin notes:read" });
+    const refused = await withSecret({ scope: "notes:read" });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ error: "invalid_scope", error_description: "this client may not have: notes:read" });
     expect(await stateObjects()).toBe(before);
+  });
+
+  it("gets only its own scopes when it asks for more (the answer's scope says which, RFC 6749 §3.3)", async () => {
+    const answer = await withSecret({ scope: "notes:admin notes:read" });
+    expect(answer.status).toBe(200);
+    expect(answer.body.scope).toBe("notes:admin");
+    const who = await callTool(answer.body.access_token as string, "whoami");
+    expect(JSON.parse(who.message.result.content[0].text).scopes).toEqual(["notes:admin"]);
   });
 
   it("is refused a token for another resource: invalid_target (RFC 8707)", async () => {
