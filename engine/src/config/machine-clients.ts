@@ -8,7 +8,7 @@
  * The setting is a JSON array (a string, or the array itself from wrangler.toml's `[vars]`), one object per client:
  *
  *   { "client_id": "nightly-report", "client_name": "Nightly report", "scope": "notes:read",
- *     "client_secret_sha256": "<64 hex digits>" }                     client_secret_basic
+ *     "client_secret_sha256": "<64 hex digits>" }     client_secret_basic or client_secret_post
  *   { "client_id": "ci", "client_name": "CI", "scope": "notes", "jwks_uri": "https://ci.example/jwks.json" }
  *   { "client_id": "ci", "client_name": "CI", "scope": "notes", "jwks": { "keys": [ ... ] } }   private_key_jwt
  *
@@ -20,6 +20,7 @@ import { isObject } from "../wire/envelope";
 
 /** How a machine client proves who it is at /token. */
 export type MachineClientAuth =
+  /** The secret, sent with HTTP Basic or in the form (`client_secret_post`), hashed to `secretSha256`. */
   | { method: "client_secret_basic"; secretSha256: Uint8Array }
   | { method: "private_key_jwt"; jwksUri: string; jwks?: undefined }
   | { method: "private_key_jwt"; jwks: { keys: JsonWebKey[] }; jwksUri?: undefined };

@@ -2,8 +2,8 @@
  * @module oauth/client-credentials
  * POST /token with `grant_type=client_credentials` (RFC 6749 §4.4), for the machine clients AUTH_MACHINE_CLIENTS
  * declares: the MCP extension `io.modelcontextprotocol/oauth-client-credentials`. The provider has no such grant, so
- * the engine answers it beside the provider, on its own: the client authenticates (`client_secret_basic`, or a JWT
- * assertion, `private_key_jwt`: client-assertion.ts), gets at most the scopes it was given and for this server's
+ * the engine answers it beside the provider, on its own: the client authenticates (its secret, `client_secret_basic`
+ * or `client_secret_post`, or a JWT assertion, `private_key_jwt`: client-assertion.ts), gets at most the scopes it was given and for this server's
  * resource only, and gets an access token of the engine's own (machine-token.ts) and no refresh token: it can
  * always ask again.
  *
@@ -110,25 +110,30 @@ async function grantFor(request: Request, form: URLSearchParams, context: Client
 }
 
 /**
- * Who the client is, by the one method it used: HTTP Basic with its secret, or a JWT assertion. Why refuse a second
- * method (RFC 6749 §2.3) and a secret in the form: one request, one way to decide who sent it.
+ * Who the client is, by the one method it used: its secret (HTTP Basic, `client_secret_basic`, or in the form,
+ * `client_secret_post`, as the extension's own example sends it), or a JWT assertion. Why refuse two methods at once
+ * (RFC 6749 §2.3): one request, one way to decide who sent it.
  */
 async function authenticateClient(request: Request, form: URLSearchParams, context: ClientCredentialsContext, clients: MachineClient[]) {
   const basic = basicCredentials(request.headers.get("authorization"));
-  const assertion = form.get("client_assertion");
-  if (basic !== null && assertion !== null) throw new Refusal(400, "invalid_request", "use one client authentication method, not two");
-  if (form.has("client_secret")) throw badClient("send the client secret with HTTP Basic authentication (client_secret_basic)");
-  const named = form.get("client_id");
   if (basic === undefined) throw badClient("the Basic credentials could not be read");
-  if (basic !== null) {
-    const client = clients.find((declared) => declared.id === basic.id);
-    if (named !== null && named !== basic.id) throw badClient("client_id is not the client of the Basic credentials", client);
+  const posted = form.get("client_secret");
+  const assertion = form.get("client_assertion");
+  if ([basic, posted, assertion].filter((method) => method !== null).length > 1) {
+    throw new Refusal(400, "invalid_request", "use one client authentication method, not two");
+  }
+  const named = form.get("client_id");
+  const secret = basic ?? (posted === null ? null : { id: named, secret: posted });
+  if (secret) {
+    const client = clients.find((declared) => declared.id === secret.id);
+    if (basic && named !== null && named !== basic.id) throw badClient("client_id is not the client of the Basic credentials", client);
     if (client?.auth.method !== "client_secret_basic") throw badClient("unknown client, or not one that authenticates with a secret");
-    if (!(await secretMatches(basic.secret, client.auth.secretSha256))) throw badClient("the client secret is wrong", client);
+    if (!(await secretMatches(secret.secret, client.auth.secretSha256))) throw badClient("the client secret is wrong", client);
     return { client };
   }
-  if (assertion === null) throw badClient("client authentication is required: client_secret_basic or private_key_jwt");
+  if (assertion === null) throw badClient("client authentication is required: a client secret or a client assertion (private_key_jwt)");
   if (form.get("client_assertion_type") !== ASSERTION_TYPE) throw badClient(`client_assertion_type must be ${ASSERTION_TYPE}`);
+  // RFC 7523 §3: the assertion names its client (iss and sub, checked equal below); a client_id, when sent, must agree.
   const id = named ?? assertionIssuer(assertion);
   const client = clients.find((declared) => declared.id === id);
   if (client?.auth.method !== "private_key_jwt") throw badClient("unknown client, or not one that authenticates with a key");

@@ -1,12 +1,12 @@
 /**
  * @module oauth/machine-metadata
  * The authorization server's metadata (RFC 8414), as the provider writes it, with what the engine adds beside it
- * when machine clients are declared: the client credentials grant, the two ways they authenticate, and the
+ * when machine clients are declared: the client credentials grant, the ways they authenticate, and the
  * algorithms an assertion may be signed with. Clients of the extension read these before they ask for a token.
  */
 import { ASSERTION_ALGORITHMS } from "./client-assertion";
 
-const MACHINE_METHODS = ["client_secret_basic", "private_key_jwt"];
+const MACHINE_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt"];
 
 /** The provider's metadata answer, with the machine clients' grant, methods and algorithms added; other answers as they are. */
 export async function withMachineClients(response: Response): Promise<Response> {

@@ -5,11 +5,11 @@
  * allow as a client principal, and every refusal is the OAuth error its RFC names, with nothing stored.
  * The official clients do the same end to end in the template's test/e2e/oauth/machine-clients.ts.
  */
-import { listDurableObjectIds } from "cloudflare:test";
+import { listDurableObjectIds, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { z } from "zod";
+import * as z from "zod/mini";
 import { defineTool, text } from "../../src";
 import { parseConfig } from "../../src/config/config";
 import { callerKey } from "../../src/http/rate-limit";
@@ -139,10 +139,13 @@ describe("a machine client with a secret (client_secret_basic)", () => {
     expect(await stateObjects()).toBe(before);
   });
 
-  it("is refused with the secret in the form (client_secret_post is not offered): invalid_client", async () => {
-    const refused = await token({ client_id: "nightly", client_secret: SECRET });
-    expect(refused.status).toBe(401);
-    expect(refused.body.error).toBe("invalid_client");
+  it("may send its secret in the form instead (client_secret_post, as the extension's example does), never in both places", async () => {
+    const posted = await token({ client_id: "nightly", client_secret: SECRET });
+    expect(posted.status).toBe(200);
+    expect((await token({ client_id: "nightly", client_secret: "wrong" })).body.error).toBe("invalid_client");
+    const both = await token({ client_id: "nightly", client_secret: SECRET }, { authorization: basic("nightly", SECRET) });
+    expect(both.status).toBe(400);
+    expect(both.body.error).toBe("invalid_request");
   });
 
   it("is refused a scope it was not given: invalid_scope, nothing stored", async () => {
@@ -241,6 +244,38 @@ describe("a machine client with a key (private_key_jwt)", () => {
   });
 });
 
+describe("the memory of used assertion ids (one OAuthState object per client)", () => {
+  const object = (client = "memory-test") => env.OAUTH_STATE.get(env.OAUTH_STATE.idFromName(`assertions:${client}`));
+  const liveIds = (client?: string) =>
+    runInDurableObject(
+      object(client),
+      (_instance, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM assertion_ids").one().n,
+    );
+
+  it("keeps at most its bound: a new id is refused while it is full, until the oldest expires", async () => {
+    const soon = Date.now() + 150;
+    const later = Date.now() + 60_000;
+    const use = (id: string, expiresAt: number) => runInDurableObject(object(), (instance) => instance.useAssertionId(id, expiresAt, 2));
+    expect(await use("a", soon)).toEqual({ kind: "first" });
+    expect(await use("b", later)).toEqual({ kind: "first" });
+    expect(await use("c", later)).toEqual({ kind: "full", retryAt: soon });
+    expect(await use("a", soon)).toEqual({ kind: "replayed" });
+    expect(await liveIds()).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // "a" expired with its assertion: its place is free, and its id no longer a replay (the assertion is dead anyway).
+    expect(await use("c", later)).toEqual({ kind: "first" });
+    expect(await liveIds()).toBe(2);
+  });
+
+  it("forgets each id when its assertion expires (the object's alarm)", async () => {
+    await runInDurableObject(object("alarm-test"), (instance) => instance.useAssertionId("short", Date.now() + 50, 10));
+    expect(await liveIds("alarm-test")).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await runDurableObjectAlarm(object("alarm-test"));
+    expect(await liveIds("alarm-test")).toBe(0);
+  });
+});
+
 describe("what a machine client may not do", () => {
   it("use the authorization_code or refresh_token grant: unauthorized_client", async () => {
     const code = await call(
@@ -316,10 +351,12 @@ describe("machine client tokens at /mcp", () => {
 });
 
 describe("the authorization server metadata with machine clients", () => {
-  it("lists the client_credentials grant, both methods and the assertion algorithms", async () => {
+  it("lists the client_credentials grant, its authentication methods and the assertion algorithms", async () => {
     const metadata = (await (await call("/.well-known/oauth-authorization-server")).json()) as Record<string, string[]>;
     expect(metadata.grant_types_supported).toEqual(expect.arrayContaining(["authorization_code", "refresh_token", "client_credentials"]));
-    expect(metadata.token_endpoint_auth_methods_supported).toEqual(expect.arrayContaining(["client_secret_basic", "private_key_jwt"]));
+    expect(metadata.token_endpoint_auth_methods_supported).toEqual(
+      expect.arrayContaining(["client_secret_basic", "client_secret_post", "private_key_jwt"]),
+    );
     expect(metadata.token_endpoint_auth_signing_alg_values_supported).toEqual(expect.arrayContaining(["RS256", "ES256"]));
   });
 
