@@ -252,26 +252,35 @@ describe("the memory of used assertion ids (one OAuthState object per client)", 
       (_instance, state) => state.storage.sql.exec<{ n: number }>("SELECT count(*) AS n FROM assertion_ids").one().n,
     );
 
+  /**
+   * Makes an id's assertion expire now, as time would: the tests never wait on the clock, so a slow machine cannot
+   * make an id expire before the test looks (nor the object's own alarm delete it first).
+   */
+  const expire = (id: string, client?: string) =>
+    runInDurableObject(object(client), (_instance, state) => {
+      state.storage.sql.exec("UPDATE assertion_ids SET expires_at = ? WHERE id = ?", Date.now() - 1, id);
+    });
+
   it("keeps at most its bound: a new id is refused while it is full, until the oldest expires", async () => {
-    const soon = Date.now() + 150;
-    const later = Date.now() + 60_000;
+    const first = Date.now() + 60_000;
+    const later = first + 60_000;
     const use = (id: string, expiresAt: number) => runInDurableObject(object(), (instance) => instance.useAssertionId(id, expiresAt, 2));
-    expect(await use("a", soon)).toEqual({ kind: "first" });
+    expect(await use("a", first)).toEqual({ kind: "first" });
     expect(await use("b", later)).toEqual({ kind: "first" });
-    expect(await use("c", later)).toEqual({ kind: "full", retryAt: soon });
-    expect(await use("a", soon)).toEqual({ kind: "replayed" });
+    expect(await use("c", later)).toEqual({ kind: "full", retryAt: first });
+    expect(await use("a", first)).toEqual({ kind: "replayed" });
     expect(await liveIds()).toBe(2);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    // "a" expired with its assertion: its place is free, and its id no longer a replay (the assertion is dead anyway).
+    await expire("a");
+    // "a" expired with its assertion: its place is free (and its id no replay any more: that assertion is dead).
     expect(await use("c", later)).toEqual({ kind: "first" });
     expect(await liveIds()).toBe(2);
   });
 
   it("forgets each id when its assertion expires (the object's alarm)", async () => {
-    await runInDurableObject(object("alarm-test"), (instance) => instance.useAssertionId("short", Date.now() + 50, 10));
+    await runInDurableObject(object("alarm-test"), (instance) => instance.useAssertionId("short", Date.now() + 60_000, 10));
     expect(await liveIds("alarm-test")).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    await runDurableObjectAlarm(object("alarm-test"));
+    await expire("short", "alarm-test");
+    expect(await runDurableObjectAlarm(object("alarm-test"))).toBe(true);
     expect(await liveIds("alarm-test")).toBe(0);
   });
 });
