@@ -117,8 +117,10 @@ function grantedPrincipal(request: Request, execution: ExecutionContext | undefi
 
 /**
  * A machine client (the client credentials grant), from the props the engine's own token check handed the provider
- * (oauth/machine-token.ts): the client, never a person, so no user id; its id is `client:<client id>`, which no
- * person's id can be (`github-...`, `oidc-...`), so what it keeps and what it is counted for are its own.
+ * (oauth/machine-token.ts): the client, never a person, so no user id; its id is `client-<client id>`, which no
+ * person's id of this server can be (`github-...`, `oidc-...`), so what it keeps and what it is counted for are its
+ * own. Why a dash, as theirs: a client id holds no `:` (config/machine-clients.ts), so neither does this id, and
+ * apps key records with `<principal>:<id>` (oauth/upstream.ts).
  */
 function machinePrincipal(props: unknown): Principal | undefined {
   const { client, scopes } = (props ?? {}) as { client?: { id?: unknown; name?: unknown }; scopes?: unknown };
@@ -132,7 +134,7 @@ function machinePrincipal(props: unknown): Principal | undefined {
 
 /** A machine client as the principal, in either mode: never a person, so its id is its own namespace's. */
 const clientPrincipal = (id: string, name: string, scopes: string[]): Principal => ({
-  id: `client:${id}`,
+  id: `client-${id}`,
   scopes,
   authenticated: true,
   name,

@@ -1,7 +1,7 @@
 /**
  * @module auth/machine-claims
  * Whether an external issuer's access token (AUTH_ISSUER) was minted for a machine, through the client credentials
- * grant, rather than for a person: then `ctx.principal` is a client principal (`client:<client id>`), as a machine
+ * grant, rather than for a person: then `ctx.principal` is a client principal (`client-<client id>`), as a machine
  * client of the built-in authorization server is. Issuers say it each in their own claims; only what the token
  * itself says counts, after its signature, issuer, audience and expiry have been verified (jwt.ts):
  *

@@ -20,7 +20,7 @@
 export interface Principal {
   /**
    * Who it is: the token's subject (`sub`); with the built-in authorization server, the upstream login's user
-   * (`github-<id>`, `oidc-<issuer tag>-<sub>`), or `client:<client id>` for a machine client; `"anonymous"` when
+   * (`github-<id>`, `oidc-<issuer tag>-<sub>`), or `client-<client id>` for a machine client; `"anonymous"` when
    * authorization is off. Key what a caller stores by it.
    */
   readonly id: string;
@@ -34,7 +34,7 @@ export interface Principal {
    * Present when the caller is a machine, not a person: an OAuth client that signed in with the client credentials
    * grant (a CI job, a daemon, another server), with no user behind it. `id` is its `client_id`, `name` the name its
    * configuration gives it. Rate limits, budgets and stored things count it as its own caller (`principal.id` is
-   * `client:<id>`); per-tool scopes apply to it as to people.
+   * `client-<id>`); per-tool scopes apply to it as to people.
    */
   readonly client?: { readonly id: string; readonly name: string };
   /**

@@ -33,7 +33,7 @@ async function principalOf(claims: Record<string, unknown>) {
   expect(response.status).toBe(200);
   return JSON.parse(((await readMessage(response)).result as any).content[0].text);
 }
-const client = (id: string, scopes: string[]) => ({ id: `client:${id}`, scopes, authenticated: true, name: id, client: { id, name: id } });
+const client = (id: string, scopes: string[]) => ({ id: `client-${id}`, scopes, authenticated: true, name: id, client: { id, name: id } });
 
 describe("an external issuer's client credentials tokens", () => {
   it("reach tools as a client principal: Auth0 machine-to-machine (gty client-credentials, the client in azp)", async () => {

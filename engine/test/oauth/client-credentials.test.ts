@@ -104,7 +104,7 @@ describe("a machine client with a secret (client_secret_basic)", () => {
     expect(admin.message.result.content[0].text).toBe("secret report");
     const who = await callTool(body.access_token as string, "whoami");
     expect(JSON.parse(who.message.result.content[0].text)).toEqual({
-      id: "client:nightly",
+      id: "client-nightly",
       scopes: ["notes:admin"],
       authenticated: true,
       name: "Nightly report",
@@ -184,7 +184,7 @@ describe("a machine client with a key (private_key_jwt)", () => {
     expect(answer.body.scope).toBe("notes:read");
     const who = await callTool(answer.body.access_token as string, "whoami");
     expect(JSON.parse(who.message.result.content[0].text)).toMatchObject({
-      id: "client:ci",
+      id: "client-ci",
       scopes: ["notes:read"],
       client: { id: "ci", name: "CI pipeline" },
     });
@@ -354,8 +354,8 @@ describe("machine client tokens at /mcp", () => {
 
   it("count a machine client as its own caller for rate limits and tool budgets", () => {
     const request = new Request(URL_MCP);
-    const machine = { id: "client:nightly", scopes: [], authenticated: true, client: { id: "nightly", name: "Nightly" } };
-    expect(callerKey({ principal: machine, request })).toBe("principal:client:nightly");
+    const machine = { id: "client-nightly", scopes: [], authenticated: true, client: { id: "nightly", name: "Nightly" } };
+    expect(callerKey({ principal: machine, request })).toBe("principal:client-nightly");
   });
 });
 

@@ -119,7 +119,7 @@ describe("request span attributes", () => {
 
   it("name the machine client that calls (client credentials), and never a person", () => {
     const machine: Principal = {
-      id: "client:nightly",
+      id: "client-nightly",
       scopes: [],
       authenticated: true,
       name: "Nightly",

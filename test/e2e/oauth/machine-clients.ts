@@ -41,7 +41,7 @@ export const MACHINE_CLIENTS = JSON.stringify([
 
 /** What `whoami` answers for each client: a client principal, its id and name, no user. */
 const principalOf = (id: string, name: string) => ({
-  id: `client:${id}`,
+  id: `client-${id}`,
   scopes: ["reports:read"],
   authenticated: true,
   name,
