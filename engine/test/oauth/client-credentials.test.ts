@@ -13,7 +13,7 @@ import * as z from "zod/mini";
 import { defineTool, text } from "../../src";
 import { parseConfig } from "../../src/config/config";
 import { callerKey } from "../../src/http/rate-limit";
-import { authServer, formPost, jsonPost, LOGIN, ORIGIN, storedClients } from "../helpers/auth-server";
+import { authorizePath, authServer, formPost, jsonPost, LOGIN, ORIGIN, storedClients } from "../helpers/auth-server";
 import { adminOnly, FIXTURE } from "../helpers/fixture";
 import { laggingKv } from "../helpers/lagging-kv";
 import { meta, standardHeaders, URL_MCP } from "../helpers/rpc";
@@ -298,6 +298,16 @@ describe("what a machine client may not do", () => {
       formPost({ grant_type: "refresh_token", refresh_token: "a:b:c" }, { authorization: basic("nightly", SECRET) }),
     );
     expect(((await refresh.json()) as { error: string }).error).toBe("unauthorized_client");
+  });
+
+  it("start a person's sign-in at /authorize: refused on the page (it is no registered client), nothing stored", async () => {
+    const before = await stateObjects();
+    const page = await call(authorizePath("nightly"));
+    expect(page.status).toBe(400);
+    // RFC 6749 §4.1.2.1: an unknown client_id is told to the person, never redirected.
+    expect(await page.text()).toContain("<code>invalid_request</code>: Invalid client_id");
+    expect(page.headers.get("location")).toBeNull();
+    expect(await stateObjects()).toBe(before);
   });
 
   it("be registered at /register for the client_credentials grant: invalid_client_metadata, nothing stored", async () => {
