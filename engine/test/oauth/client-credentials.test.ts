@@ -300,14 +300,19 @@ describe("what a machine client may not do", () => {
     expect(((await refresh.json()) as { error: string }).error).toBe("unauthorized_client");
   });
 
-  it("start a person's sign-in at /authorize: refused on the page (it is no registered client), nothing stored", async () => {
-    const before = await stateObjects();
+  it("start a person's sign-in at /authorize: refused on the page (it is no registered client), no record stored", async () => {
+    const before = await storedClients();
     const page = await call(authorizePath("nightly"));
     expect(page.status).toBe(400);
     // RFC 6749 §4.1.2.1: an unknown client_id is told to the person, never redirected.
     expect(await page.text()).toContain("<code>invalid_request</code>: Invalid client_id");
     expect(page.headers.get("location")).toBeNull();
-    expect(await stateObjects()).toBe(before);
+    // The provider's lookup of the unknown client wakes that key's object (as for any unknown client_id); it writes nothing.
+    expect(await storedClients()).toBe(before);
+    const looked = env.OAUTH_STATE.get(env.OAUTH_STATE.idFromName("key:client:nightly"));
+    expect(
+      await runInDurableObject(looked, (_instance, state) => state.storage.sql.exec("SELECT name FROM sqlite_master").toArray()),
+    ).toEqual([]);
   });
 
   it("be registered at /register for the client_credentials grant: invalid_client_metadata, nothing stored", async () => {
