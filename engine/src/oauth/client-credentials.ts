@@ -42,6 +42,10 @@ class Refusal {
 const badClient = (description: string, client?: MachineClient) =>
   new Refusal(401, "invalid_client", description, client, { "www-authenticate": 'Basic realm="token"' });
 
+const SECRET_REFUSED = "the client id and secret were not accepted";
+const ASSERTION_REFUSED =
+  "the client assertion was not accepted: unknown client, a bad signature, expired, longer-lived than 5 minutes, or not for this server";
+
 /** Parameters a token request must not repeat (RFC 6749 §3.2: none may appear more than once). */
 const SINGLE = ["grant_type", "scope", "client_id", "client_assertion", "client_assertion_type", "client_secret"];
 
@@ -59,19 +63,38 @@ export async function serveClientCredentials(
     // No refresh token (the extension, RFC 6749 §4.4.3): the client authenticates again when this one expires.
     return Response.json(
       { access_token: token, token_type: "Bearer", expires_in: Math.floor(ttlMs / 1000), scope: scopes.join(" ") },
-      { headers: { "cache-control": "no-store", pragma: "no-cache" } },
+      { headers: NO_STORE },
     );
   } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    // The code, the status and the client: never the request, a secret or an assertion.
-    console.warn(
-      JSON.stringify({ level: "warn", message: "oauth error", code: error.code, status: error.status, client: error.client?.id }),
-    );
-    return Response.json(
-      { error: error.code, error_description: error.description },
-      { status: error.status, headers: { "cache-control": "no-store", pragma: "no-cache", ...error.headers } },
-    );
+    return refused(error);
   }
+}
+
+/**
+ * A token request that names a machine client for another grant (`authorization_code`, `refresh_token`, ...):
+ * `unauthorized_client` once the client has authenticated (RFC 6749 §5.2: it is not authorized for that grant, having
+ * no person to act for), `invalid_client` when it has not, so the answer tells a stranger nothing of which ids are
+ * machine clients. Nothing is stored: an assertion's id is recorded only for a token.
+ */
+export async function refuseOtherGrant(request: Request, form: URLSearchParams, context: ClientCredentialsContext): Promise<Response> {
+  try {
+    const { client } = await authenticateClient(request, form, context, context.config.authServer?.machineClients ?? []);
+    throw new Refusal(400, "unauthorized_client", "a machine client may use the client_credentials grant only", client);
+  } catch (error) {
+    return refused(error);
+  }
+}
+
+const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
+
+/** A refusal's answer, and its log line: the code, the status and the client, never the request, a secret or an assertion. */
+function refused(error: unknown): Response {
+  if (!(error instanceof Refusal)) throw error;
+  console.warn(JSON.stringify({ level: "warn", message: "oauth error", code: error.code, status: error.status, client: error.client?.id }));
+  return Response.json(
+    { error: error.code, error_description: error.description },
+    { status: error.status, headers: { ...NO_STORE, ...error.headers } },
+  );
 }
 
 /** The client and the scopes it gets, once every check holds; throws a `Refusal` at the first that does not. */
@@ -127,8 +150,9 @@ async function authenticateClient(request: Request, form: URLSearchParams, conte
   if (secret) {
     const client = clients.find((declared) => declared.id === secret.id);
     if (basic && named !== null && named !== basic.id) throw badClient("client_id is not the client of the Basic credentials", client);
-    if (client?.auth.method !== "client_secret_basic") throw badClient("unknown client, or not one that authenticates with a secret");
-    if (!(await secretMatches(secret.secret, client.auth.secretSha256))) throw badClient("the client secret is wrong", client);
+    // One description for an unknown client and a wrong secret: which ids are machine clients is not told here.
+    if (client?.auth.method !== "client_secret_basic") throw badClient(SECRET_REFUSED);
+    if (!(await secretMatches(secret.secret, client.auth.secretSha256))) throw badClient(SECRET_REFUSED, client);
     return { client };
   }
   if (assertion === null) throw badClient("client authentication is required: a client secret or a client assertion (private_key_jwt)");
@@ -136,13 +160,13 @@ async function authenticateClient(request: Request, form: URLSearchParams, conte
   // RFC 7523 §3: the assertion names its client (iss and sub, checked equal below); a client_id, when sent, must agree.
   const id = named ?? assertionIssuer(assertion);
   const client = clients.find((declared) => declared.id === id);
-  if (client?.auth.method !== "private_key_jwt") throw badClient("unknown client, or not one that authenticates with a key");
+  if (client?.auth.method !== "private_key_jwt") throw badClient(ASSERTION_REFUSED);
   const audiences = [context.origin, `${context.origin}/`, `${context.origin}${context.tokenPath}`];
   try {
     return { client, assertion: await verifyAssertion(assertion, client, audiences) };
   } catch {
     // One answer whatever failed (signature, audience, expiry, life, jti): the detail helps an attacker more.
-    throw badClient("the client assertion is invalid, expired, lives too long, or is not for this server", client);
+    throw badClient(ASSERTION_REFUSED, client);
   }
 }
 

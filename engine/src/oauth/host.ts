@@ -33,7 +33,7 @@ import type { McpServer } from "../server/server";
 import { memoize } from "../util/memo";
 import { HttpError } from "../wire/errors";
 import type { OAuthBindings } from "./bindings";
-import { serveClientCredentials } from "./client-credentials";
+import { refuseOtherGrant, serveClientCredentials } from "./client-credentials";
 import { checkClientMetadata, checkRegistrationSize } from "./client-limits";
 import { oauthLibrary } from "./library";
 import { handleLogin } from "./login";
@@ -108,8 +108,8 @@ export async function serveAuthorizationServer(
     const helpers = () => getOAuthApi(options, providerEnv);
     const { refreshTokenMs, refreshRetryMs } = config.limits.oauth;
     const state = env.OAUTH_STATE!;
-    const clientCredentials = (tokenRequest: Request, form: URLSearchParams) =>
-      serveClientCredentials(tokenRequest, form, { config, state, origin, tokenPath: TOKEN_PATH });
+    const machine = { config, state, origin, tokenPath: TOKEN_PATH };
+    const clientCredentials = (tokenRequest: Request, form: URLSearchParams) => serveClientCredentials(tokenRequest, form, machine);
     const machineClientIds = machineClientIdsOf(config);
     return serveToken(request, providerEnv, execution, {
       provider,
@@ -119,6 +119,7 @@ export async function serveAuthorizationServer(
       refreshRetryMs,
       machineClientIds,
       clientCredentials,
+      refuseOtherGrant: (tokenRequest, form) => refuseOtherGrant(tokenRequest, form, machine),
     });
   }
   const response = await provider.fetch(forwarded, providerEnv, execution);

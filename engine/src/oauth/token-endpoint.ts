@@ -37,6 +37,8 @@ export interface TokenEndpoint {
   machineClientIds: ReadonlySet<string>;
   /** Answers `grant_type=client_credentials` (client-credentials.ts). */
   clientCredentials(request: Request, form: URLSearchParams): Promise<Response>;
+  /** Refuses a machine client any other grant (client-credentials.ts `refuseOtherGrant`). */
+  refuseOtherGrant(request: Request, form: URLSearchParams): Promise<Response>;
 }
 
 export async function serveToken(
@@ -53,7 +55,7 @@ export async function serveToken(
   if (grantType === "client_credentials") return endpoint.clientCredentials(request, form);
   // RFC 6749 §5.2: a machine client may use only the grant it was declared for; it has no person to act for.
   if (grantType && clientIdsOf(form, authorization)?.some((id) => endpoint.machineClientIds.has(id))) {
-    return tokenError(request, 400, "unauthorized_client", "a machine client may use the client_credentials grant only");
+    return endpoint.refuseOtherGrant(request, form);
   }
   const unsafeClient = await clientProblem(form, authorization, endpoint.helpers);
   if (unsafeClient) {

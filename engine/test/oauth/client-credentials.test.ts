@@ -286,18 +286,33 @@ describe("the memory of used assertion ids (one OAuthState object per client)", 
 });
 
 describe("what a machine client may not do", () => {
-  it("use the authorization_code or refresh_token grant: unauthorized_client", async () => {
+  it("use the authorization_code or refresh_token grant: unauthorized_client once authenticated, invalid_client before", async () => {
+    const asNightly = { authorization: basic("nightly", SECRET) };
     const code = await call(
       "/token",
-      formPost({ grant_type: "authorization_code", code: "a:b:c", client_id: "nightly", redirect_uri: "http://127.0.0.1:9/cb" }),
+      formPost({ grant_type: "authorization_code", code: "a:b:c", redirect_uri: "http://127.0.0.1:9/cb" }, asNightly),
     );
     expect(code.status).toBe(400);
     expect(((await code.json()) as { error: string }).error).toBe("unauthorized_client");
-    const refresh = await call(
-      "/token",
-      formPost({ grant_type: "refresh_token", refresh_token: "a:b:c" }, { authorization: basic("nightly", SECRET) }),
-    );
+    const refresh = await call("/token", formPost({ grant_type: "refresh_token", refresh_token: "a:b:c" }, asNightly));
     expect(((await refresh.json()) as { error: string }).error).toBe("unauthorized_client");
+    const keyed = await call(
+      "/token",
+      formPost({
+        grant_type: "refresh_token",
+        refresh_token: "a:b:c",
+        client_assertion_type: ASSERTION_TYPE,
+        client_assertion: await assertion(),
+      }),
+    );
+    expect(((await keyed.json()) as { error: string }).error).toBe("unauthorized_client");
+    // Naming a machine client without its credentials tells nothing of it: invalid_client, as for any unknown client.
+    const named = await call(
+      "/token",
+      formPost({ grant_type: "authorization_code", code: "a:b:c", client_id: "nightly", redirect_uri: "http://127.0.0.1:9/cb" }),
+    );
+    expect(named.status).toBe(401);
+    expect(((await named.json()) as { error: string }).error).toBe("invalid_client");
   });
 
   it("start a person's sign-in at /authorize: refused on the page (it is no registered client), no record stored", async () => {
