@@ -54,6 +54,7 @@ export const EXAMPLE_PATHS = [
   // fork's own Python client tests.
   "test/e2e/python-clients.test.ts",
   "test/e2e/python/fastmcp_notes_flow.py",
+  "test/e2e/python/machine_client_flow.py",
   "test/e2e/python/mcp_notes_flow.py",
   "test/e2e/python/notes_flow.py",
   "test/e2e/skills-client.test.ts",

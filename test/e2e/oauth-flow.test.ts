@@ -21,6 +21,7 @@ import { TEST_BINDINGS } from "../../vitest.config";
 import { Browser } from "./oauth/browser";
 import { CIMD_CLIENT_ID, CIMD_REDIRECT_URI } from "./oauth/cimd";
 import { type FakeUpstream, startFakeUpstream } from "./oauth/fake-upstream";
+import { describeMachineClients, MACHINE_CLIENTS } from "./oauth/machine-clients";
 
 /** The Worker's origin and endpoint, on a free port (known once it is ready). */
 let origin: string;
@@ -41,6 +42,8 @@ beforeAll(async () => {
     bindings: {
       STATE_KEYS: { type: "plain_text", value: TEST_BINDINGS.STATE_KEYS },
       AUTH_LOGIN_ISSUER: { type: "plain_text", value: upstream.issuer },
+      // The machine clients of ./oauth/machine-clients.ts, with keys made for this run.
+      AUTH_MACHINE_CLIENTS: { type: "plain_text", value: MACHINE_CLIENTS },
     },
     dev: { server: { hostname: "127.0.0.1", port: 0 }, inspector: false, watch: false, logLevel: "error" },
   });
@@ -462,3 +465,5 @@ describe("refusals, each with its RFC error code", () => {
     expect(await response.text()).toContain("invalid_request");
   });
 });
+
+describeMachineClients(() => ({ origin, mcpUrl }));

@@ -12,6 +12,7 @@ import { HttpError } from "../wire/errors";
 import { ANONYMOUS, type Principal } from "../wire/principal";
 import { keySetOf } from "./jwks";
 import { verifyAccessToken } from "./jwt";
+import { machineClaimsOf } from "./machine-claims";
 import { scopeHolder } from "./scopes";
 
 /**
@@ -47,7 +48,8 @@ function challenge(request: Request, status: 400 | 401 | 403, message: string, p
 }
 
 /**
- * Verifies the bearer token and returns the principal; anonymous when authorization is off.
+ * Verifies the bearer token and returns the principal: a person, or a machine client when the token was minted through
+ * the client credentials grant (machine-claims.ts); anonymous when authorization is off.
  * `scopes` are the scopes a client should ask for (`advertisedScopes`), named in every 401 challenge.
  */
 export async function authenticate(
@@ -80,6 +82,9 @@ export async function authenticate(
       audience: audienceOf(request, settings),
       algorithms: settings.algorithms,
     });
+    // A token the issuer minted for a machine (client credentials) reaches tools as the client it names.
+    const machine = machineClaimsOf(claims);
+    if (machine) return clientPrincipal(machine.clientId, machine.clientId, machine.scopes ?? scopesOf(claims));
     return { id: claims.sub, scopes: scopesOf(claims), authenticated: true };
   } catch {
     // The reason (expired, wrong audience, bad signature) is not echoed: it helps an attacker more than a client.
@@ -95,6 +100,8 @@ export async function authenticate(
  */
 function grantedPrincipal(request: Request, execution: ExecutionContext | undefined, scopes: readonly string[]): Principal {
   const verified = execution as (ExecutionContext & { props?: unknown; auth?: { scope?: unknown } }) | undefined;
+  const machine = machinePrincipal(verified?.props);
+  if (machine) return machine;
   const props = verified?.props as { id?: unknown; name?: unknown; upstreamToken?: unknown } | undefined;
   if (typeof props?.id !== "string" || !Array.isArray(verified?.auth?.scope)) {
     throw challenge(request, 401, "Unauthorized: a bearer token is required", scopes.length ? { scope: scopes.join(" ") } : {});
@@ -107,6 +114,32 @@ function grantedPrincipal(request: Request, execution: ExecutionContext | undefi
     ...(typeof props.upstreamToken === "string" && { upstreamToken: props.upstreamToken }),
   };
 }
+
+/**
+ * A machine client (the client credentials grant), from the props the engine's own token check handed the provider
+ * (oauth/machine-token.ts): the client, never a person, so no user id; its id is `client-<client id>`, which no
+ * person's id of this server can be (`github-...`, `oidc-...`), so what it keeps and what it is counted for are its
+ * own. Why a dash, as theirs: a client id holds no `:` (config/machine-clients.ts), so neither does this id, and
+ * apps key records with `<principal>:<id>` (oauth/upstream.ts).
+ */
+function machinePrincipal(props: unknown): Principal | undefined {
+  const { client, scopes } = (props ?? {}) as { client?: { id?: unknown; name?: unknown }; scopes?: unknown };
+  if (typeof client?.id !== "string" || typeof client.name !== "string" || !Array.isArray(scopes)) return undefined;
+  return clientPrincipal(
+    client.id,
+    client.name,
+    scopes.filter((scope): scope is string => typeof scope === "string"),
+  );
+}
+
+/** A machine client as the principal, in either mode: never a person, so its id is its own namespace's. */
+const clientPrincipal = (id: string, name: string, scopes: string[]): Principal => ({
+  id: `client-${id}`,
+  scopes,
+  authenticated: true,
+  name,
+  client: { id, name },
+});
 
 /** Scopes from `scope` (space-separated, RFC 8693) or `scp` (an array, as some issuers send); never an empty one. */
 function scopesOf(payload: Record<string, unknown>): string[] {

@@ -13,6 +13,7 @@ import { decodeBase64urlStrict, decodeUtf8Strict } from "../util/encoding";
 import { isObject } from "../wire/envelope";
 import type { JsonObject } from "../wire/types";
 import { jwsAlgorithm, type KeySet, verificationKey } from "./jwks";
+import { namesClientWithoutSubject } from "./machine-claims";
 
 export { keySetOf } from "./jwks";
 
@@ -20,8 +21,8 @@ export { keySetOf } from "./jwks";
 export interface JwtRules {
   /** The `iss` the token must carry, exactly. */
   issuer: string;
-  /** The `aud` the token must carry (alone, or among others). */
-  audience: string;
+  /** The `aud` the token must carry (alone, or among others); of several, any one (a client assertion's, RFC 7523). */
+  audience: string | readonly string[];
   /** JWS algorithms accepted (asymmetric ones only: `jwsAlgorithm` knows no other). */
   algorithms: readonly string[];
 }
@@ -29,6 +30,8 @@ export interface JwtRules {
 /** The rules of one kind of token: the `typ` values its header may carry (lower case), besides none at all. */
 export interface TokenKind {
   types: readonly string[];
+  /** Whether a token of this kind may name no subject (an empty `sub`); by default it may not. */
+  subjectOptional?: (claims: JsonObject) => boolean;
 }
 
 export type VerifiedClaims = JsonObject & { sub: string };
@@ -45,7 +48,11 @@ export const CLOCK_TOLERANCE_S = 30;
  * or none) from an access token here: what keeps an ID token out is its audience, a client id, never this server's
  * URL (RFC 8707, `checkClaims`).
  */
-const ACCESS_TOKEN: TokenKind = { types: ["jwt", "application/jwt", "at+jwt", "application/at+jwt"] };
+const ACCESS_TOKEN: TokenKind = {
+  types: ["jwt", "application/jwt", "at+jwt", "application/at+jwt"],
+  // Cloudflare Access service tokens name their client in `common_name` and no one in `sub` (machine-claims.ts).
+  subjectOptional: namesClientWithoutSubject,
+};
 
 /** The verified claims of an access token for this server; throws when anything about it is wrong. */
 export const verifyAccessToken = (token: string, keys: KeySet, rules: JwtRules): Promise<VerifiedClaims> =>
@@ -88,7 +95,7 @@ export async function verifyJwt(token: string, keys: KeySet, rules: JwtRules, ki
   if (!(await crypto.subtle.verify(spec.verifyAs, key, signature, signed))) throw invalid("signature");
   // The payload is read only once the signature holds: nothing unsigned is looked at.
   const claims = jsonObject(payloadPart);
-  checkClaims(claims, rules, Date.now() / 1000);
+  checkClaims(claims, rules, Date.now() / 1000, kind);
   return claims as VerifiedClaims;
 }
 
@@ -105,12 +112,13 @@ function jsonObject(segment: string): JsonObject {
   return value;
 }
 
-function checkClaims(claims: JsonObject, rules: JwtRules, now: number): void {
+function checkClaims(claims: JsonObject, rules: JwtRules, now: number, kind: TokenKind): void {
   // Why: a token from another issuer was not issued under this server's trust, even if a key happens to fit.
   if (claims.iss !== rules.issuer) throw invalid("iss");
   // Why (RFC 8707, RFC 9068 §4): a token issued for another resource must not be replayed here.
+  const accepted: readonly unknown[] = typeof rules.audience === "string" ? [rules.audience] : rules.audience;
   const { aud } = claims;
-  if (aud !== rules.audience && !(Array.isArray(aud) && aud.includes(rules.audience))) throw invalid("aud");
+  if (!(Array.isArray(aud) ? aud : [aud]).some((one) => accepted.includes(one))) throw invalid("aud");
   // Why exp is required: a token that never expires cannot be contained once leaked. The tolerance absorbs clock skew.
   if (!isTime(claims.exp) || now >= claims.exp + CLOCK_TOLERANCE_S) throw invalid("exp");
   // Why: a token not valid yet was issued for later; using it now is outside what the issuer allowed.
@@ -118,8 +126,10 @@ function checkClaims(claims: JsonObject, rules: JwtRules, now: number): void {
   // There is no maximum token age, but a malformed iat means a malformed token, and one from the future (beyond the
   // tolerance nbf gets: one rule for the clock) was not issued yet: a wrong clock at the issuer, or a forged time.
   if (claims.iat !== undefined && (!isTime(claims.iat) || now < claims.iat - CLOCK_TOLERANCE_S)) throw invalid("iat");
-  // Why sub is required: it becomes the principal's id; a token without one names no one.
-  if (typeof claims.sub !== "string" || claims.sub === "") throw invalid("sub");
+  // Why sub is required: it becomes the principal's id; a token without one names no one. Unless its kind names the
+  // caller elsewhere (a Cloudflare Access service token, by its client): then `sub` is a string, perhaps empty.
+  const subjectOptional = kind.subjectOptional?.(claims) === true;
+  if (typeof claims.sub !== "string" || (claims.sub === "" && !subjectOptional)) throw invalid("sub");
 }
 
 /** A NumericDate (RFC 7519 §2): a finite number of seconds. */

@@ -11,6 +11,7 @@
 import { isObject } from "../wire/envelope";
 import { truncate } from "../wire/errors";
 import { parseKeySpec } from "./keys";
+import { type MachineClient, parseMachineClients } from "./machine-clients";
 import { isOriginPattern, KNOWN_HOST_ORIGINS, NO_HOST_ORIGINS, originOf } from "./origins";
 
 export interface Settings {
@@ -64,6 +65,8 @@ export interface AuthServerSettings {
   scopes: string[];
   /** Signs the cookie that remembers approved clients, and keys the opaque user ids (32 characters or more). */
   consentSecret: string;
+  /** The machine clients (AUTH_MACHINE_CLIENTS) that may use the client credentials grant; none by default. */
+  machineClients: MachineClient[];
 }
 
 /**
@@ -185,6 +188,7 @@ const AUTHORIZATION_SERVER_SETTINGS = [
   "AUTH_LOGIN_ISSUER",
   "AUTH_LOGIN_SCOPES",
   "AUTH_CONSENT_SECRET",
+  "AUTH_MACHINE_CLIENTS",
 ];
 
 /**
@@ -303,6 +307,9 @@ function readAuthServerSettings(read: VarReader, mode: Settings["mode"]): AuthSe
   if (consentSecret === undefined && mode === "production") read.problems.push("AUTH_CONSENT_SECRET is not set");
   if (consentSecret !== undefined && consentSecret.length < 32) read.problems.push("AUTH_CONSENT_SECRET must be 32 characters or more");
   const scopes = read.list("AUTH_LOGIN_SCOPES");
+  const machineClients = read.isSet("AUTH_MACHINE_CLIENTS")
+    ? parseMachineClients(read.raw("AUTH_MACHINE_CLIENTS"), read.problems, (name, url) => httpsUrl(read, name, url, mode))
+    : [];
   return {
     login,
     clientId: required("AUTH_LOGIN_CLIENT_ID", read.string("AUTH_LOGIN_CLIENT_ID")),
@@ -310,6 +317,7 @@ function readAuthServerSettings(read: VarReader, mode: Settings["mode"]): AuthSe
     ...(issuer !== undefined && { issuer }),
     scopes: scopes.length ? scopes : DEFAULT_LOGIN_SCOPES[login],
     consentSecret: consentSecret ?? DEVELOPMENT_CONSENT_SECRET,
+    machineClients,
   };
 }
 
@@ -360,6 +368,11 @@ class VarReader {
       return undefined;
     }
     return value.trim();
+  }
+
+  /** The value as given, of any type: for a JSON setting that wrangler.toml may give as a string or as JSON itself. */
+  raw(name: string): unknown {
+    return this.isSet(name) ? this.vars[name] : undefined;
   }
 
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {

@@ -10,7 +10,9 @@
  *   /register                                     DCR (the provider, rate limited; every member bounded first)
  *   /token                                        code and refresh exchange, revocation (the provider, rate limited;
  *                                                 its clients checked first, one request per grant at a time, a
- *                                                 retried refresh answered again and a reused one refused)
+ *                                                 retried refresh answered again and a reused one refused); the
+ *                                                 client credentials grant of machine clients (the engine's own:
+ *                                                 client-credentials.ts)
  *   /authorize  /oauth/callback                   consent and third-party login (login.ts)
  *   /mcp                                          the engine, with a verified token only
  *
@@ -31,9 +33,12 @@ import type { McpServer } from "../server/server";
 import { memoize } from "../util/memo";
 import { HttpError } from "../wire/errors";
 import type { OAuthBindings } from "./bindings";
+import { refuseOtherGrant, serveClientCredentials } from "./client-credentials";
 import { checkClientMetadata, checkRegistrationSize } from "./client-limits";
 import { oauthLibrary } from "./library";
 import { handleLogin } from "./login";
+import { withMachineClients } from "./machine-metadata";
+import { resolveMachineToken } from "./machine-token";
 import { checkOAuthRateLimit } from "./rate-limit";
 import { stateStore } from "./state-store";
 import { serveToken } from "./token-endpoint";
@@ -48,6 +53,7 @@ export interface EngineRouter {
 type ProviderEnv = OAuthBindings & { OAUTH_PROVIDER: OAuthHelpers };
 
 const ROOT_RESOURCE_METADATA = "/.well-known/oauth-protected-resource";
+const AUTHORIZATION_SERVER_METADATA = "/.well-known/oauth-authorization-server";
 const TOKEN_PATH = "/token";
 
 /** Most origins one isolate keeps a provider for (a Worker has one or two: workers.dev and a custom domain). */
@@ -101,10 +107,29 @@ export async function serveAuthorizationServer(
     const { getOAuthApi } = await oauthLibrary();
     const helpers = () => getOAuthApi(options, providerEnv);
     const { refreshTokenMs, refreshRetryMs } = config.limits.oauth;
-    return serveToken(request, providerEnv, execution, { provider, helpers, state: env.OAUTH_STATE!, refreshTokenMs, refreshRetryMs });
+    const state = env.OAUTH_STATE!;
+    const machine = { config, state, origin, tokenPath: TOKEN_PATH };
+    const clientCredentials = (tokenRequest: Request, form: URLSearchParams) => serveClientCredentials(tokenRequest, form, machine);
+    const machineClientIds = machineClientIdsOf(config);
+    return serveToken(request, providerEnv, execution, {
+      provider,
+      helpers,
+      state,
+      refreshTokenMs,
+      refreshRetryMs,
+      machineClientIds,
+      clientCredentials,
+      refuseOtherGrant: (tokenRequest, form) => refuseOtherGrant(tokenRequest, form, machine),
+    });
   }
-  return provider.fetch(forwarded, providerEnv, execution);
+  const response = await provider.fetch(forwarded, providerEnv, execution);
+  // The provider's metadata knows nothing of the grant the engine adds beside it: the document says it too.
+  const machineClients = config.authServer!.machineClients.length > 0;
+  return machineClients && url.pathname.startsWith(AUTHORIZATION_SERVER_METADATA) ? withMachineClients(response) : response;
 }
+
+/** The machine clients' ids, once per configuration. */
+const machineClientIdsOf = memoize((config: Config): ReadonlySet<string> => new Set(config.authServer!.machineClients.map(({ id }) => id)));
 
 async function originProvider(origin: string, engine: EngineRouter, config: Config): Promise<OriginProvider> {
   const { OAuthProvider } = await oauthLibrary();
@@ -120,6 +145,14 @@ async function boundRegistration({
   clientMetadata,
   request,
 }: ClientRegistrationCallbackOptions): Promise<ClientRegistrationCallbackResult | undefined> {
+  // Why: a machine client is declared by the operator (AUTH_MACHINE_CLIENTS), never registered by whoever calls
+  // /register; the extension asks for clients registered out of band.
+  const grants = clientMetadata.grant_types;
+  if (Array.isArray(grants) && grants.includes("client_credentials")) {
+    const description =
+      "the client_credentials grant is for machine clients, which the server's configuration declares: they are never registered";
+    return { code: "invalid_client_metadata", description, status: 400 };
+  }
   // Members first, so the refusal names the one that is too long. The provider has read this body already (its own
   // cap is 1 MiB), so reading the copy costs no more than that.
   const refusal = checkClientMetadata(clientMetadata) ?? checkRegistrationSize((await request.arrayBuffer()).byteLength);
@@ -205,6 +238,14 @@ function providerOptions(origin: string, engine: EngineRouter, config: Config): 
       bearer_methods_supported: ["header"],
       resource_name: context.serverName,
     },
+    // A machine client's token is the engine's own (machine-token.ts): the provider, not finding it among its own,
+    // asks here, and passes what this returns to the engine as `ctx.props`.
+    ...(settings.machineClients.length > 0 && {
+      resolveExternalToken: async ({ token }) => {
+        const props = await resolveMachineToken(config, token, `${origin}/mcp`);
+        return props && { props, audience: `${origin}/mcp` };
+      },
+    }),
     onError: ({ code, status, internal }) => {
       // Never the request, the description or any token: the error code and the failed check are enough.
       console.warn(JSON.stringify({ level: "warn", message: "oauth error", code, status, reason: internal?.reason }));

@@ -7,7 +7,8 @@
  * transaction, a used assertion id) has an object of its own. Records expire as they would in KV (an alarm deletes
  * them). The token requests on one grant run one at a time here (`beginTokenRequest`), which is what makes a code
  * single use and a refresh rotate once (refresh-reuse.ts). A person holds at most limits.oauth.grantsPerPerson grants:
- * each sign-in revokes those beyond it (`revokeGrantsBeyond`).
+ * each sign-in revokes those beyond it (`revokeGrantsBeyond`). A machine client's object (`assertions:<client id>`)
+ * remembers the ids of the client assertions it used, until each expires, so none is accepted twice (`useAssertionId`).
  */
 import { DurableObject } from "cloudflare:workers";
 import { Wakers } from "../util/wake";
@@ -60,6 +61,11 @@ export interface RefreshOutcome {
   tokenId: string;
   answer?: { sealed: string; successorId: string; windowMs: number };
 }
+
+/** How the use of a client assertion's id went: the first use, a replay, or the client's memory is full. */
+export type AssertionUse = { kind: "first" } | { kind: "replayed" } | { kind: "full"; retryAt: number };
+
+const ASSERTION_TABLE = "CREATE TABLE IF NOT EXISTS assertion_ids (id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL)";
 
 const SCHEMA = [
   "CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, value TEXT NOT NULL, metadata TEXT, expires_at INTEGER)",
@@ -234,7 +240,36 @@ export class OAuthState extends DurableObject<unknown> {
     return revoked;
   }
 
+  /**
+   * Records the use of a client assertion's id (`id`: a hash of the client and its `jti`), kept until `expiresAt`,
+   * when the assertion itself can no longer be used. Why here, in one object per client: every isolate asks the
+   * same object, so an assertion is accepted once wherever it is replayed, and a read follows every write before it.
+   * Why a bound (`max` live ids): the memory must not grow with what one client sends; a full memory refuses new
+   * assertions (nothing stored) until the oldest expires, at `retryAt`. A replay and a full memory store nothing.
+   */
+  async useAssertionId(id: string, expiresAt: number, max: number): Promise<AssertionUse> {
+    const now = Date.now();
+    this.sql.exec(ASSERTION_TABLE);
+    const seen = this.sql.exec("SELECT 1 FROM assertion_ids WHERE id = ? AND expires_at > ?", id, now).toArray().length > 0;
+    if (seen) return { kind: "replayed" };
+    this.sql.exec("DELETE FROM assertion_ids WHERE expires_at <= ?", now);
+    const live = this.sql
+      .exec<{ n: number; oldest: number | null }>("SELECT count(*) AS n, min(expires_at) AS oldest FROM assertion_ids")
+      .one();
+    if (live.n >= max) return { kind: "full", retryAt: live.oldest ?? now };
+    this.sql.exec("INSERT INTO assertion_ids VALUES (?, ?)", id, expiresAt);
+    await this.wakeBy(expiresAt);
+    return { kind: "first" };
+  }
+
   override async alarm(): Promise<void> {
+    // A machine client's object holds its assertion ids only (its name is its own, never a person's or a key's).
+    if (this.hasAssertionTable()) {
+      this.sql.exec("DELETE FROM assertion_ids WHERE expires_at <= ?", Date.now());
+      const next = this.sql.exec<{ at: number | null }>("SELECT min(expires_at) AS at FROM assertion_ids").one().at;
+      if (next !== null) await this.ctx.storage.setAlarm(next);
+      return;
+    }
     if (!this.hasTables()) return;
     const now = Date.now();
     this.sql.exec("DELETE FROM entries WHERE expires_at <= ?", now);
@@ -248,6 +283,10 @@ export class OAuthState extends DurableObject<unknown> {
       )
       .one().at;
     if (next !== null) await this.ctx.storage.setAlarm(next);
+  }
+
+  private hasAssertionTable(): boolean {
+    return this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'assertion_ids'").toArray().length > 0;
   }
 
   private refreshUse(tokenId: string, now: number): (RefreshRecord & { sealed: string | null; answeredAt: number | null }) | undefined {

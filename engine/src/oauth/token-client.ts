@@ -26,6 +26,12 @@ export function clientIdsOf(form: URLSearchParams, authorization: string | null)
 
 /** The client id of HTTP Basic credentials; `null` without Basic authentication, `undefined` if unreadable. */
 function basicUser(authorization: string | null): string | null | undefined {
+  const credentials = basicCredentials(authorization);
+  return credentials === null ? null : credentials?.id;
+}
+
+/** HTTP Basic client credentials (RFC 6749 §2.3.1); `null` without Basic authentication, `undefined` if unreadable. */
+export function basicCredentials(authorization: string | null): { id: string; secret: string } | null | undefined {
   const [scheme = "", ...rest] = (authorization ?? "").trim().split(/[ \t]+/);
   if (scheme.toLowerCase() !== "basic") return null;
   if (rest.length !== 1) return undefined;
@@ -33,8 +39,9 @@ function basicUser(authorization: string | null): string | null | undefined {
     const credentials = atob(rest[0]!);
     const colon = credentials.indexOf(":");
     if (colon === -1) return undefined;
-    // RFC 6749 §2.3.1: the id is form-urlencoded before it is put in the header.
-    return decodeURIComponent(credentials.slice(0, colon).replace(/\+/g, " "));
+    // RFC 6749 §2.3.1: the id and the secret are each form-urlencoded before they are put in the header.
+    const decode = (part: string) => decodeURIComponent(part.replace(/\+/g, " "));
+    return { id: decode(credentials.slice(0, colon)), secret: decode(credentials.slice(colon + 1)) };
   } catch {
     return undefined;
   }
@@ -44,7 +51,7 @@ function basicUser(authorization: string | null): string | null | undefined {
  * The `iss` of a JWT client assertion, read without verifying it (the provider verifies it later). Strict base64url:
  * an assertion spelled any other way is unreadable here, and refused unless a client_id names the client.
  */
-function assertionIssuer(assertion: string): string | undefined {
+export function assertionIssuer(assertion: string): string | undefined {
   const payload = assertion.split(".")[1];
   if (!payload) return undefined;
   try {

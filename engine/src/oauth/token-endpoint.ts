@@ -6,7 +6,8 @@
  * object (state.ts), so the token requests on one grant run one at a time: a code is exchanged once, of the uses of
  * one refresh token one rotates while a retry gets that rotation's answer and a reuse revokes the grant
  * (refresh-reuse.ts), and a revocation is never undone by a refresh it raced. The provider gets the same request,
- * body included.
+ * body included. The client credentials grant of machine clients never reaches the provider, which has none: the
+ * engine answers it (client-credentials.ts), and refuses a machine client any other grant.
  */
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { readAtMost } from "../http/body";
@@ -32,6 +33,12 @@ export interface TokenEndpoint {
   refreshTokenMs: number;
   /** How long a retry of a refresh gets the same answer (`limits.oauth.refreshRetryMs`). */
   refreshRetryMs: number;
+  /** The ids of the machine clients (AUTH_MACHINE_CLIENTS), which may use the client credentials grant only. */
+  machineClientIds: ReadonlySet<string>;
+  /** Answers `grant_type=client_credentials` (client-credentials.ts). */
+  clientCredentials(request: Request, form: URLSearchParams): Promise<Response>;
+  /** Refuses a machine client any other grant (client-credentials.ts `refuseOtherGrant`). */
+  refuseOtherGrant(request: Request, form: URLSearchParams): Promise<Response>;
 }
 
 export async function serveToken(
@@ -44,6 +51,12 @@ export async function serveToken(
   if (!bytes) return tokenError(request, 413, "invalid_request", `the token request is larger than ${MAX_TOKEN_REQUEST_BYTES} bytes`);
   const form = new URLSearchParams(new TextDecoder().decode(bytes));
   const authorization = request.headers.get("authorization");
+  const grantType = form.get("grant_type");
+  if (grantType === "client_credentials") return endpoint.clientCredentials(request, form);
+  // RFC 6749 §5.2: a machine client may use only the grant it was declared for; it has no person to act for.
+  if (grantType && clientIdsOf(form, authorization)?.some((id) => endpoint.machineClientIds.has(id))) {
+    return endpoint.refuseOtherGrant(request, form);
+  }
   const unsafeClient = await clientProblem(form, authorization, endpoint.helpers);
   if (unsafeClient) {
     // RFC 6749 §5.2: a client that tried HTTP Basic is told which scheme to use.
@@ -51,7 +64,6 @@ export async function serveToken(
     return tokenError(request, 401, "invalid_client", unsafeClient, basic);
   }
   const forwarded = () => endpoint.provider.fetch(new Request(request, { body: bytes }), env, execution);
-  const grantType = form.get("grant_type");
   const refreshToken = grantType === "refresh_token" ? form.get("refresh_token") : null;
   const presented = grantType === "authorization_code" ? form.get("code") : (refreshToken ?? revokedToken(form));
   const grant = presented ? grantOf(presented) : undefined;

@@ -13,7 +13,8 @@
  * - resource URIs (`mcp.resource.uri`): in this template a URI names a user's notebook or note, so it is user data,
  *   as in the access log (see `modern/serve.ts`); `resources/read` spans say only the method;
  * - the names of tools and prompts the server does not have: a client can send any text as a name;
- * - tokens, session tokens (the span has the session's own id, never its `Mcp-Session-Id` token), the principal;
+ * - tokens, session tokens (the span has the session's own id, never its `Mcp-Session-Id` token), the principal
+ *   (a machine client is named, `oauth.client.id`: a service the operator declared, not a person);
  * - `tracestate`: vendor data the runtime cannot use (see `clientTraceparent`).
  *
  * A request refused before its method runs (a bad header, an unknown 2026-07-28 method, an unsupported revision)
@@ -42,6 +43,8 @@ export const SPAN_ATTRIBUTE = {
   statusCode: "rpc.response.status_code",
   networkProtocol: "network.protocol.name",
   networkTransport: "network.transport",
+  /** Not in any convention: the machine client calling (client credentials), when the caller is one. */
+  machineClient: "oauth.client.id",
   /** Not in any convention: see `clientTraceparent`. */
   clientTraceparent: "mcp.client.traceparent",
 } as const;
@@ -102,6 +105,7 @@ export function describeRequest(span: Span, server: McpServer, scope: RequestSco
   }
   if (target !== undefined && scope.method === "prompts/get") span.setAttribute(SPAN_ATTRIBUTE.promptName, target);
   span.setAttribute(SPAN_ATTRIBUTE.protocolVersion, scope.meta.protocolVersion);
+  if (scope.principal.client) span.setAttribute(SPAN_ATTRIBUTE.machineClient, scope.principal.client.id);
   const id = String(scope.requestId);
   // Why a limit: the id is the client's choice, and a span attribute is no place for an unbounded string.
   if (id.length <= MAX_ID_LENGTH) span.setAttribute(SPAN_ATTRIBUTE.requestId, id);

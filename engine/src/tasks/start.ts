@@ -83,6 +83,7 @@ export async function startTask(
       scopes: [...scope.principal.scopes],
       authenticated: scope.principal.authenticated,
       ...(scope.principal.name !== undefined && { name: scope.principal.name }),
+      ...(scope.principal.client !== undefined && { client: { ...scope.principal.client } }),
     },
     client: { protocolVersion: scope.meta.protocolVersion, capabilities: scope.meta.clientCapabilities, info: scope.meta.clientInfo },
     requestId: scope.requestId,

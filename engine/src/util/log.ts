@@ -48,14 +48,16 @@ export interface RequestRecord {
   method?: string;
   /** Tool or prompt name (never arguments, URIs or anything a user typed). */
   name?: string;
+  /** The machine client calling (its client id), when the caller is one: a service is named, a person never is. */
+  client?: string;
   status?: number;
   code?: number;
   logged?: boolean;
 }
 
 /**
- * One structured line per request: id, era, method, tool, HTTP status, JSON-RPC error code, duration, and for a
- * request refused before its method ran (403, 413, 429...) the refusal's `reason`.
+ * One structured line per request: id, era, method, tool, the machine client when one calls, HTTP status, JSON-RPC
+ * error code, duration, and for a request refused before its method ran (403, 413, 429...) the refusal's `reason`.
  *
  * Why `errors` is the default (ACCESS_LOG): Workers' invocation logs already record every request (method, URL,
  * status, duration) and traces record every MCP request's method, tool and error code, while a line per request
@@ -74,6 +76,7 @@ export function logRequest(record: RequestRecord, status: number, code?: number,
       era: record.era,
       method: record.method,
       name: record.name,
+      client: record.client,
       status,
       code,
       ...(reason !== undefined && { reason }),

@@ -171,6 +171,7 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
     checkAccept(request);
     // Why before the body is read: an unauthenticated or throttled caller should cost as little as possible.
     exchange.principal = await authenticate(request, config, scopesOf(server), exchange.execution);
+    exchange.record.client = exchange.principal.client?.id;
     await checkRateLimit(exchange);
     // Once per isolate, after the response: tells listeners when this deployment's skills are new to them.
     server.skills?.announce(exchange);
@@ -206,6 +207,7 @@ async function guarded(server: McpServer, exchange: HttpExchange, verb: string, 
     checkHost(exchange.request, exchange.config);
     checkOrigin(exchange.request, exchange.config);
     exchange.principal = await authenticate(exchange.request, exchange.config, scopesOf(server), exchange.execution);
+    exchange.record.client = exchange.principal.client?.id;
     await checkRateLimit(exchange);
     const response = await next();
     logRequest(exchange.record, response.status);

@@ -18,10 +18,11 @@ export const LOGIN = {
 export const ORIGIN = "http://localhost:8787";
 export const REDIRECT_URI = "http://127.0.0.1:9/cb";
 
-export function authServer(definition: ServerDefinition = FIXTURE) {
+/** `vars`: settings for this server only (AUTH_MACHINE_CLIENTS, say). A path may be a whole URL, for another origin. */
+export function authServer(definition: ServerDefinition = FIXTURE, vars: Record<string, unknown> = {}) {
   const worker = createMcpWorker({ ...definition, authorizationServer });
-  const bindings = { ...env, ...LOGIN, OAUTH_RATE_LIMITER: undefined } as unknown as Env;
-  return (path: string, init?: RequestInit) => worker.fetch(new Request(`${ORIGIN}${path}`, init), bindings, createExecutionContext());
+  const bindings = { ...env, ...LOGIN, OAUTH_RATE_LIMITER: undefined, ...vars } as unknown as Env;
+  return (path: string, init?: RequestInit) => worker.fetch(new Request(new URL(path, ORIGIN), init), bindings, createExecutionContext());
 }
 
 export const jsonPost = (body: unknown): RequestInit => ({

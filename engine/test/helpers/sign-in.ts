@@ -46,7 +46,14 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * `state`: the OAUTH_STATE the Worker is given (test/helpers/gated-state.ts, to order racing requests); the test
  * Worker's own by default.
  */
-export function signInWorker(options: { kv: KVNamespace; stepPauseMs: number; limits?: LimitOptions; state?: OAuthStateNamespace }) {
+export function signInWorker(options: {
+  kv: KVNamespace;
+  stepPauseMs: number;
+  limits?: LimitOptions;
+  state?: OAuthStateNamespace;
+  /** Settings for this Worker only (AUTH_MACHINE_CLIENTS, say). */
+  vars?: Record<string, unknown>;
+}) {
   const worker = createMcpWorker({ ...FIXTURE, authorizationServer, ...(options.limits && { limits: options.limits }) });
   const bindings = {
     ...env,
@@ -56,6 +63,7 @@ export function signInWorker(options: { kv: KVNamespace; stepPauseMs: number; li
     OAUTH_RATE_LIMITER: undefined,
     OAUTH_KV: options.kv,
     ...(options.state && { OAUTH_STATE: options.state }),
+    ...options.vars,
   } as unknown as Env;
   const call = (path: string, init?: RequestInit) =>
     worker.fetch(new Request(`${ORIGIN}${path}`, init), bindings, createExecutionContext());

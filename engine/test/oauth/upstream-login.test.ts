@@ -15,6 +15,7 @@ const settings = (): AuthServerSettings => ({
   clientSecret: "gh-secret",
   scopes: ["read:user"],
   consentSecret: "x".repeat(32),
+  machineClients: [],
 });
 const CALLBACK = "https://mcp.example/oauth/callback";
 

@@ -10,6 +10,7 @@ import type { RequestScope } from "../../src/run/request";
 import { McpServer } from "../../src/server/server";
 import { clientTraceparent, describeOutcome, describeRequest, inSpan, spanName, traceRequest } from "../../src/server/trace";
 import { ErrorCode, RpcError } from "../../src/wire/errors";
+import { ANONYMOUS, type Principal } from "../../src/wire/principal";
 import { FIXTURE } from "../helpers/fixture";
 import { call, MODERN } from "../helpers/rpc";
 
@@ -31,11 +32,12 @@ function recordingSpan(traced = true, failing = false) {
   return { span, attributes };
 }
 
-function scopeOf(method: string, requestId: string | number = 1, protocolVersion = MODERN): RequestScope {
+function scopeOf(method: string, requestId: string | number = 1, protocolVersion = MODERN, principal: Principal = ANONYMOUS): RequestScope {
   const request = new Request("http://localhost/mcp", { method: "POST" });
   return {
     method,
     requestId,
+    principal,
     meta: { protocolVersion, clientCapabilities: {} },
     request,
     reply: new Reply(undefined),
@@ -113,6 +115,25 @@ describe("request span attributes", () => {
       "network.transport": "tcp",
       "mcp.client.traceparent": VALID,
     });
+  });
+
+  it("name the machine client that calls (client credentials), and never a person", () => {
+    const machine: Principal = {
+      id: "client-nightly",
+      scopes: [],
+      authenticated: true,
+      name: "Nightly",
+      client: { id: "nightly", name: "Nightly" },
+    };
+    const person: Principal = { id: "github-1", scopes: [], authenticated: true, name: "Alice" };
+    const params = { name: "echo", arguments: {} };
+    const asMachine = recordingSpan();
+    describeRequest(asMachine.span, server, scopeOf("tools/call", 1, MODERN, machine), params);
+    expect(asMachine.attributes["oauth.client.id"]).toBe("nightly");
+    const asPerson = recordingSpan();
+    describeRequest(asPerson.span, server, scopeOf("tools/call", 1, MODERN, person), params);
+    expect(Object.values(asPerson.attributes)).not.toContain("github-1");
+    expect(asPerson.attributes).not.toHaveProperty("oauth.client.id");
   });
 
   it("describe a prompt by its name, a 2025 session by its own id, and leave out an invalid traceparent", () => {
