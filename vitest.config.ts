@@ -46,11 +46,7 @@ const WAITING_COPIES = ["test/repo/start-from-blank.test.ts", "test/repo/readme-
  * file a fork has removed is simply not there.
  */
 const WAITING_END_TO_END = ["test/e2e/views.browser.test.ts", "test/e2e/dev-server-example.test.ts", "test/e2e/ext-tasks.test.ts"];
-const SLOWEST_END_TO_END = [
-  "test/e2e/local-settings.test.ts",
-  "test/e2e/dev-server.test.ts",
-  "test/e2e/legacy-clients.test.ts",
-];
+const SLOWEST_END_TO_END = ["test/e2e/local-settings.test.ts", "test/e2e/dev-server.test.ts", "test/e2e/legacy-clients.test.ts"];
 
 const endsWith = (spec: TestSpecification, file: string) => spec.moduleId.endsWith(`/${file}`);
 const fileIn = (files: string[]) => files.map((file) => (spec: TestSpecification) => endsWith(spec, file));
