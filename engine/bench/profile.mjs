@@ -25,7 +25,8 @@ import { writeTemplateConfigs } from "./lib/template-config.mjs";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const fromRoot = createRequire(join(ROOT, "package.json"));
 const fromWrangler = createRequire(fromRoot.resolve("wrangler/package.json"));
-const { Miniflare, Log, LogLevel } = fromWrangler("miniflare");
+const miniflare = fromWrangler("miniflare");
+const { Miniflare, Log, LogLevel } = miniflare;
 const WebSocket = createRequire(fromWrangler.resolve("miniflare"))("ws");
 
 const { values: args } = parseArgs({
@@ -152,12 +153,13 @@ function workerdPids() {
   });
 }
 
-async function start({ out, config }, inspectorPort) {
+async function start({ out, config, entry }, inspectorPort) {
   const { workerOptions } = fromRoot("wrangler").unstable_getMiniflareWorkerOptions(config, undefined, {
     envFiles: [join(ROOT, "test/no-local-settings.env")],
   });
   const before = new Set(workerdPids());
-  const mf = new Miniflare({
+  // Miniflare 5 takes its own option shape; its converter reads the Miniflare 4 one written here (lib/miniflare.mjs).
+  const mf = new Miniflare(miniflare.convertV4MiniflareOptions({
     ...workerOptions,
     bindings: { ...workerOptions.bindings, STATE_KEYS, ALLOWED_HOSTS: HOST },
     log: new Log(LogLevel.ERROR),
@@ -165,15 +167,13 @@ async function start({ out, config }, inspectorPort) {
       stdout.resume();
       stderr.resume();
     },
-    modules: true,
-    modulesRules: [{ type: "ESModule", include: ["**/*.js", "**/*.mjs"] }],
     modulesRoot: out,
-    scriptPath: join(out, "driver.mjs"),
+    modules: ["driver.mjs", entry].map((name) => ({ type: "ESModule", path: join(out, name), contents: readFileSync(join(out, name), "utf8") })),
     host: "127.0.0.1",
     port: 0,
     cf: false,
     ...(inspectorPort && { inspectorPort }),
-  });
+  }));
   const url = await mf.ready;
   const pids = workerdPids().filter((pid) => !before.has(pid));
   return { mf, url, pids };
