@@ -159,21 +159,27 @@ async function start({ out, config, entry }, inspectorPort) {
   });
   const before = new Set(workerdPids());
   // Miniflare 5 takes its own option shape; its converter reads the Miniflare 4 one written here (lib/miniflare.mjs).
-  const mf = new Miniflare(miniflare.convertV4MiniflareOptions({
-    ...workerOptions,
-    bindings: { ...workerOptions.bindings, STATE_KEYS, ALLOWED_HOSTS: HOST },
-    log: new Log(LogLevel.ERROR),
-    handleRuntimeStdio: (stdout, stderr) => {
-      stdout.resume();
-      stderr.resume();
-    },
-    modulesRoot: out,
-    modules: ["driver.mjs", entry].map((name) => ({ type: "ESModule", path: join(out, name), contents: readFileSync(join(out, name), "utf8") })),
-    host: "127.0.0.1",
-    port: 0,
-    cf: false,
-    ...(inspectorPort && { inspectorPort }),
-  }));
+  const mf = new Miniflare(
+    miniflare.convertV4MiniflareOptions({
+      ...workerOptions,
+      bindings: { ...workerOptions.bindings, STATE_KEYS, ALLOWED_HOSTS: HOST },
+      log: new Log(LogLevel.ERROR),
+      handleRuntimeStdio: (stdout, stderr) => {
+        stdout.resume();
+        stderr.resume();
+      },
+      modulesRoot: out,
+      modules: ["driver.mjs", entry].map((name) => ({
+        type: "ESModule",
+        path: join(out, name),
+        contents: readFileSync(join(out, name), "utf8"),
+      })),
+      host: "127.0.0.1",
+      port: 0,
+      cf: false,
+      ...(inspectorPort && { inspectorPort }),
+    }),
+  );
   const url = await mf.ready;
   const pids = workerdPids().filter((pid) => !before.has(pid));
   return { mf, url, pids };

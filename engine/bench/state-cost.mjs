@@ -54,14 +54,16 @@ const { outputFiles } = await build({
   conditions: ["workerd", "worker", "browser"],
 });
 // Miniflare 5 takes its own option shape; its converter reads the Miniflare 4 one written here (lib/miniflare.mjs).
-const mf = new Miniflare(convertV4MiniflareOptions({
-  modules: true,
-  script: outputFiles[0].text,
-  compatibilityDate: "2026-11-17",
-  host: "127.0.0.1",
-  port: 0,
-  cf: false,
-}));
+const mf = new Miniflare(
+  convertV4MiniflareOptions({
+    modules: true,
+    script: outputFiles[0].text,
+    compatibilityDate: "2026-11-17",
+    host: "127.0.0.1",
+    port: 0,
+    cf: false,
+  }),
+);
 try {
   const url = await mf.ready;
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

@@ -2,8 +2,9 @@
  * Miniflare and workerd exactly as the template's pinned wrangler uses them (resolved through wrangler's own
  * dependency), so every bench Worker runs under the same workerd as `npm run dev` and the tests.
  */
-import { createRequire } from "node:module";
+
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { ROOT } from "./build.mjs";
 import { workerdPids } from "./cpu.mjs";
