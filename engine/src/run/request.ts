@@ -108,13 +108,14 @@ export interface Asking {
    * Runs one handler for `target` to its end (`runOnRequest`): `handler` gets its `ctx`, whose `ask` answers the
    * era's way. `params` are the request's (a round's answers and state come in them). `handsOver`: the run's first
    * `ctx.progress()` or `ctx.checkpoint()` hands it over to a task (tasks/start.ts). `admit`: see `AskingOptions`.
+   * A handler that returns a value, in a round that awaits nothing, is answered without a promise.
    */
   run<T>(
     target: RoundTarget,
     params: JsonObject,
-    handler: (ctx: RequestContext) => Promise<T>,
+    handler: (ctx: RequestContext) => T | Promise<T>,
     options?: AskingOptions<T>,
-  ): Promise<Asked<T>>;
+  ): Asked<T> | Promise<Asked<T>>;
 }
 
 export interface AskingOptions<T = unknown> {
@@ -139,9 +140,9 @@ export function runOnRequest<T>(
   run: Run,
   scope: RequestScope,
   input: InputApi,
-  handler: (ctx: RequestContext) => Promise<T>,
+  handler: (ctx: RequestContext) => T | Promise<T>,
   { handsOver = false }: AskingOptions = {},
-): Promise<RunEnd<T>> {
+): RunEnd<T> | Promise<RunEnd<T>> {
   const handOver = (): never => run.end({ kind: "hands-over" });
   const overrides = handsOver ? { progress: handOver, checkpoint: async () => handOver() } : {};
   return run.until(() => handler(handlerContext(requestChannel(scope, run.end, overrides), input)));

@@ -110,7 +110,7 @@ export interface ServerDefinition extends Declarations {
  * One method of the table: its params, the request it serves, and the era's way of answering its handlers'
  * questions (`asking`), which the transport that received the request passes (modern/serve.ts, legacy/).
  */
-export type MethodHandler = (params: JsonObject, scope: RequestScope, asking: Asking) => Promise<JsonObject>;
+export type MethodHandler = (params: JsonObject, scope: RequestScope, asking: Asking) => JsonObject | Promise<JsonObject>;
 
 export class McpServer {
   readonly info: Implementation & { icons?: Icon[] };
@@ -312,7 +312,8 @@ export class McpServer {
         "tools/list",
         this.differsForViews(listTools, (result) => this.withViewMeta(result)),
       );
-      methods.set("tools/call", async (params, scope, asking) => {
+      // Not async: a call whose round and handler wait for nothing is answered without a promise (modern/serve.ts).
+      methods.set("tools/call", (params, scope, asking) => {
         const call = toolCall(this.tools, params);
         requireToolScopes(scope.request, scope.config, scope.principal, call.tool);
         // Over its own budget, the tool does not run: the model is told when to retry (define/budget.ts). Charged
@@ -382,7 +383,8 @@ function list<T>(
     const { page, nextCursor } = registry.page(cursor, visible);
     return { [field]: page, ...(nextCursor && { nextCursor }), ...listCacheHint(config) };
   };
-  return async (params, scope) => {
+  // Not async: a list is made from what the isolate holds, and answered without a promise (modern/serve.ts).
+  return (params, scope) => {
     const visible = visibleTo?.(scope);
     if (params.cursor !== undefined) return build(params.cursor, visible, scope.config);
     let kept = firstPages.get(scope.config);
