@@ -27,6 +27,7 @@ const server = testServer({
       description: "Answers with a thenable that is not a Promise.",
       input,
       handler: ({ text: value }) =>
+        // biome-ignore lint/suspicious/noThenProperty: a thenable on purpose, which the engine must wait for as await would
         ({ then: (resolve: (result: unknown) => void) => resolve({ content: [text(value)] }) }) as unknown as { content: [] },
     }),
     defineTool({
