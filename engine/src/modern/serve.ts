@@ -41,8 +41,8 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
     logRequest(record, 202);
     return settled(new Response(null, { status: 202 }));
   }
-  const request = { ...message, meta: checkedMeta(message, headerVersion, exchange.config) };
-  checkMirroredHeaders(server, exchange, request);
+  const rpc: StatelessRequest = { ...message, meta: checkedMeta(message, headerVersion, exchange.config) };
+  checkMirroredHeaders(server, exchange, rpc);
   const reply = new Reply(exchange.request, {
     headers: { [HEADER.requestId]: exchange.traceId },
     onFinish: (status, code) => logRequest(record, status, code),
@@ -50,7 +50,7 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
   const scope = requestScope(exchange, {
     id: message.id,
     method: message.method,
-    meta: request.meta,
+    meta: rpc.meta,
     era: "stateless",
     reply,
     publisher: () => server.publisher(exchange),
@@ -65,11 +65,11 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
     }
   }
   const handler = server.method(message.method);
-  const done = traceRequest(server, scope, message.params, () => answer(server, scope, request, handler));
+  const done = traceRequest(server, scope, message.params, () => answer(server, scope, rpc, handler));
   return { response: reply.response, done: done ?? SETTLED, streaming: () => reply.streaming };
 }
 
-/** A 2026-07-28 request with its `_meta` read and checked. */
+/** A 2026-07-28 JSON-RPC request (not the HTTP one: `exchange.request`) with its `_meta` read and checked. */
 type StatelessRequest = Extract<Message, { kind: "request" }> & { meta: RequestMeta };
 
 /**
@@ -115,19 +115,19 @@ function checkMirroredHeaders(server: McpServer, exchange: HttpExchange, message
  * stream is this revision's cancellation, and a slow method's client is only reachable through writes (under
  * `wrangler dev`, a disconnect is noticed at the next write); see Reply.keepAliveWhileRunning.
  */
-function answer(server: McpServer, scope: RequestScope, request: StatelessRequest, handler: MethodHandler): Promise<void> | undefined {
+function answer(server: McpServer, scope: RequestScope, rpc: StatelessRequest, handler: MethodHandler): Promise<void> | undefined {
   const succeed = (result: JsonObject) => {
     const answered = answerOf(server, result);
-    scope.reply.finish(resultMessage(request.id, answered.answer), 200, {}, answered.json && resultMessageJson(request.id, answered.json));
+    scope.reply.finish(resultMessage(rpc.id, answered.answer), 200, {}, answered.json && resultMessageJson(rpc.id, answered.json));
   };
   const fail = (error: unknown) => {
-    const { body, status, headers } = failureMessage(error, request.id, scope);
+    const { body, status, headers } = failureMessage(error, rpc.id, scope);
     scope.reply.finish(body, status, headers);
   };
   let result: JsonObject | Promise<JsonObject>;
   try {
     // Its handlers' questions are answered in rounds of a multi round-trip request (./rounds.ts).
-    result = handler(request.params, scope, multiRoundTrip(scope));
+    result = handler(rpc.params, scope, multiRoundTrip(scope));
   } catch (error) {
     fail(error);
     return undefined;
@@ -136,7 +136,7 @@ function answer(server: McpServer, scope: RequestScope, request: StatelessReques
     succeed(result);
     return undefined;
   }
-  if (server.waits(request.method)) scope.reply.keepAliveWhileRunning(scope.config.limits.request.streamAfterMs);
+  if (server.waits(rpc.method)) scope.reply.keepAliveWhileRunning(scope.config.limits.request.streamAfterMs);
   return result.then(succeed, fail);
 }
 
