@@ -3,7 +3,11 @@
  * every binding, MCP_ENV production, STATE_KEYS and ALLOWED_HOSTS set, the rate limiter on). A profiling loop, not
  * part of `npm run bench`: it tells where a request's CPU goes, so what it prints is for people, never an assert.
  *
- *   node bench/profile.mjs [--n 1000] [--runs 7] [--profile] [--only tools/call|tools/list|retry]
+ *   node bench/profile.mjs [--n 1000] [--runs 7] [--profile] [--only tools/call|tools/list|retry] [--worker bench] [--no-limiter]
+ *     [--block <name> [--doc <file>]]
+ *
+ * `--block profile-after` writes what it printed, with its command, commit and load, into the `<!-- bench:profile-after -->`
+ * block of docs/benchmarks.md (or `--doc`): the only way a profile's figures reach the docs.
  *
  * How: the bundle `wrangler deploy --dry-run` writes is imported by a small driver Worker that calls its `fetch`
  * N times inside one workerd request (the same env, ctx and isolate, as a deployed Worker's requests share them).
@@ -16,16 +20,18 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { withBlock } from "./lib/generated.mjs";
 import { writeTemplateConfigs } from "./lib/template-config.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const fromRoot = createRequire(join(ROOT, "package.json"));
 const fromWrangler = createRequire(fromRoot.resolve("wrangler/package.json"));
-const { Miniflare, Log, LogLevel } = fromWrangler("miniflare");
+const miniflare = fromWrangler("miniflare");
+const { Miniflare, Log, LogLevel } = miniflare;
 const WebSocket = createRequire(fromWrangler.resolve("miniflare"))("ws");
 
 const { values: args } = parseArgs({
@@ -37,6 +43,12 @@ const { values: args } = parseArgs({
     worker: { type: "string", default: "root" },
     top: { type: "string", default: "12" },
     save: { type: "string" },
+    // Without the RATE_LIMITER binding: under Miniflare 5 its every limit() is a fetch to a Durable Object, about a
+    // millisecond of local CPU that Cloudflare's binding does not cost, which would hide the engine's own profile.
+    "no-limiter": { type: "boolean", default: false },
+    // Writes what it prints into the doc's `<!-- bench:<block> -->` block (a profile in the docs is one a run wrote).
+    block: { type: "string" },
+    doc: { type: "string" },
   },
 });
 const N = Number(args.n);
@@ -152,28 +164,37 @@ function workerdPids() {
   });
 }
 
-async function start({ out, config }, inspectorPort) {
+async function start({ out, config, entry }, inspectorPort) {
   const { workerOptions } = fromRoot("wrangler").unstable_getMiniflareWorkerOptions(config, undefined, {
     envFiles: [join(ROOT, "test/no-local-settings.env")],
   });
+  if (args["no-limiter"]) {
+    const { RATE_LIMITER: _limiter, ...others } = workerOptions.ratelimits ?? {};
+    workerOptions.ratelimits = others;
+  }
   const before = new Set(workerdPids());
-  const mf = new Miniflare({
-    ...workerOptions,
-    bindings: { ...workerOptions.bindings, STATE_KEYS, ALLOWED_HOSTS: HOST },
-    log: new Log(LogLevel.ERROR),
-    handleRuntimeStdio: (stdout, stderr) => {
-      stdout.resume();
-      stderr.resume();
-    },
-    modules: true,
-    modulesRules: [{ type: "ESModule", include: ["**/*.js", "**/*.mjs"] }],
-    modulesRoot: out,
-    scriptPath: join(out, "driver.mjs"),
-    host: "127.0.0.1",
-    port: 0,
-    cf: false,
-    ...(inspectorPort && { inspectorPort }),
-  });
+  // Miniflare 5 takes its own option shape; its converter reads the Miniflare 4 one written here (lib/miniflare.mjs).
+  const mf = new Miniflare(
+    miniflare.convertV4MiniflareOptions({
+      ...workerOptions,
+      bindings: { ...workerOptions.bindings, STATE_KEYS, ALLOWED_HOSTS: HOST },
+      log: new Log(LogLevel.ERROR),
+      handleRuntimeStdio: (stdout, stderr) => {
+        stdout.resume();
+        stderr.resume();
+      },
+      modulesRoot: out,
+      modules: ["driver.mjs", entry].map((name) => ({
+        type: "ESModule",
+        path: join(out, name),
+        contents: readFileSync(join(out, name), "utf8"),
+      })),
+      host: "127.0.0.1",
+      port: 0,
+      cf: false,
+      ...(inspectorPort && { inspectorPort }),
+    }),
+  );
   const url = await mf.ready;
   const pids = workerdPids().filter((pid) => !before.has(pid));
   return { mf, url, pids };
@@ -334,11 +355,40 @@ async function profile(name, url, port, requests, fileOf) {
       .slice(0, Number(args.top))
       .map(([name, micros]) => `  ${(micros / N).toFixed(1).padStart(7)} µs  ${((100 * micros) / total).toFixed(1).padStart(5)} %  ${name}`)
       .join("\n");
-  console.log(`  sampled JS-thread time (idle excluded): ${(total / N).toFixed(1)} µs per request`);
-  console.log(`  self time by source module:\n${top(byFile)}`);
-  console.log(`  self time by function:\n${top(byFunction)}`);
+  say(`  sampled JS-thread time (idle excluded): ${(total / N).toFixed(1)} µs per request`);
+  say(`  self time by source module:\n${top(byFile)}`);
+  say(`  self time by function:\n${top(byFunction)}`);
 }
 
+/** What this run printed, for `--block`. */
+const printed = [];
+function say(text) {
+  console.log(text);
+  printed.push(text);
+}
+
+/** The command's arguments as a reader would rerun them: without `--doc`, a path on this machine. */
+function shownArgs() {
+  const argv = process.argv.slice(2);
+  return argv.filter((arg, i) => arg !== "--doc" && argv[i - 1] !== "--doc");
+}
+
+/** The printed profile into the doc's block, with what a reader needs to weigh it: the command, the commit, the load. */
+function writeBlock(name, doc) {
+  const git = (...argv) => spawnSync("git", argv, { cwd: ROOT, encoding: "utf8" }).stdout.trim();
+  const dirty = git("status", "--porcelain", "--", "engine/src").length > 0 ? ", engine/src changed since" : "";
+  const header =
+    `\`node bench/profile.mjs ${shownArgs().join(" ")}\` on ${git("rev-parse", "--short", "HEAD")}${dirty}, ` +
+    `${new Date().toISOString().slice(0, 16)}Z, load average ${loadBefore.toFixed(2)} before the run on ${cpus().length} cores:`;
+  const content = [header, "", "```text", ...printed, "```"].join("\n");
+  const text = readFileSync(doc, "utf8");
+  const written = withBlock(text, name, content);
+  if (written === text && !text.includes(`<!-- bench:${name} -->`)) throw new Error(`${doc} has no bench:${name} block`);
+  writeFileSync(doc, written);
+  console.log(`wrote the ${name} block of ${doc}`);
+}
+
+const loadBefore = loadavg()[0];
 const built = build();
 const fileOf = moduleMap(readFileSync(join(built.out, built.entry), "utf8"), dirname(built.config));
 const inspectorPort = args.profile ? 9300 + Math.floor(Math.random() * 500) : undefined;
@@ -348,7 +398,7 @@ try {
   for (const [name, requests] of Object.entries(all)) {
     if (args.only && args.only !== name) continue;
     const runs = await measure(url, pids, requests);
-    console.log(
+    say(
       `${name}: ${median(runs).toFixed(0)} µs per request in-process (median of ${RUNS} runs of ${N}: ${runs.map((v) => v.toFixed(0)).join(", ")})`,
     );
     if (args.profile) await profile(name, url, inspectorPort, requests, fileOf);
@@ -356,3 +406,4 @@ try {
 } finally {
   await mf.dispose();
 }
+if (args.block) writeBlock(args.block, args.doc ?? join(ROOT, "engine/docs/benchmarks.md"));

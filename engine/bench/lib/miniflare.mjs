@@ -2,8 +2,10 @@
  * Miniflare and workerd exactly as the template's pinned wrangler uses them (resolved through wrangler's own
  * dependency), so every bench Worker runs under the same workerd as `npm run dev` and the tests.
  */
+
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { ROOT } from "./build.mjs";
 import { workerdPids } from "./cpu.mjs";
 
@@ -11,6 +13,12 @@ const fromRoot = createRequire(join(ROOT, "package.json"));
 const fromWrangler = createRequire(fromRoot.resolve("wrangler/package.json"));
 const miniflare = fromWrangler("miniflare");
 export const { Miniflare, Log, LogLevel } = miniflare;
+
+/**
+ * Miniflare 5 takes its own option shape (each Worker under `workers`, its settings under `config`); the bench, like
+ * wrangler's `unstable_getMiniflareWorkerOptions`, writes Miniflare 4's. Its own converter turns one into the other.
+ */
+export const miniflareOptions = (options) => miniflare.convertV4MiniflareOptions?.(options) ?? options;
 export const MINIFLARE_VERSION = fromWrangler("miniflare/package.json").version;
 export const WORKERD_VERSION = createRequire(fromWrangler.resolve("miniflare/package.json"))("workerd/package.json").version;
 
@@ -28,7 +36,7 @@ export const live = new Set();
 
 async function start(options) {
   const before = new Set(workerdPids());
-  const mf = new Miniflare(options);
+  const mf = new Miniflare(miniflareOptions(options));
   live.add(mf);
   const dispose = mf.dispose.bind(mf);
   mf.dispose = () => {
@@ -61,8 +69,9 @@ export async function serveBundle(config, mainModule, overrides = {}) {
     ...overrides,
     bindings: { ...options.bindings, ...overrides.bindings },
     ...quiet,
-    modules: true,
-    scriptPath: mainModule,
+    // The bundle as one module (Miniflare 5 converts no `modulesRules` beside a `scriptPath`): it imports nothing.
+    modulesRoot: dirname(mainModule),
+    modules: [{ type: "ESModule", path: mainModule, contents: readFileSync(mainModule, "utf8") }],
     host: "127.0.0.1",
     port: 0,
     cf: false,

@@ -10,8 +10,8 @@
  *   and no `_meta`.
  *
  * Every Worker of one protocol gets byte-identical requests, except the MRTR retry, whose `requestState` each
- * server minted for itself (see `mrtrRetry`), and the Accept header of a Worker that answers JSON only when SSE is
- * left out of it (mcp-lite: `worker.accept`).
+ * server minted for itself (see `mrtrRetry`), and the Accept header of the one row that is not called as a conforming
+ * client calls it (mcp-lite's JSON path, its best case: `worker.accept`).
  */
 export const MODERN = "2026-07-28";
 export const TEXT = "hello bench";

@@ -50,5 +50,6 @@ export function perRoundRatio(ours, theirs) {
   const ratios = ours.values.map((value, round) => value / theirs.values[round]);
   const both = ours.kept.filter((round) => theirs.kept.includes(round));
   const kept = both.length ? both : ours.kept;
-  return { ratios, kept, median: medianOver(ratios, kept), min: Math.min(...kept.map((round) => ratios[round])) };
+  const keptRatios = kept.map((round) => ratios[round]);
+  return { ratios, kept, median: medianOver(ratios, kept), min: Math.min(...keptRatios), max: Math.max(...keptRatios) };
 }

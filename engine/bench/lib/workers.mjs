@@ -10,7 +10,9 @@
  * `httpCallOnly` (measured over HTTP with tools/call only), `startupOnly`/`sizeOnly` (not loaded).
  *
  * Equal terms: every MCP Worker declares its `echo` tool with the same zod/mini schema (every peer takes one; see
- * each Worker's worker.ts), and answers JSON where it can (tmcp cannot: its per-request POST always answers SSE).
+ * each Worker's worker.ts), and is called as a conforming client calls it (`Accept: application/json, text/event-stream`),
+ * answering in the form it picks for that (mcp-lite and tmcp: SSE); mcp-lite's JSON path (`Accept: application/json`
+ * alone, which no conforming client sends) has a row of its own, labelled as its best case.
  */
 import { MODERN } from "./requests.mjs";
 
@@ -83,13 +85,27 @@ export const WORKERS = [
     dir: "workers/mcp-lite",
     protocol: "2025-06-18",
     packages: ["mcp-lite", "hono"],
-    answers: "JSON",
-    accept: "application/json",
+    answers: "SSE",
     setup: "fiberplane's Cloudflare starter: a Hono app, one `McpServer` and `StreamableHttpTransport` at module scope, no session adapter",
     called:
       "2025-06-18 stateless POST (after the one-time initialize): `MCP-Protocol-Version: 2025-06-18`, " +
-      "`Accept: application/json` (it has no JSON option: with `text/event-stream` in Accept, as a conforming client sends it, it answers SSE)",
+      "`Accept: application/json, text/event-stream` as a conforming client sends it, which it answers with a one-event SSE stream",
     differs: "speaks 2025-06-18 only (no `_meta`, no MRTR); no Host or Origin check, no limits, no rate limit, no span",
+  },
+  {
+    id: "mcp-lite-json",
+    label: "mcp-lite {mcp-lite} JSON path (`Accept: application/json` alone: its best case)",
+    dir: "workers/mcp-lite",
+    protocol: "2025-06-18",
+    packages: ["mcp-lite", "hono"],
+    answers: "JSON",
+    accept: "application/json",
+    sameBundleAs: "mcp-lite",
+    setup: "the mcp-lite Worker above, unchanged",
+    called:
+      "as mcp-lite above, but with `Accept: application/json` alone, which no conforming client sends: its one way to answer JSON " +
+      "(it has no JSON option), shown as its best case",
+    differs: "as mcp-lite above; JSON against the template's JSON",
   },
   {
     id: "tmcp",

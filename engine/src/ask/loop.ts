@@ -34,7 +34,8 @@ export interface AnswerSource {
 
 /** The `ask`, `state` and `supports` of a handler's context, over one source of answers. */
 export function inputApi(source: AnswerSource, capabilities: ClientCapabilities, state: JsonObject): InputApi {
-  const asked = new Set<string>();
+  // Made on the first ask: most calls never ask.
+  let asked: Set<string> | undefined;
   return {
     state,
     supports: (kind, options) => clientSupports(capabilities, kind, options),
@@ -43,6 +44,7 @@ export function inputApi(source: AnswerSource, capabilities: ClientCapabilities,
       source.prepare?.(once);
       const kept: Record<string, JsonObject> = {};
       const missing: Record<string, InputRequest> = {};
+      asked ??= new Set();
       for (const [key, request] of Object.entries(requests)) {
         if (asked.has(key)) throw new Error(`Input key "${key}" was asked twice in one call`);
         asked.add(key);

@@ -288,40 +288,59 @@ export function toolCall(tools: Registry<Tool>, params: JsonObject): ToolCall {
  * its result checked against the output schema. A crash is a generic tool error (the detail is logged); a protocol
  * error the handler raised (-32021...) and a run's early end (run/end.ts) pass through to the caller.
  */
-export async function runTool(tool: Tool, args: JsonObject, ctx: ToolContext, scope: LogScope): Promise<JsonObject> {
+export function runTool(tool: Tool, args: JsonObject, ctx: ToolContext, scope: LogScope): JsonObject | Promise<JsonObject> {
   const parsed = parseArguments(tool, args);
   if (!parsed.ok) return toolError(parsed.message) as JsonObject;
-  let value: ToolResult;
+  // A handler that returns its result (not a promise) is answered at once: the call then has nothing to wait for.
+  let value: ToolResult | Promise<ToolResult>;
   try {
-    value = await tool.handler(parsed.data as never, ctx);
+    value = tool.handler(parsed.data as never, ctx);
   } catch (error) {
-    if (isRunEnding(error) || error instanceof RpcError) throw error;
-    return crashResult(tool, error, scope);
+    return crashed(tool, error, scope);
   }
-  return checkedResult(tool, value, scope);
+  if (!isThenable(value)) return checkedResult(tool, value, scope);
+  return Promise.resolve(value).then(
+    (result) => checkedResult(tool, result, scope),
+    (error: unknown) => crashed(tool, error, scope),
+  );
+}
+
+/** Whether a handler's return is a promise (or any thenable, which `await` would have waited for too). */
+function isThenable(value: unknown): value is PromiseLike<ToolResult> {
+  return value instanceof Promise || typeof (value as { then?: unknown } | null)?.then === "function";
+}
+
+/** A handler's throw: a run's early end (run/end.ts) and a protocol error pass through; anything else is a crash. */
+function crashed(tool: Tool, error: unknown, scope: LogScope): JsonObject {
+  if (isRunEnding(error) || error instanceof RpcError) throw error;
+  return crashResult(tool, error, scope);
 }
 
 /**
  * `tools/call` answered on the request itself, its questions answered the way of the request's era (`asking`);
- * `admit` admits the logical call once (its tool's budget, see `AskingOptions.admit`).
+ * `admit` admits the logical call once (its tool's budget, see `AskingOptions.admit`). Answered without a promise
+ * when the round and the handler wait for nothing.
  */
-export async function callTool(
+export function callTool(
   call: ToolCall,
   params: JsonObject,
   scope: RequestScope,
   asking: Asking,
   admit?: () => Promise<JsonObject | undefined>,
-): Promise<JsonObject> {
+): JsonObject | Promise<JsonObject> {
   const target = { method: "tools/call", name: call.tool.name, args: call.args } as const;
-  let asked: Asked<JsonObject>;
-  try {
-    asked = await asking.run(target, params, (ctx) => runTool(call.tool, call.args, ctx, scope), { admit });
-  } catch (error) {
+  // The round itself failed after the handler ran (it kept more state than a round can carry): a server bug.
+  const failed = (error: unknown): JsonObject => {
     if (error instanceof RpcError) throw error;
-    // The round itself failed after the handler ran (it kept more state than a round can carry): a server bug.
     return crashResult(call.tool, error, scope);
+  };
+  let asked: Asked<JsonObject> | Promise<Asked<JsonObject>>;
+  try {
+    asked = asking.run(target, params, (ctx) => runTool(call.tool, call.args, ctx, scope), { admit });
+  } catch (error) {
+    return failed(error);
   }
-  return toolAnswerOf(asked);
+  return asked instanceof Promise ? asked.then(toolAnswerOf, failed) : toolAnswerOf(asked);
 }
 
 /**

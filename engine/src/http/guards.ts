@@ -4,6 +4,7 @@
  * "Security & Endpoint"), Content-Type and Accept. Each refusal is an `HttpError` with the status the spec names.
  */
 import type { Config } from "../config/config";
+import { textMemo } from "../util/memo";
 import { HttpError, truncate } from "../wire/errors";
 
 const LOOPBACK_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
@@ -28,6 +29,8 @@ function hostnameOf(host: string): string {
  * token audiences, by the origin of a request that passed here.
  */
 export function checkHost(request: Request, config: Config): void {
+  // Production without ALLOWED_HOSTS accepts every Host (the rule below): nothing to read or parse.
+  if (config.mode !== "development" && config.allowedHosts.length === 0) return;
   const host = request.headers.get("host") ?? new URL(request.url).host;
   const hostname = hostnameOf(host);
   const listed = config.allowedHosts.includes(hostname) || config.allowedHosts.includes(host.trim().toLowerCase());
@@ -71,39 +74,57 @@ export function originRefusal(origin: string): string {
 
 const MAX_NAMED_ORIGIN = 100;
 
+/**
+ * Why the verdicts on `Content-Type` and `Accept` are remembered: a client sends the same values on every POST, and
+ * taking them apart again costs each request more than the check itself. Keyed by the exact header value, so a
+ * value is refused on every request that sends it, the first and every repeat alike; at most 64 values of at most
+ * 256 characters each are kept per isolate (`textMemo`: a caller cannot grow it), others are judged every time.
+ */
+const MAX_REMEMBERED_VALUES = 64;
+const MAX_REMEMBERED_LENGTH = 256;
+
 /** The body must be JSON (spec: every message is a JSON-RPC object in UTF-8). */
 export function checkContentType(request: Request): void {
   const value = request.headers.get("content-type");
-  // What nearly every client sends, accepted without taking the value apart.
+  // What nearly every client sends, accepted without a lookup.
   if (value === "application/json") return;
-  const [type, ...params] = (value ?? "").split(";").map((part) => part.trim().toLowerCase());
-  const charset = params
-    .find((param) => param.startsWith("charset="))
-    ?.slice("charset=".length)
-    .replace(/"/g, "");
-  if (type !== "application/json" || (charset !== undefined && charset !== "utf-8")) {
+  if (value === null || !contentTypeVerdict(value)) {
     throw new HttpError(415, "Unsupported Media Type: send Content-Type: application/json");
   }
 }
 
+/** Whether a Content-Type value declares JSON in UTF-8 (`application/json`, with no charset or `charset=utf-8`). */
+export const contentTypeVerdict = textMemo(MAX_REMEMBERED_VALUES, MAX_REMEMBERED_LENGTH, (value) => {
+  const [type, ...params] = value.split(";").map((part) => part.trim().toLowerCase());
+  const charset = params
+    .find((param) => param.startsWith("charset="))
+    ?.slice("charset=".length)
+    .replace(/"/g, "");
+  return type === "application/json" && (charset === undefined || charset === "utf-8");
+});
+
 /** Clients must accept both answer forms, because the server picks JSON or SSE per request. */
 export function checkAccept(request: Request): void {
-  // Both types from one reading of the header (every POST is checked).
-  const ranges = acceptedRanges(request);
-  if (!admits(ranges, "application/json") || !admits(ranges, "text/event-stream")) {
+  if (!acceptVerdict(request.headers.get("accept") ?? "")) {
     throw new HttpError(406, "Not Acceptable: send Accept: application/json, text/event-stream");
   }
 }
 
+/** Whether an Accept value admits both answer forms: both types from one reading of the header. */
+export const acceptVerdict = textMemo(MAX_REMEMBERED_VALUES, MAX_REMEMBERED_LENGTH, (value) => {
+  const ranges = acceptedRanges(value);
+  return admits(ranges, "application/json") && admits(ranges, "text/event-stream");
+});
+
 /** Whether the request's Accept header admits `type`: exactly, through its wildcard (`text/*`) or the any-type one; never with q=0. */
 export function accepts(request: Request, type: string): boolean {
-  return admits(acceptedRanges(request), type);
+  return admits(acceptedRanges(request.headers.get("accept") ?? ""), type);
 }
 
-/** The media ranges of the Accept header, lowercased, leaving out those with q=0 (RFC 9110 §12.4.2: refused). */
-function acceptedRanges(request: Request): string[] {
+/** The media ranges of an Accept value, lowercased, leaving out those with q=0 (RFC 9110 §12.4.2: refused). */
+function acceptedRanges(accept: string): string[] {
   const ranges: string[] = [];
-  for (const part of (request.headers.get("accept") ?? "").split(",")) {
+  for (const part of accept.split(",")) {
     const [range = "", ...params] = part.split(";");
     if (params.some((param) => REFUSED_QUALITY.test(param))) continue;
     ranges.push(range.trim().toLowerCase());

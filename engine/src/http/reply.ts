@@ -132,8 +132,10 @@ export class Reply {
   }
 
   /**
-   * Called once the method starts: if it is still running after `afterMs` (`limits.request.streamAfterMs`), the
-   * answer turns into an SSE stream (if a notification has not already made it one) with a comment now and every
+   * Called when the method starts (2025) or once it is pending (2026-07-28: a method answered without a promise never
+   * arms it, a timer could not have fired before it finished, since a timer runs only once the isolate is idle): if it
+   * is still running after
+   * `afterMs` (`limits.request.streamAfterMs`), the answer turns into an SSE stream (if a notification has not already made it one) with a comment now and every
    * `KEEPALIVE_MS` (but in an interval that carried a notification) until the reply finishes, is cancelled or loses
    * its client. Why: a write is how the Worker learns that the client has gone
    * (under `wrangler dev` it is the only way; the failed write cancels the stream, which aborts `signal` on

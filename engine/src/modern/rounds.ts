@@ -11,7 +11,7 @@ import { type AnswerSource, inputApi } from "../ask/loop";
 import { type InputKind, type InputRequest, toWire } from "../ask/questions";
 import { keyRing } from "../config/key-ring";
 import { canonicalJson, open, seal } from "../config/signing";
-import { Run } from "../run/end";
+import { Run, type RunEnd } from "../run/end";
 import {
   type Asked,
   type Asking,
@@ -58,24 +58,44 @@ export function multiRoundTrip(scope: RequestScope): Asking {
   return { run: (target, params, handler, options) => runRound(scope, target, params, handler, options) };
 }
 
-async function runRound<T>(
+function runRound<T>(
   scope: RequestScope,
   target: RoundTarget,
   params: JsonObject,
-  handler: (ctx: RequestContext) => Promise<T>,
+  handler: (ctx: RequestContext) => T | Promise<T>,
   options: AskingOptions<T> | undefined,
-): Promise<Asked<T>> {
-  // The binding holds the arguments as canonical JSON (the state's one MAC covers them); only requests that carry
-  // or mint state pay for it.
+): Asked<T> | Promise<Asked<T>> {
+  const bindOf = bindingOf(scope, target);
+  // A first call carries no state and, without a budget, admits nothing: the handler runs at once, and a handler that
+  // returns a value is answered without a promise (a plain call builds no round it does not use).
+  if (params.requestState === undefined && !options?.admit)
+    return playRound(scope, bindOf, FIRST_ROUND, readResponses(params), handler, options);
+  return verifiedRound(scope, bindOf, params, handler, options);
+}
+
+/**
+ * What a round's state is bound to. The binding holds the arguments as canonical JSON (the state's one MAC covers
+ * them); only requests that carry or mint state pay for it.
+ */
+function bindingOf(scope: RequestScope, target: RoundTarget): () => Record<string, string> {
   let bind: Record<string, string> | undefined;
-  const bindOf = () =>
+  return () =>
     (bind ??= {
       method: target.method,
       name: target.name,
       args: canonicalJson(target.args ?? {}),
       principal: scope.principal.id,
     });
-  // A first call carries no state: nothing to verify, and no promise to wait for.
+}
+
+/** A round that carries state (verified first) or admits its call (a tool's budget): both wait before the handler runs. */
+async function verifiedRound<T>(
+  scope: RequestScope,
+  bindOf: () => Record<string, string>,
+  params: JsonObject,
+  handler: (ctx: RequestContext) => T | Promise<T>,
+  options: AskingOptions<T> | undefined,
+): Promise<Asked<T>> {
   const previous = params.requestState === undefined ? FIRST_ROUND : await verifiedState(scope, params, bindOf);
   const fresh = readResponses(params);
   // Only now, with the state verified: a claim in state that is forged, altered, expired or bound to another call
@@ -84,13 +104,40 @@ async function runRound<T>(
     const refusal = await options.admit();
     if (refusal !== undefined) return { kind: "done", value: refusal, retried: previous.continued };
   }
-  const answers: JsonObject = { ...previous.answers };
+  return playRound(scope, bindOf, previous, fresh, handler, options);
+}
+
+/** What a round keeps while its handler runs: every answer so far, and whether the round is single use. */
+interface RoundAnswers {
+  answers: JsonObject;
+  singleUse: boolean;
+}
+
+/** Runs the handler once, from the top, with the answers so far; says how the round ended (see `roundEnd`). */
+function playRound<T>(
+  scope: RequestScope,
+  bindOf: () => Record<string, string>,
+  previous: PreviousRound,
+  fresh: JsonObject,
+  handler: (ctx: RequestContext) => T | Promise<T>,
+  options: AskingOptions<T> | undefined,
+): Asked<T> | Promise<Asked<T>> {
   // Why a round continued from single-use state stays single use: its answers authorize a one-time action, and
   // must not become replayable by travelling on in a later round's state.
-  let singleUse = previous.nonce !== undefined;
-  let consumed = false;
+  const round: RoundAnswers = { answers: { ...previous.answers }, singleUse: previous.nonce !== undefined };
   const run = new Run();
-  const source: AnswerSource = {
+  const state = Object.keys(previous.state).length ? structuredClone(previous.state) : {};
+  const input = inputApi(answerSource(scope, previous, fresh, round, run), scope.meta.clientCapabilities, state);
+  const ended = runOnRequest(run, scope, input, handler, options);
+  const answered = (end: RunEnd<T>) => roundEnd(scope, end, bindOf, previous, round, input.state, options);
+  return ended instanceof Promise ? ended.then(answered) : answered(ended);
+}
+
+/** Where the handler's `ctx.ask` finds its answers in this round: the verified state, or this request's answers. */
+function answerSource(scope: RequestScope, previous: PreviousRound, fresh: JsonObject, round: RoundAnswers, run: Run): AnswerSource {
+  const { answers } = round;
+  let consumed = false;
+  return {
     // Fail before asking: a single-use round that nothing can consume would be replayable.
     prepare: (once) => {
       if (once) replayGuard(scope);
@@ -109,7 +156,7 @@ async function runRound<T>(
     },
     // What this round cannot answer ends it: the client answers and retries.
     async obtain(missing, once) {
-      singleUse ||= once;
+      round.singleUse ||= once;
       return run.end({ kind: "asks", questions: missing });
     },
     // Why the single-use state is used up here, and not when it is verified: only now have its answers passed
@@ -121,22 +168,28 @@ async function runRound<T>(
       if (!consumedNow) throw rejectState(scope, "replay");
     },
   };
-  const input = inputApi(source, scope.meta.clientCapabilities, Object.keys(previous.state).length ? structuredClone(previous.state) : {});
-  const ended = await runOnRequest(run, scope, input, handler, options);
-  const state = input.state;
+}
+
+/** What the round answers for how its run ended: the value, `input_required` with fresh state, or a task's takeover. */
+function roundEnd<T>(
+  scope: RequestScope,
+  ended: RunEnd<T>,
+  bindOf: () => Record<string, string>,
+  previous: PreviousRound,
+  round: RoundAnswers,
+  state: JsonObject,
+  options: AskingOptions<T> | undefined,
+): Asked<T> | Promise<Asked<T>> {
   switch (ended.kind) {
     case "done":
       return { kind: "done", value: ended.value, retried: previous.continued };
     case "asks":
-      return {
-        kind: "input_required",
-        result: await inputRequired(scope, bindOf(), { answers, carried: previous.answers }, state, ended.questions, {
-          singleUse,
-          admitted: options?.admit !== undefined,
-        }),
-      };
+      return inputRequired(scope, bindOf(), { answers: round.answers, carried: previous.answers }, state, ended.questions, {
+        singleUse: round.singleUse,
+        admitted: options?.admit !== undefined,
+      }).then((result) => ({ kind: "input_required", result }));
     case "hands-over":
-      return { kind: "hands-over", answers, state };
+      return { kind: "hands-over", answers: round.answers, state };
     case "cancelled":
       return { kind: "cancelled" };
     case "yields":

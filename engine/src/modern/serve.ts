@@ -10,11 +10,11 @@ import { expectHeader } from "../http/headers";
 import { checkParamHeaders } from "../http/param-headers";
 import { Reply } from "../http/reply";
 import { serveListen } from "../listen/listen";
-import { requestScope } from "../run/request";
-import type { McpServer } from "../server/server";
+import { type RequestScope, requestScope } from "../run/request";
+import type { McpServer, MethodHandler } from "../server/server";
 import { targetOf, traceRequest } from "../server/trace";
 import { logRequest } from "../util/log";
-import { claimsStateless, type Message, parseRequestMeta } from "../wire/envelope";
+import { claimsStateless, type Message, parseRequestMeta, type RequestMeta } from "../wire/envelope";
 import { ErrorCode, headerMismatch, RpcError, truncate, unsupportedVersion } from "../wire/errors";
 import { failureMessage, isReusable, mcpNameOf, methodName, resultMessage, resultMessageJson, reusable } from "../wire/messages";
 import { HEADER, isLegacyVersion, type JsonObject, STATELESS_VERSION, servedVersions } from "../wire/types";
@@ -30,7 +30,7 @@ export interface Served {
 
 /** `headerVersion` is the request's MCP-Protocol-Version header as the router read it (`readMcpHeader`). */
 export function serveStateless(server: McpServer, exchange: HttpExchange, message: Message, headerVersion: string | undefined): Served {
-  const { request, config, record } = exchange;
+  const { record } = exchange;
   record.era = STATELESS_VERSION;
   record.method = message.kind === "response" ? "(response)" : methodName(message.method);
   if (message.kind === "response") {
@@ -41,37 +41,16 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
     logRequest(record, 202);
     return settled(new Response(null, { status: 202 }));
   }
-
-  const maxLength = config.limits.request.maxHeaderValueLength;
-  if (headerVersion === undefined) throw headerMismatch("Header mismatch: missing required MCP-Protocol-Version header");
-  // Why: with no 2026-07-28 claim in `_meta`, the header is the client's only word on its revision, and that revision
-  // is unknown here (served 2025 revisions go to the legacy path). Which revisions are served is then the useful
-  // answer, not what a 2026-07-28 request would lack.
-  if (headerVersion !== STATELESS_VERSION && !claimsStateless(message.params)) throw unsupported(headerVersion, config);
-  const meta = parseRequestMeta(message.params);
-  if (headerVersion !== meta.protocolVersion) {
-    throw headerMismatch(
-      `Header mismatch: MCP-Protocol-Version header value '${truncate(headerVersion, 40)}' does not match body value '${truncate(meta.protocolVersion, 40)}'`,
-    );
-  }
-  if (meta.protocolVersion !== STATELESS_VERSION) throw unsupported(meta.protocolVersion, config);
-  const name = mcpNameOf(message.method, message.params);
-  // What the server knows of the name, before the headers are checked against the body (neither throws): the tool's
-  // header bindings, and the name for the log. Why only a declared tool or prompt: a URI may be user data, a task id
-  // is a handle to someone's task, and a name the server does not have is whatever the client typed.
-  const bindings = message.method === "tools/call" && name !== undefined ? server.headerBindingsOf(name) : undefined;
-  record.name = targetOf(server, message.method, message.params);
-  expectHeader(request, HEADER.method, message.method, maxLength);
-  if (name !== undefined) expectHeader(request, HEADER.name, name, maxLength);
-  if (bindings) checkParamHeaders(request, bindings, message.params.arguments, maxLength);
-  const reply = new Reply(request, {
+  const rpc: StatelessRequest = { ...message, meta: checkedMeta(message, headerVersion, exchange.config) };
+  checkMirroredHeaders(server, exchange, rpc);
+  const reply = new Reply(exchange.request, {
     headers: { [HEADER.requestId]: exchange.traceId },
     onFinish: (status, code) => logRequest(record, status, code),
   });
   const scope = requestScope(exchange, {
     id: message.id,
     method: message.method,
-    meta,
+    meta: rpc.meta,
     era: "stateless",
     reply,
     publisher: () => server.publisher(exchange),
@@ -86,24 +65,79 @@ export function serveStateless(server: McpServer, exchange: HttpExchange, messag
     }
   }
   const handler = server.method(message.method);
-  // Its handlers' questions are answered in rounds of a multi round-trip request (./rounds.ts).
-  const asking = multiRoundTrip(scope);
-  // Why: closing the stream is this revision's cancellation, and a slow method's client is only reachable through
-  // writes (under `wrangler dev`, a disconnect is noticed at the next write); see Reply.keepAliveWhileRunning.
-  if (server.waits(message.method)) reply.keepAliveWhileRunning(config.limits.request.streamAfterMs);
-  const done = traceRequest(server, scope, message.params, () =>
-    handler(message.params, scope, asking).then(
-      (result) => {
-        const { answer, json } = answerOf(server, result);
-        reply.finish(resultMessage(message.id, answer), 200, {}, json && resultMessageJson(message.id, json));
-      },
-      (error: unknown) => {
-        const { body, status, headers } = failureMessage(error, message.id, scope);
-        reply.finish(body, status, headers);
-      },
-    ),
-  );
-  return { response: reply.response, done, streaming: () => reply.streaming };
+  const done = traceRequest(server, scope, message.params, () => answer(server, scope, rpc, handler));
+  return { response: reply.response, done: done ?? SETTLED, streaming: () => reply.streaming };
+}
+
+/** A 2026-07-28 JSON-RPC request (not the HTTP one: `exchange.request`) with its `_meta` read and checked. */
+type StatelessRequest = Extract<Message, { kind: "request" }> & { meta: RequestMeta };
+
+/**
+ * The request's `_meta`, once its revision is the one this path serves: the MCP-Protocol-Version header is present
+ * and says what `_meta` says. Why: with no 2026-07-28 claim in `_meta`, the header is the client's only word on its
+ * revision, and that revision is unknown here (served 2025 revisions go to the legacy path). Which revisions are
+ * served is then the useful answer, not what a 2026-07-28 request would lack.
+ */
+function checkedMeta(message: Extract<Message, { kind: "request" }>, headerVersion: string | undefined, config: Config): RequestMeta {
+  if (headerVersion === undefined) throw headerMismatch("Header mismatch: missing required MCP-Protocol-Version header");
+  if (headerVersion !== STATELESS_VERSION && !claimsStateless(message.params)) throw unsupported(headerVersion, config);
+  const meta = parseRequestMeta(message.params);
+  if (headerVersion !== meta.protocolVersion) {
+    throw headerMismatch(
+      `Header mismatch: MCP-Protocol-Version header value '${truncate(headerVersion, 40)}' does not match body value '${truncate(meta.protocolVersion, 40)}'`,
+    );
+  }
+  if (meta.protocolVersion !== STATELESS_VERSION) throw unsupported(meta.protocolVersion, config);
+  return meta;
+}
+
+/**
+ * The headers that mirror the body (`Mcp-Method`, `Mcp-Name`, a tool's `Mcp-Param-*`), checked against it in the
+ * order the conformance suite expects; and the target the access log may name.
+ */
+function checkMirroredHeaders(server: McpServer, exchange: HttpExchange, message: StatelessRequest): void {
+  const { request, config, record } = exchange;
+  const maxLength = config.limits.request.maxHeaderValueLength;
+  const name = mcpNameOf(message.method, message.params);
+  // What the server knows of the name, before the headers are checked against the body (neither throws): the tool's
+  // header bindings, and the name for the log. Why only a declared tool or prompt: a URI may be user data, a task id
+  // is a handle to someone's task, and a name the server does not have is whatever the client typed.
+  const bindings = message.method === "tools/call" && name !== undefined ? server.headerBindingsOf(name) : undefined;
+  record.name = targetOf(server, message.method, message.params);
+  expectHeader(request, HEADER.method, message.method, maxLength);
+  if (name !== undefined) expectHeader(request, HEADER.name, name, maxLength);
+  if (bindings) checkParamHeaders(request, bindings, message.params.arguments, maxLength);
+}
+
+/**
+ * Runs the method and finishes the reply with its result or its error. A method answered without a promise (a plain
+ * tools/call, a list) is finished at once; only one that may still be waiting arms the keep-alive. Why: closing the
+ * stream is this revision's cancellation, and a slow method's client is only reachable through writes (under
+ * `wrangler dev`, a disconnect is noticed at the next write); see Reply.keepAliveWhileRunning.
+ */
+function answer(server: McpServer, scope: RequestScope, rpc: StatelessRequest, handler: MethodHandler): Promise<void> | undefined {
+  const succeed = (result: JsonObject) => {
+    const answered = answerOf(server, result);
+    scope.reply.finish(resultMessage(rpc.id, answered.answer), 200, {}, answered.json && resultMessageJson(rpc.id, answered.json));
+  };
+  const fail = (error: unknown) => {
+    const { body, status, headers } = failureMessage(error, rpc.id, scope);
+    scope.reply.finish(body, status, headers);
+  };
+  let result: JsonObject | Promise<JsonObject>;
+  try {
+    // Its handlers' questions are answered in rounds of a multi round-trip request (./rounds.ts).
+    result = handler(rpc.params, scope, multiRoundTrip(scope));
+  } catch (error) {
+    fail(error);
+    return undefined;
+  }
+  if (!(result instanceof Promise)) {
+    succeed(result);
+    return undefined;
+  }
+  if (server.waits(rpc.method)) scope.reply.keepAliveWhileRunning(scope.config.limits.request.streamAfterMs);
+  return result.then(succeed, fail);
 }
 
 /** -32022 for a request on the 2026-07-28 path that asks for another revision. */
@@ -145,6 +179,9 @@ function answerOf(server: McpServer, result: JsonObject): { answer: JsonObject; 
   return made;
 }
 
+/** The `done` of a method that finished before its reply was handed back. */
+const SETTLED: Promise<void> = Promise.resolve();
+
 function settled(response: Response): Served {
-  return { response: Promise.resolve(response), done: Promise.resolve(), streaming: () => false };
+  return { response: Promise.resolve(response), done: SETTLED, streaming: () => false };
 }

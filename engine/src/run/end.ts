@@ -52,27 +52,43 @@ export class Run {
   /**
    * Runs `body` to its end and says how it ended. A handler that catches the end's signal and goes on (or returns)
    * still ends the way it was asked to: the ending was recorded first, and it is decided here and nowhere else.
+   * A body that returns a value (not a promise) is answered at once, without a promise: a plain call that never
+   * waits pays for no async frame here (see `modern/serve.ts`, which arms a keep-alive only for a pending answer).
    *
    * @param body - Runs the handler, whose context calls end the run through `end`.
    * @param cancelled - Whether the run was cancelled meanwhile: a handler that returned after cancellation (with how
    *   far it got) ended cancelled. Only a task asks; a request's cancellation ends it through `ctx.checkpoint()`.
    */
-  async until<T>(body: () => Promise<T>, cancelled?: () => boolean): Promise<RunEnd<T>> {
-    let value: T;
+  until<T>(body: () => T | Promise<T>, cancelled?: () => boolean): RunEnd<T> | Promise<RunEnd<T>> {
+    let value: T | Promise<T>;
     try {
-      value = await body();
+      value = body();
     } catch (error) {
-      if (this.ending) return this.ending;
-      throw error;
+      return this.endedBy(error);
     }
+    if (!(value instanceof Promise)) return this.endedWith(value, cancelled);
+    return value.then(
+      (settled) => this.endedWith(settled, cancelled),
+      (error: unknown) => this.endedBy(error),
+    );
+  }
+
+  /** How a run that returned `value` ended: as it was asked to end, if it was; cancelled; or done. */
+  private endedWith<T>(value: T, cancelled?: () => boolean): RunEnd<T> {
     if (this.ending) return this.ending;
     if (cancelled?.()) return { kind: "cancelled", value };
     return { kind: "done", value };
   }
+
+  /** How a run that threw ended: as it was asked to end, if it was (the throw is the end's signal); else the throw. */
+  private endedBy(error: unknown): RunEnd<never> {
+    if (this.ending) return this.ending;
+    throw error;
+  }
 }
 
 /** A run of `body`, given its `end`, to its end (`Run.until`): for what needs nothing built before it runs. */
-export function runUntilEnd<T>(body: (end: EndRun) => Promise<T>, cancelled?: () => boolean): Promise<RunEnd<T>> {
+export function runUntilEnd<T>(body: (end: EndRun) => T | Promise<T>, cancelled?: () => boolean): RunEnd<T> | Promise<RunEnd<T>> {
   const run = new Run();
   return run.until(() => body(run.end), cancelled);
 }

@@ -14,7 +14,7 @@ import type { RequestMeta } from "../wire/envelope";
 import { ErrorCode, RpcError } from "../wire/errors";
 import { ANONYMOUS, type Principal } from "../wire/principal";
 import { type JsonObject, type LegacyVersion, LOG_LEVELS, type LogLevel, type RequestId } from "../wire/types";
-import { type Channel, type HandlerContext, handlerContext, type Publisher } from "./context";
+import { type Channel, type ClientView, type HandlerContext, handlerContext, type Publisher } from "./context";
 import { cancellationCheckpoint, type EndRun, type Run, type RunEnd } from "./end";
 
 /** Everything the engine knows about one request while it is served. */
@@ -108,13 +108,14 @@ export interface Asking {
    * Runs one handler for `target` to its end (`runOnRequest`): `handler` gets its `ctx`, whose `ask` answers the
    * era's way. `params` are the request's (a round's answers and state come in them). `handsOver`: the run's first
    * `ctx.progress()` or `ctx.checkpoint()` hands it over to a task (tasks/start.ts). `admit`: see `AskingOptions`.
+   * A handler that returns a value, in a round that awaits nothing, is answered without a promise.
    */
   run<T>(
     target: RoundTarget,
     params: JsonObject,
-    handler: (ctx: RequestContext) => Promise<T>,
+    handler: (ctx: RequestContext) => T | Promise<T>,
     options?: AskingOptions<T>,
-  ): Promise<Asked<T>>;
+  ): Asked<T> | Promise<Asked<T>>;
 }
 
 export interface AskingOptions<T = unknown> {
@@ -139,9 +140,9 @@ export function runOnRequest<T>(
   run: Run,
   scope: RequestScope,
   input: InputApi,
-  handler: (ctx: RequestContext) => Promise<T>,
+  handler: (ctx: RequestContext) => T | Promise<T>,
   { handsOver = false }: AskingOptions = {},
-): Promise<RunEnd<T>> {
+): RunEnd<T> | Promise<RunEnd<T>> {
   const handOver = (): never => run.end({ kind: "hands-over" });
   const overrides = handsOver ? { progress: handOver, checkpoint: async () => handOver() } : {};
   return run.until(() => handler(handlerContext(requestChannel(scope, run.end, overrides), input)));
@@ -168,49 +169,80 @@ export function answerOf<T>(asked: Asked<T>): T | JsonObject {
 /**
  * The channel a request's handler talks through: progress as notifications (when the client asked for them), log
  * messages to 2025 clients that set a level, events through the hub, and the reply's cancellation signal.
+ * `overrides`: a task's start hands the run over at its first progress report or checkpoint (`runOnRequest`).
  */
 export function requestChannel(
   scope: RequestScope,
   end: EndRun,
   overrides: Partial<Pick<Channel, "progress" | "checkpoint">> = {},
 ): Channel {
-  const { meta, reply } = scope;
-  return {
-    env: scope.env,
-    // A getter: reading the signal is what starts watching for the client going away (see Reply.signal).
-    get signal() {
-      return reply.signal;
-    },
-    principal: scope.principal,
-    client: { protocolVersion: meta.protocolVersion, capabilities: meta.clientCapabilities, info: meta.clientInfo },
-    requestId: scope.requestId,
-    traceId: scope.traceId,
-    progress(progress, total, message) {
-      if (meta.progressToken === undefined) return;
-      const params: Record<string, unknown> = { progressToken: meta.progressToken, progress };
-      if (total !== undefined) params.total = total;
-      if (message !== undefined) params.message = message;
-      reply.notify({ jsonrpc: "2.0", method: "notifications/progress", params });
-    },
-    log(level, data, logger) {
-      // Why: a server that sends notifications/message MUST declare `logging`, and on 2026-07-28 it is not declared
-      // (deprecated: new implementations SHOULD NOT adopt it).
-      if (scope.era === "stateless") return;
-      const params: JsonObject = { level, data };
-      if (logger !== undefined) params.logger = logger;
-      const message = { jsonrpc: "2.0", method: "notifications/message", params };
-      // Why: without a level the client asked for, no log message may be sent; a 2025 session whose level is
-      // stored (not yet read for this request) decides later, in `heldLog`.
-      if (meta.logLevel === undefined) return scope.heldLog?.(level, message);
-      if (reachesLevel(level, meta.logLevel)) reply.notify(message);
-    },
-    waitUntil: (promise) => scope.execution.waitUntil(promise),
-    get publish() {
-      return scope.publisher();
-    },
-    checkpoint: cancellationCheckpoint(() => reply.signal, end),
-    ...overrides,
-  };
+  const channel = new RequestChannel(scope, end);
+  return overrides.progress || overrides.checkpoint ? Object.assign(channel, overrides) : channel;
+}
+
+/**
+ * One object per run, its methods the class's: a call that never reports progress, logs, publishes or checks in
+ * makes no function for any of them (a plain call's `ctx` is built over it for every request).
+ */
+class RequestChannel implements Channel {
+  readonly env: object;
+  readonly principal: Principal;
+  readonly client: ClientView;
+  readonly requestId: RequestId;
+  readonly traceId: string;
+
+  constructor(
+    private readonly scope: RequestScope,
+    private readonly end: EndRun,
+  ) {
+    const { meta } = scope;
+    this.env = scope.env;
+    this.principal = scope.principal;
+    this.client = { protocolVersion: meta.protocolVersion, capabilities: meta.clientCapabilities, info: meta.clientInfo };
+    this.requestId = scope.requestId;
+    this.traceId = scope.traceId;
+  }
+
+  /** A getter: reading the signal is what starts watching for the client going away (see Reply.signal). */
+  get signal(): AbortSignal {
+    return this.scope.reply.signal;
+  }
+
+  progress(progress: number, total?: number, message?: string): void {
+    const { progressToken } = this.scope.meta;
+    if (progressToken === undefined) return;
+    const params: Record<string, unknown> = { progressToken, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    this.scope.reply.notify({ jsonrpc: "2.0", method: "notifications/progress", params });
+  }
+
+  log(level: LogLevel, data: unknown, logger?: string): void {
+    const { scope } = this;
+    // Why: a server that sends notifications/message MUST declare `logging`, and on 2026-07-28 it is not declared
+    // (deprecated: new implementations SHOULD NOT adopt it).
+    if (scope.era === "stateless") return;
+    const params: JsonObject = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    const message = { jsonrpc: "2.0", method: "notifications/message", params };
+    // Why: without a level the client asked for, no log message may be sent; a 2025 session whose level is
+    // stored (not yet read for this request) decides later, in `heldLog`.
+    if (scope.meta.logLevel === undefined) scope.heldLog?.(level, message);
+    else if (reachesLevel(level, scope.meta.logLevel)) scope.reply.notify(message);
+  }
+
+  waitUntil(promise: Promise<unknown>): void {
+    this.scope.execution.waitUntil(promise);
+  }
+
+  /** A getter: the publisher is built when a handler first publishes. */
+  get publish(): Publisher {
+    return this.scope.publisher();
+  }
+
+  checkpoint(): Promise<void> {
+    return cancellationCheckpoint(() => this.scope.reply.signal, this.end)();
+  }
 }
 
 /** Whether a message at `level` is at or above the `minimum` the client asked for. */

@@ -110,7 +110,7 @@ export interface ServerDefinition extends Declarations {
  * One method of the table: its params, the request it serves, and the era's way of answering its handlers'
  * questions (`asking`), which the transport that received the request passes (modern/serve.ts, legacy/).
  */
-export type MethodHandler = (params: JsonObject, scope: RequestScope, asking: Asking) => Promise<JsonObject>;
+export type MethodHandler = (params: JsonObject, scope: RequestScope, asking: Asking) => JsonObject | Promise<JsonObject>;
 
 export class McpServer {
   readonly info: Implementation & { icons?: Icon[] };
@@ -290,6 +290,37 @@ export class McpServer {
     return !ANSWERS_AT_ONCE.has(method);
   }
 
+  /** `tools/list` and `tools/call`, for a server that has tools. */
+  private addToolMethods(methods: Map<string, MethodHandler>): void {
+    // A tool the caller may not use is not listed to it (it stays callable only with the scopes it needs). Without a
+    // tool that needs scopes every caller sees them all: no filter, so no check per tool on every list.
+    const scoped = [...this.tools.values()].some((tool) => (tool.scopes ?? []).length > 0);
+    const visibleTo = (scope: RequestScope) => (tool: Tool) => permits(scope.principal, tool, scope.config);
+    const listTools = list("tools", this.tools, scoped ? visibleTo : undefined);
+    methods.set(
+      "tools/list",
+      this.differsForViews(listTools, (result) => this.withViewMeta(result)),
+    );
+    // Not async: a call whose round and handler wait for nothing is answered without a promise (modern/serve.ts).
+    methods.set("tools/call", (params, scope, asking) => {
+      const call = toolCall(this.tools, params);
+      requireToolScopes(scope.request, scope.config, scope.principal, call.tool);
+      // Over its own budget, the tool does not run: the model is told when to retry (define/budget.ts). Charged
+      // once per logical call, by the round that admits it: a confirmed retry is not a new call (modern/rounds.ts).
+      const { budget } = call.tool;
+      const admit =
+        budget &&
+        (async () => {
+          const refusal = await budgetRefusal(call.tool.name, budget, scope);
+          return refusal === undefined ? undefined : (toolError(refusal) as JsonObject);
+        });
+      // A long-running tool runs as a task for a client that can take one; every other call is answered here.
+      return runsAsTask(call.tool, scope)
+        ? startTask(this.info.name, call, params, scope, asking, admit)
+        : callTool(call, params, scope, asking, admit);
+    });
+  }
+
   private methodTable(): Map<string, MethodHandler> {
     const methods = new Map<string, MethodHandler>();
     methods.set(
@@ -302,34 +333,7 @@ export class McpServer {
         cacheScope: "public",
       })),
     );
-    if (this.tools.size > 0) {
-      // A tool the caller may not use is not listed to it (it stays callable only with the scopes it needs). Without a
-      // tool that needs scopes every caller sees them all: no filter, so no check per tool on every list.
-      const scoped = [...this.tools.values()].some((tool) => (tool.scopes ?? []).length > 0);
-      const visibleTo = (scope: RequestScope) => (tool: Tool) => permits(scope.principal, tool, scope.config);
-      const listTools = list("tools", this.tools, scoped ? visibleTo : undefined);
-      methods.set(
-        "tools/list",
-        this.differsForViews(listTools, (result) => this.withViewMeta(result)),
-      );
-      methods.set("tools/call", async (params, scope, asking) => {
-        const call = toolCall(this.tools, params);
-        requireToolScopes(scope.request, scope.config, scope.principal, call.tool);
-        // Over its own budget, the tool does not run: the model is told when to retry (define/budget.ts). Charged
-        // once per logical call, by the round that admits it: a confirmed retry is not a new call (modern/rounds.ts).
-        const { budget } = call.tool;
-        const admit =
-          budget &&
-          (async () => {
-            const refusal = await budgetRefusal(call.tool.name, budget, scope);
-            return refusal === undefined ? undefined : (toolError(refusal) as JsonObject);
-          });
-        // A long-running tool runs as a task for a client that can take one; every other call is answered here.
-        return runsAsTask(call.tool, scope)
-          ? startTask(this.info.name, call, params, scope, asking, admit)
-          : callTool(call, params, scope, asking, admit);
-      });
-    }
+    if (this.tools.size > 0) this.addToolMethods(methods);
     if (this.hasTaskTools) {
       for (const name of TASK_METHODS) methods.set(name, (params, scope) => serveTaskMethod(name, params, scope));
     }
@@ -382,7 +386,8 @@ function list<T>(
     const { page, nextCursor } = registry.page(cursor, visible);
     return { [field]: page, ...(nextCursor && { nextCursor }), ...listCacheHint(config) };
   };
-  return async (params, scope) => {
+  // Not async: a list is made from what the isolate holds, and answered without a promise (modern/serve.ts).
+  return (params, scope) => {
     const visible = visibleTo?.(scope);
     if (params.cursor !== undefined) return build(params.cursor, visible, scope.config);
     let kept = firstPages.get(scope.config);

@@ -34,3 +34,27 @@ export function lazy<T>(make: () => T): () => T {
     return value;
   };
 }
+
+/** A per-isolate cache of verdicts by text (`textMemo`): how many it holds. */
+export interface TextMemo<V> {
+  (text: string): V;
+  readonly size: number;
+}
+
+/**
+ * `compute(text)`, remembered per exact text for the texts that repeat across requests (the `Accept` a client sends
+ * on every POST). Why bounded: the texts are the caller's, so at most `maxEntries` texts of at most `maxLength`
+ * characters are ever kept; past either bound the verdict is computed each time, exactly as for a remembered text.
+ * `compute` must be pure: a remembered verdict is the one computing it again would give.
+ */
+export function textMemo<V>(maxEntries: number, maxLength: number, compute: (text: string) => V): TextMemo<V> {
+  const cache = new Map<string, V>();
+  const lookup = (text: string): V => {
+    const cached = cache.get(text);
+    if (cached !== undefined || cache.has(text)) return cached as V;
+    const value = compute(text);
+    if (cache.size < maxEntries && text.length <= maxLength) cache.set(text, value);
+    return value;
+  };
+  return Object.defineProperty(lookup, "size", { get: () => cache.size }) as TextMemo<V>;
+}

@@ -102,7 +102,7 @@ export function createRouter(server: McpServer, card?: CardOptions) {
       // The route of nearly every request, matched as the router matches it (`/mcp`, trailing slashes allowed), without
       // the router's per-request work (its query object, its properties on the request): postMcp reads neither.
       const response: Response =
-        request.method === "POST" && MCP_PATH.test(new URL(request.url).pathname)
+        request.method === "POST" && MCP_PATH.test(pathnameOf(request.url))
           ? await post(request as IRequest, env, execution, loaded)
           : await router.fetch(request as IRequest, env, execution, loaded);
       // Browser callers from allowed origins get CORS headers, on every answer.
@@ -113,6 +113,22 @@ export function createRouter(server: McpServer, card?: CardOptions) {
 
 /** The path itty-router's `post("/mcp")` matches: `/mcp` and any trailing slashes. */
 const MCP_PATH = /^\/mcp\/*$/;
+
+/**
+ * The path of a request's URL, read from its text: `request.url` is the URL as the runtime serialized it (the scheme,
+ * `//`, the authority, then the path from its first `/` up to a `?` or `#`), so this is `new URL(url).pathname`
+ * without parsing the URL again on every request. test/worker/routes.test.ts holds it to the router's matching.
+ */
+function pathnameOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  let end = url.length;
+  const query = url.indexOf("?", start);
+  if (query !== -1) end = query;
+  const fragment = url.indexOf("#", start);
+  if (fragment !== -1 && fragment < end) end = fragment;
+  return url.slice(start, end);
+}
 
 /** The scopes a client should ask for, named in the metadata and in 401 challenges; the tools never change. */
 const scopesOf = memoize((server: McpServer) => advertisedScopes(server.tools.values()));

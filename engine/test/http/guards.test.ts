@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { acceptVerdict } from "../../src/http/guards";
 import { counted, runs } from "../helpers/fixture";
 import { fixture, type Json, meta, post, readMessage, SERVED_VERSIONS, send, standardHeaders, testServer, URL_MCP } from "../helpers/rpc";
 import { expectError } from "../helpers/wire";
@@ -46,6 +47,16 @@ describe("Origin and Host (DNS-rebinding protection)", () => {
     expect(await served.text()).toContain("http://127.0.0.1:8787/mcp");
   });
 
+  it("accepts any Host in production without ALLOWED_HOSTS (Cloudflare routed it here), and only a listed one with it", async () => {
+    const open = testServer({}, { MCP_ENV: "production" });
+    for (const host of ["mcp.example", "anything.example:443", "localhost"]) {
+      expect((await open.send("server/discover", {}, { headers: { host } })).status).toBe(200);
+    }
+    const pinned = testServer({}, { MCP_ENV: "production", ALLOWED_HOSTS: "mcp.example" });
+    expect((await pinned.send("server/discover", {}, { headers: { host: "mcp.example" } })).status).toBe(200);
+    await expectError(await pinned.send("server/discover", {}, { headers: { host: "other.example" } }), 403, -32600, null);
+  });
+
   it("accepts loopback Host values", async () => {
     for (const host of ["localhost:8787", "127.0.0.1:8787", "[::1]:8787"]) {
       expect((await post(discover, { ...headers, host })).status).toBe(200);
@@ -68,6 +79,29 @@ describe("Content-Type and Accept", () => {
     for (const accept of ["application/json", "text/event-stream", null, "application/json, text/event-stream;q=0"]) {
       await expectError(await post(discover, { ...headers, accept }), 406, -32600, null);
     }
+  });
+
+  it("refuses a wrong Accept or Content-Type on a repeated request as on the first (the verdicts are remembered)", async () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await expectError(await post(discover, { ...headers, accept: "application/json" }), 406, -32600, null);
+      await expectError(await post(discover, { ...headers, accept: "text/event-stream;q=0, application/json" }), 406, -32600, null);
+      await expectError(await post(discover, { ...headers, "content-type": "text/plain; charset=utf-8" }), 415, -32600, null);
+      expect((await post(discover, { ...headers, accept: "application/json, text/event-stream" })).status).toBe(200);
+    }
+  });
+
+  it("keeps at most 64 Accept verdicts, and still refuses a wrong Accept once they are all taken", async () => {
+    // Distinct values a caller could send, each judged (and the first 64 kept): the cache never grows past its bound.
+    for (let n = 0; n < 100; n++) expect(acceptVerdict(`application/json, text/event-stream;x=${n}`)).toBe(true);
+    expect(acceptVerdict.size).toBeLessThanOrEqual(64);
+    const unseen = "application/json;level=1";
+    expect(acceptVerdict(unseen)).toBe(false);
+    await expectError(await post(discover, { ...headers, accept: unseen }), 406, -32600, null);
+    await expectError(await post(discover, { ...headers, accept: unseen }), 406, -32600, null);
+    expect(acceptVerdict.size).toBeLessThanOrEqual(64);
+    // A long value is judged, never kept.
+    expect(acceptVerdict(`application/json, text/event-stream, ${"x/y, ".repeat(60)}`)).toBe(true);
+    expect(acceptVerdict.size).toBeLessThanOrEqual(64);
   });
 
   it("accepts */* (clients such as curl)", async () => {

@@ -47,17 +47,17 @@ const cell = (perRound: number[], noisy: number[] = []) => {
     rounds: perRound.map((cpuUs) => ({ cpuUs, grossUs: cpuUs + 10, emptyUs: 10, failures: 0 })),
   };
 };
-const httpCell = (perRound: number[], noisy: number[] = []) => {
+const httpCell = (perRound: number[], noisy: number[] = [], cpuPerRound = perRound.map(() => 100)) => {
   const kept = perRound.map((_, round) => round).filter((round) => !noisy.includes(round));
   return {
     rps: perRound[kept[0]!],
     p50: 1,
     p99: 2,
-    cpuUs: 100,
+    cpuUs: cpuPerRound[kept[0]!],
     failures: 0,
     noisy,
     kept,
-    runs: perRound.map((rps) => ({ rps, p50: 1, p99: 2, cpuUs: 100 })),
+    runs: perRound.map((rps, round) => ({ rps, p50: 1, p99: 2, cpuUs: cpuPerRound[round]! })),
   };
 };
 
@@ -127,20 +127,54 @@ describe("the bench report", () => {
     // against 150) would say 0.67x.
     const data = run({}, 3);
     data.inprocess.cells.call = { floor: cell([10, 10, 10]), template: cell([100, 50, 150]), "mcp-lite": cell([200, 100, 100]) };
-    expect(named(data, "tools/call: in-process")?.measured).toMatch(/^0\.50x against mcp-lite/);
-    expect(named(data, "tools/call: in-process")?.ok).toBe(true);
+    expect(named(data, "tools/call: in-process CPU per request at most 0.9x")?.measured).toMatch(/^0\.50x against mcp-lite/);
+    expect(named(data, "tools/call: in-process CPU per request at most 0.9x")?.ok).toBe(true);
   });
 
   it("leaves a peer's own noisy round out of its ratios, whatever the floor did in that round", () => {
     // mcp-lite's third round is noisy (its own figure), the floor's is not: the round is dropped from the template's
-    // ratio to mcp-lite, where it alone would have made the template look ahead.
+    // ratio to mcp-lite, where it alone would have made the template look behind (100 us against 30).
     const data = run({}, 3);
-    data.http.cells.call["mcp-lite"] = httpCell([1000, 1000, 300], [2]);
-    data.http.cells.call.template = httpCell([900, 950, 900]);
-    const ahead = named(data, "tools/call over HTTP: more req/s");
-    expect(ahead?.ok).toBe(false);
-    expect(ahead?.measured).toContain("lowest round 0.90x against mcp-lite");
+    data.http.cells.call["mcp-lite"] = httpCell([1000, 1000, 3000], [2], [100, 100, 30]);
+    data.http.cells.call.template = httpCell([900, 950, 900], [], [90, 95, 100]);
+    const ahead = named(data, "tools/call over HTTP: fewer workerd CPU us");
+    expect(ahead?.ok).toBe(true);
+    expect(ahead?.measured).toContain("highest round 0.95x against mcp-lite");
     expect(markdown(data)).toContain("mcp-lite call round 3 (HTTP)");
+  });
+
+  it("scores CPU over HTTP as missed when the template costs as much as a peer in any one round", () => {
+    const data = run({}, 3);
+    data.http.cells.call["mcp-lite"] = httpCell([1000, 1000, 1000], [], [100, 100, 100]);
+    data.http.cells.call.template = httpCell([900, 950, 900], [], [90, 100, 80]);
+    const ahead = named(data, "tools/call over HTTP: fewer workerd CPU us");
+    expect(ahead).toMatchObject({ ok: false });
+    expect(ahead?.measured).toContain("behind or level in some round: mcp-lite");
+  });
+
+  it("scores half the CPU against the template before the work and against mcp-lite as a conforming client calls it", () => {
+    const data = run({}, 3);
+    data.workers = data.workers.map((w) => (w.id === "mcp-lite" ? { ...w, answers: "SSE" } : w));
+    // 26 us against 52.4 before: 0.50x; against mcp-lite's conforming call, 0.5x per round.
+    data.inprocess.cells.call = { floor: cell([10, 10, 10]), template: cell([26, 26, 26]), "mcp-lite": cell([52, 52, 52]) };
+    expect(named(data, "tools/call: in-process CPU per request at most 0.5x")).toMatchObject({ ok: true });
+    expect(named(data, "tools/call: in-process CPU per request at most 0.5x")?.measured).toContain(
+      "0.50x mcp-lite as a conforming client calls it",
+    );
+    // Half the template before, but not half mcp-lite: missed.
+    data.inprocess.cells.call["mcp-lite"] = cell([40, 40, 40]);
+    expect(named(data, "tools/call: in-process CPU per request at most 0.5x")).toMatchObject({ ok: false });
+    // Half mcp-lite, but over half the template before: missed too.
+    data.inprocess.cells.call = { floor: cell([10, 10, 10]), template: cell([30, 30, 30]), "mcp-lite": cell([100, 100, 100]) };
+    expect(named(data, "tools/call: in-process CPU per request at most 0.5x")).toMatchObject({ ok: false });
+  });
+
+  it("does not score the conforming comparison on a run that called mcp-lite on its JSON path", () => {
+    const data = run({}, 3);
+    data.inprocess.cells.call = { floor: cell([10, 10, 10]), template: cell([26, 26, 26]), "mcp-lite": cell([100, 100, 100]) };
+    const target = named(data, "tools/call: in-process CPU per request at most 0.5x");
+    expect(target?.measured).toContain("mcp-lite not measured as a conforming client calls it");
+    expect(target?.ok).toBeUndefined();
   });
 
   it("scores startup by module evaluation, never by the coarse `check startup` figure", () => {

@@ -1,6 +1,6 @@
 /**
  * POST /mcp is matched without the router (worker/router.ts), exactly as the router matched it: the path `/mcp`
- * with any trailing slashes, whatever the query; every other path goes through the router as before. What tells
+ * with any trailing slashes, whatever the query (a `/` in it included), read from the URL's text without parsing it; every other path goes through the router as before. What tells
  * the two apart: itty-router marks every request it routes (`request.query`, then `request.params` and
  * `request.route`), which the fast path never does; and what the router would match is asked of itty-router itself,
  * a bare router with `post("/mcp")` alone, so the fast path is held to the router's matching, whatever it becomes.
@@ -38,6 +38,7 @@ const PATHS = [
   "/mcp//",
   "/mcp?x=1",
   "/mcp/?access=none",
+  "/mcp?next=/api/x#y",
   "/mcp#fragment",
   "/x/../mcp",
   "/mcp/./",
@@ -72,7 +73,17 @@ describe("the MCP endpoint's route", () => {
       expect(response.status, path).toBe(matches ? 200 : 404);
     }
     // The table holds paths of both kinds: those the router takes as /mcp, and those it does not.
-    expect(matched).toEqual(["/mcp", "/mcp/", "/mcp//", "/mcp?x=1", "/mcp/?access=none", "/mcp#fragment", "/x/../mcp", "/mcp/./"]);
+    expect(matched).toEqual([
+      "/mcp",
+      "/mcp/",
+      "/mcp//",
+      "/mcp?x=1",
+      "/mcp/?access=none",
+      "/mcp?next=/api/x#y",
+      "/mcp#fragment",
+      "/x/../mcp",
+      "/mcp/./",
+    ]);
   });
 
   it("leaves every other path and method to the router: 404 for a path that only starts like /mcp, 405 for PUT /mcp/", async () => {
