@@ -375,6 +375,35 @@ describe("machine client tokens at /mcp", () => {
     expect((await callTool(altered, "whoami")).status).toBe(401);
   });
 
+  it("minted before the client's secret or key changes are refused after the change (401), while a fresh one works", async () => {
+    const { body } = await withSecret();
+    const before = await withAssertion();
+    const newHash = await sha256Hex(`${SECRET}-rotated`);
+    const newKey = { ...(await exportJWK(otherKeys.publicKey)), kid: "ci-1", alg: "ES256", use: "sig" };
+    const changed = [
+      { ...(clients[0] as object), client_secret_sha256: newHash },
+      clients[1],
+      { ...(clients[2] as object), jwks: { keys: [newKey] } },
+    ];
+    const rotated = authServer(DEFINITION, { AUTH_MACHINE_CLIENTS: JSON.stringify(changed) });
+    for (const old of [body.access_token, before.body.access_token]) {
+      const refused = await mcp(old as string, "tools/list", {}, rotated);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    }
+    const fresh = await rotated("/token", formPost({ grant_type: "client_credentials" }, { authorization: basic("nightly", `${SECRET}-rotated`) }));
+    const freshToken = ((await fresh.json()) as { access_token: string }).access_token;
+    expect((await mcp(freshToken, "tools/list", {}, rotated)).status).toBe(200);
+  });
+
+  it("are not revived by removing the client and declaring the same id again with another secret", async () => {
+    const { body } = await withSecret();
+    const redeclared = authServer(DEFINITION, {
+      AUTH_MACHINE_CLIENTS: JSON.stringify([...clients.slice(1), { ...(clients[0] as object), client_secret_sha256: await sha256Hex("another") }]),
+    });
+    expect((await mcp(body.access_token as string, "tools/list", {}, redeclared)).status).toBe(401);
+  });
+
   it("are refused at another origin of the same Worker (the token is bound to its resource)", async () => {
     const { body } = await withSecret();
     // The same Worker answering on another loopback origin: its resource is http://127.0.0.1:8787/mcp there.
