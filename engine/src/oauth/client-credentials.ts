@@ -73,16 +73,24 @@ export async function serveClientCredentials(
 /**
  * A token request that names a machine client for another grant (`authorization_code`, `refresh_token`, ...):
  * `unauthorized_client` once the client has authenticated (RFC 6749 §5.2: it is not authorized for that grant, having
- * no person to act for), `invalid_client` when it has not, so the answer tells a stranger nothing of which ids are
- * machine clients. Nothing is stored: an assertion's id is recorded only for a token.
+ * no person to act for); `undefined` when it has not, and the caller hands the request to the provider, which knows
+ * no such client and answers exactly as it answers any unknown one. Why: an answer of this code's own (another
+ * description, another challenge) would tell a stranger which ids are machine clients. Nothing is stored: an
+ * assertion's id is recorded only for a token.
  */
-export async function refuseOtherGrant(request: Request, form: URLSearchParams, context: ClientCredentialsContext): Promise<Response> {
+export async function refuseOtherGrant(
+  request: Request,
+  form: URLSearchParams,
+  context: ClientCredentialsContext,
+): Promise<Response | undefined> {
+  let client: MachineClient;
   try {
-    const { client } = await authenticateClient(request, form, context, context.config.authServer?.machineClients ?? []);
-    throw new Refusal(400, "unauthorized_client", "a machine client may use the client_credentials grant only", client);
+    ({ client } = await authenticateClient(request, form, context, context.config.authServer?.machineClients ?? []));
   } catch (error) {
-    return refused(error);
+    if (error instanceof Refusal) return undefined;
+    throw error;
   }
+  return refused(new Refusal(400, "unauthorized_client", "a machine client may use the client_credentials grant only", client));
 }
 
 const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
@@ -150,9 +158,12 @@ async function authenticateClient(request: Request, form: URLSearchParams, conte
   if (secret) {
     const client = clients.find((declared) => declared.id === secret.id);
     if (basic && named !== null && named !== basic.id) throw badClient("client_id is not the client of the Basic credentials", client);
+    // Why hash before knowing whether the client takes a secret: an unknown client, a key client and a wrong secret
+    // then cost the same work, so the time of the answer does not tell which ids are machine clients either.
+    const presented = await sha256(secret.secret);
     // One description for an unknown client and a wrong secret: which ids are machine clients is not told here.
     if (client?.auth.method !== "client_secret_basic") throw badClient(SECRET_REFUSED);
-    if (!(await secretMatches(secret.secret, client.auth.secretSha256))) throw badClient(SECRET_REFUSED, client);
+    if (!crypto.subtle.timingSafeEqual(presented, client.auth.secretSha256)) throw badClient(SECRET_REFUSED, client);
     return { client };
   }
   if (assertion === null) throw badClient("client authentication is required: a client secret or a client assertion (private_key_jwt)");
@@ -171,13 +182,11 @@ async function authenticateClient(request: Request, form: URLSearchParams, conte
 }
 
 /**
- * Whether `secret` hashes to the declared SHA-256. Why compare hashes: both sides are then 32 bytes, so the
- * comparison's time tells nothing about the secret's length; and `timingSafeEqual` tells nothing about where they
- * differ.
+ * The SHA-256 of a presented secret. Why compare hashes: both sides are then 32 bytes, so the comparison's time tells
+ * nothing about the secret's length; and `timingSafeEqual` tells nothing about where they differ.
  */
-async function secretMatches(secret: string, expected: Uint8Array): Promise<boolean> {
-  const presented = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)));
-  return crypto.subtle.timingSafeEqual(presented, expected);
+async function sha256(secret: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)));
 }
 
 /**

@@ -315,6 +315,34 @@ describe("what a machine client may not do", () => {
     expect(((await named.json()) as { error: string }).error).toBe("invalid_client");
   });
 
+  it("be told apart from an unknown client before it authenticates: the other grants answer both byte for byte alike", async () => {
+    const headersOf = (response: Response) =>
+      ["www-authenticate", "cache-control", "pragma", "content-type", "access-control-allow-origin", "vary"].map((name) => [
+        name,
+        response.headers.get(name),
+      ]);
+    const answer = async (id: string, extra: Record<string, string>, headers: Record<string, string> = {}) => {
+      const fields = { grant_type: "authorization_code", code: "a:b:c", redirect_uri: "http://127.0.0.1:9/cb", ...extra };
+      const response = await call("/token", formPost(fields, { origin: "https://app.example", ...headers }));
+      return { status: response.status, body: await response.text(), headers: headersOf(response) };
+    };
+    for (const [extra, headers] of [
+      [{ client_id: "ID" }, {}],
+      [{ client_id: "ID", client_secret: "x" }, {}],
+      [{}, { authorization: "Basic ID" }],
+    ] as [Record<string, string>, Record<string, string>][]) {
+      const as = (id: string) =>
+        answer(
+          id,
+          Object.fromEntries(Object.entries(extra).map(([name, value]) => [name, value.replace("ID", id)])),
+          headers.authorization ? { authorization: basic(id, "wrong") } : {},
+        );
+      const machine = await as("nightly");
+      expect(machine.status).toBe(401);
+      expect(machine).toEqual(await as("no-such-client"));
+    }
+  });
+
   it("start a person's sign-in at /authorize: refused on the page (it is no registered client), no record stored", async () => {
     const before = await storedClients();
     const page = await call(authorizePath("nightly"));
