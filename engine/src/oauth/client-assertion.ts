@@ -5,8 +5,8 @@
  * auth/jwks.ts). What it must say, and why each:
  *
  * - `iss` and `sub`: the client's id (RFC 7523 §3): it is the client speaking for itself, not for someone else;
- * - `aud`: this authorization server, as its issuer or its token endpoint: an assertion made for another server
- *   cannot be replayed here;
+ * - `aud`: this authorization server, as its issuer or its token endpoint, and nothing else (a string, or an array
+ *   of that one value): an assertion made for another server, or for several, cannot be replayed here;
  * - `exp`, and at most `MAX_ASSERTION_LIFE_S` ahead: a leaked assertion is useful for minutes, not days, and the
  *   memory of used ids (`jti`) need only last as long;
  * - `nbf` and `iat` not in the future (beyond the 30 s clock tolerance): auth/jwt.ts;
@@ -69,6 +69,9 @@ export async function verifyAssertion(assertion: string, client: MachineClient, 
     ASSERTION,
   );
   if (claims.sub !== client.id) throw new Error("invalid assertion: sub is not the client");
+  // Why one audience only (RFC 7523bis): an assertion listing this server among others was made to be shown to those
+  // others too, and any of them could replay it here; one naming only this server cannot be.
+  if (Array.isArray(claims.aud) && claims.aud.length !== 1) throw new Error("invalid assertion: more than one audience");
   const exp = claims.exp as number;
   // Why a bound on the life: the longer an assertion lives, the longer a leaked one works, and the longer its id
   // must be remembered. The tolerance absorbs a client clock running ahead.

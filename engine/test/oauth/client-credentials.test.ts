@@ -191,9 +191,17 @@ describe("a machine client with a key (private_key_jwt)", () => {
     expect((await callTool(answer.body.access_token as string, "admin_report")).status).toBe(403);
   });
 
-  it("accepts the token endpoint as the assertion's audience, as well as the issuer", async () => {
+  it("accepts the token endpoint as the assertion's audience, as well as the issuer, alone or as an array of one", async () => {
     expect((await withAssertion({}, await assertion({ aud: `${ORIGIN}/token` }))).status).toBe(200);
-    expect((await withAssertion({}, await assertion({ aud: [`${ORIGIN}/`, "https://elsewhere.example"] }))).status).toBe(200);
+    expect((await withAssertion({}, await assertion({ aud: [`${ORIGIN}/`] }))).status).toBe(200);
+  });
+
+  it("is refused an assertion whose audience is this server among others: invalid_client, nothing stored", async () => {
+    const before = await stateObjects();
+    const refused = await withAssertion({}, await assertion({ aud: [`${ORIGIN}/`, "https://elsewhere.example"] }));
+    expect(refused.status).toBe(401);
+    expect(refused.body.error).toBe("invalid_client");
+    expect(await stateObjects()).toBe(before);
   });
 
   it("is refused a replayed assertion: invalid_client, and the replay stores nothing", async () => {
