@@ -475,15 +475,16 @@ describe("the authorization server metadata with machine clients", () => {
 });
 
 describe("AUTH_MACHINE_CLIENTS", () => {
+  const DEVELOPMENT = { ...LOGIN, MCP_ENV: "development", OAUTH_STATE: env.OAUTH_STATE, STATE_KEYS: env.STATE_KEYS };
   const problemsOf = (value: unknown) => {
-    const loaded = parseConfig({ ...LOGIN, MCP_ENV: "development", OAUTH_STATE: env.OAUTH_STATE, AUTH_MACHINE_CLIENTS: value });
+    const loaded = parseConfig({ ...DEVELOPMENT, AUTH_MACHINE_CLIENTS: value });
     return loaded.ok ? [] : loaded.problems;
   };
   const good = { client_id: "job", scope: "notes", client_secret_sha256: "a".repeat(64) };
 
   it("takes a JSON array as text or as JSON itself, the name defaulting to the id", () => {
     for (const value of [JSON.stringify([good]), [good]]) {
-      const loaded = parseConfig({ ...LOGIN, MCP_ENV: "development", OAUTH_STATE: env.OAUTH_STATE, AUTH_MACHINE_CLIENTS: value });
+      const loaded = parseConfig({ ...DEVELOPMENT, AUTH_MACHINE_CLIENTS: value });
       expect(loaded.ok && loaded.config.authServer?.machineClients.map(({ id, name, scopes }) => ({ id, name, scopes }))).toEqual([
         { id: "job", name: "job", scopes: ["notes"] },
       ]);
@@ -498,8 +499,38 @@ describe("AUTH_MACHINE_CLIENTS", () => {
     ["two ways to authenticate", [{ ...good, jwks_uri: "https://keys.example/jwks" }], "exactly one of"],
     ["a key set over plain http", [{ client_id: "job", scope: "notes", jwks_uri: "http://keys.example/jwks" }], "must be an https URL"],
     ["the same client twice", [good, good], "declared twice"],
+    [
+      "the hash of an empty secret",
+      [{ ...good, client_secret_sha256: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" }],
+      "(client job): client_secret_sha256 is the SHA-256 of an empty secret",
+    ],
+    [
+      "a private key in an inline key set",
+      [{ client_id: "job", scope: "notes", jwks: { keys: [{ kty: "EC", crv: "P-256", x: "x", y: "y", d: "secret" }] } }],
+      "(client job): jwks key 1 holds the private member d",
+    ],
+    [
+      "a symmetric key in an inline key set",
+      [{ client_id: "job", scope: "notes", jwks: { keys: [{ kty: "oct", k: "c2VjcmV0" }] } }],
+      "(client job): jwks key 1 holds the private member k",
+    ],
+    ["a secret in clear beside its hash", [{ ...good, client_secret: "hunter2" }], '(client job): unknown member "client_secret"'],
   ])("names %s as a configuration problem", (_what, value, problem) => {
     expect(problemsOf(value).join("\n")).toContain(problem);
+  });
+
+  it("is a problem on the public development key (no STATE_KEYS): /mcp answers 503 and the log names it", async () => {
+    const { STATE_KEYS: _none, ...withoutKeys } = DEVELOPMENT;
+    const loaded = parseConfig({ ...withoutKeys, AUTH_MACHINE_CLIENTS: [good] });
+    expect(loaded.ok ? [] : loaded.problems).toContain(
+      "AUTH_MACHINE_CLIENTS needs STATE_KEYS: machine tokens signed with the public development key could be forged by anyone",
+    );
+    const open = authServer(DEFINITION, { MCP_ENV: "development", STATE_KEYS: undefined, AUTH_MACHINE_CLIENTS: JSON.stringify([good]) });
+    const { value: answer, lines } = await withLogs(() =>
+      open("/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }),
+    );
+    expect(answer.status).toBe(503);
+    expect(lines.join("\n")).toContain("AUTH_MACHINE_CLIENTS needs STATE_KEYS");
   });
 
   it("is a problem without AUTH_LOGIN: it would be ignored", () => {
