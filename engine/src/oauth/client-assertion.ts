@@ -15,7 +15,7 @@
  *   stores nothing.
  */
 
-import { type KeySet, localKeySet, remoteKeySet } from "../auth/jwks";
+import { JWKS_COOLDOWN_MS, type KeySet, localKeySet, remoteKeySet } from "../auth/jwks";
 import { CLOCK_TOLERANCE_S, type TokenKind, verifyJwt } from "../auth/jwt";
 import type { MachineClient } from "../config/machine-clients";
 import { base64url } from "../util/encoding";
@@ -43,10 +43,16 @@ const MAX_JTI_LENGTH = 256;
  */
 const ASSERTION: TokenKind = { types: ["jwt", "application/jwt", "client-authentication+jwt", "application/client-authentication+jwt"] };
 
-/** The client's keys, once per client per isolate (a fetched set is cached and refetched as auth/jwks.ts says). */
+/**
+ * The client's keys, once per client per isolate (a fetched set is cached and refetched as auth/jwks.ts says). A
+ * failed fetch is remembered for `JWKS_COOLDOWN_MS` (30 s): anyone may post an assertion naming the client, and must
+ * not make this server fetch a failing `jwks_uri` at every request.
+ */
 const keysOf = memoize((client: MachineClient): KeySet => {
   if (client.auth.method !== "private_key_jwt") throw new Error("this client has no keys");
-  return client.auth.jwks ? localKeySet(client.auth.jwks) : remoteKeySet(client.auth.jwksUri!);
+  return client.auth.jwks
+    ? localKeySet(client.auth.jwks)
+    : remoteKeySet(client.auth.jwksUri!, { failureCooldownMs: JWKS_COOLDOWN_MS });
 });
 
 /** A verified assertion: its id, as this server remembers it, and until when. */
@@ -59,7 +65,8 @@ export interface VerifiedAssertion {
 
 /**
  * Verifies `assertion` as `client`'s, for this server (`audiences`: its issuer, with and without a trailing slash,
- * and its token endpoint). Throws when anything about it is wrong; the caller answers each the same, `invalid_client`.
+ * and its token endpoint). Throws when anything about it is wrong; the caller answers each the same, `invalid_client`,
+ * but a `KeySetUnavailable` (auth/jwks.ts): the client's keys could not be fetched, which says nothing of the assertion.
  */
 export async function verifyAssertion(assertion: string, client: MachineClient, audiences: readonly string[]): Promise<VerifiedAssertion> {
   const claims = await verifyJwt(

@@ -10,6 +10,7 @@
  * Every refusal is the RFC 6749 §5.2 error (RFC 8707 `invalid_target` for another resource), and stores nothing:
  * the one write, the assertion's id (its single use), comes after every other check.
  */
+import { KeySetUnavailable } from "../auth/jwks";
 import type { Config } from "../config/config";
 import type { MachineClient } from "../config/machine-clients";
 import { ASSERTION_TYPE, useAssertion, verifyAssertion } from "./client-assertion";
@@ -175,7 +176,16 @@ async function authenticateClient(request: Request, form: URLSearchParams, conte
   const audiences = [context.origin, `${context.origin}/`, `${context.origin}${context.tokenPath}`];
   try {
     return { client, assertion: await verifyAssertion(assertion, client, audiences) };
-  } catch {
+  } catch (error) {
+    // Why not invalid_client: the client's key set could not be fetched, so nothing is known of its credentials;
+    // telling it they are wrong would send its operator looking in the wrong place. It may retry once the failure is
+    // forgotten (auth/jwks.ts).
+    if (error instanceof KeySetUnavailable) {
+      const seconds = String(Math.max(1, Math.ceil((error.retryAt - Date.now()) / 1000)));
+      throw new Refusal(503, "temporarily_unavailable", "the client's key set could not be fetched: retry later", client, {
+        "retry-after": seconds,
+      });
+    }
     // One answer whatever failed (signature, audience, expiry, life, jti): the detail helps an attacker more.
     throw badClient(ASSERTION_REFUSED, client);
   }

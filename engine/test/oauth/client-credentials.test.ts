@@ -234,6 +234,30 @@ describe("a machine client with a key (private_key_jwt)", () => {
     expect(await stateObjects()).toBe(before);
   });
 
+  it("is answered 503 temporarily_unavailable (Retry-After) while its jwks_uri fails, fetched at most once per 30 s, nothing stored", async () => {
+    const KEYS_URL = "https://keys.example/remote.json";
+    const remote = { client_id: "remote", client_name: "Remote keys", scope: "notes:read", jwks_uri: KEYS_URL };
+    const server = authServer(DEFINITION, { AUTH_MACHINE_CLIENTS: JSON.stringify([...clients, remote]) });
+    const realFetch = globalThis.fetch;
+    const fetched: string[] = [];
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      if (String(input) !== KEYS_URL) return realFetch(input, init);
+      fetched.push(String(input));
+      return new Response("down", { status: 500 });
+    });
+    const before = await stateObjects();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const fields = { grant_type: "client_credentials", client_assertion_type: ASSERTION_TYPE };
+      const jwt = await assertion({ iss: "remote", sub: "remote" });
+      const response = await server("/token", formPost({ ...fields, client_assertion: jwt }));
+      expect(response.status).toBe(503);
+      expect(((await response.json()) as { error: string }).error).toBe("temporarily_unavailable");
+      expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+    }
+    expect(fetched).toHaveLength(1);
+    expect(await stateObjects()).toBe(before);
+  });
+
   it("is refused with a wrong assertion type or with two authentication methods at once", async () => {
     const wrongType = await token({ client_assertion_type: "urn:example:other", client_assertion: await assertion() });
     expect(wrongType.body.error).toBe("invalid_client");
