@@ -11,11 +11,14 @@
  * the one write, the assertion's id (its single use), comes after every other check.
  */
 import { KeySetUnavailable } from "../auth/jwks";
+import { scopeHolder } from "../auth/scopes";
 import type { Config } from "../config/config";
 import type { MachineClient } from "../config/machine-clients";
+import type { ScopeHierarchy } from "../config/scopes";
 import { ASSERTION_TYPE, useAssertion, verifyAssertion } from "./client-assertion";
 import { mintMachineToken } from "./machine-token";
 import type { OAuthStateNamespace } from "./state-store";
+import { answerHeaders } from "./token-endpoint";
 import { assertionIssuer, basicCredentials } from "./token-client";
 
 export interface ClientCredentialsContext {
@@ -64,10 +67,10 @@ export async function serveClientCredentials(
     // No refresh token (the extension, RFC 6749 §4.4.3): the client authenticates again when this one expires.
     return Response.json(
       { access_token: token, token_type: "Bearer", expires_in: Math.floor(ttlMs / 1000), scope: scopes.join(" ") },
-      { headers: NO_STORE },
+      { headers: answerHeaders(request) },
     );
   } catch (error) {
-    return refused(error);
+    return refused(request, error);
   }
 }
 
@@ -91,18 +94,19 @@ export async function refuseOtherGrant(
     if (error instanceof Refusal) return undefined;
     throw error;
   }
-  return refused(new Refusal(400, "unauthorized_client", "a machine client may use the client_credentials grant only", client));
+  return refused(request, new Refusal(400, "unauthorized_client", "a machine client may use the client_credentials grant only", client));
 }
 
-const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
-
-/** A refusal's answer, and its log line: the code, the status and the client, never the request, a secret or an assertion. */
-function refused(error: unknown): Response {
+/**
+ * A refusal's answer, and its log line: the code, the status and the client, never the request, a secret or an
+ * assertion. Its headers are every /token answer's (never cached, readable by a browser-based client: token-endpoint.ts).
+ */
+function refused(request: Request, error: unknown): Response {
   if (!(error instanceof Refusal)) throw error;
   console.warn(JSON.stringify({ level: "warn", message: "oauth error", code: error.code, status: error.status, client: error.client?.id }));
   return Response.json(
     { error: error.code, error_description: error.description },
-    { status: error.status, headers: { ...NO_STORE, ...error.headers } },
+    { status: error.status, headers: { ...answerHeaders(request), ...error.headers } },
   );
 }
 
@@ -114,7 +118,7 @@ async function grantFor(request: Request, form: URLSearchParams, context: Client
   const repeated = SINGLE.find((name) => form.getAll(name).length > 1);
   if (repeated) throw new Refusal(400, "invalid_request", `${repeated} is given more than once`);
   const authenticated = await authenticateClient(request, form, context, clients);
-  const scopes = grantedScopes(form.get("scope"), authenticated.client);
+  const scopes = grantedScopes(form.get("scope"), authenticated.client, context.config.scopeHierarchy);
   // RFC 8707: this server issues tokens for one resource, its /mcp; a token for anything else is not its to give.
   const resources = form.getAll("resource");
   if (resources.length > 1 || (resources.length === 1 && resources[0] !== `${context.origin}/mcp`)) {
@@ -200,16 +204,17 @@ async function sha256(secret: string): Promise<Uint8Array> {
 }
 
 /**
- * The scopes the token carries: of those asked for, the ones the client was given; without `scope`, all it was
- * given. Why narrow rather than refuse a request that also names others (RFC 6749 §3.3 lets the server issue fewer,
- * and the answer's `scope` says which): the official clients ask for every scope the server's 401 challenge lists,
- * which a client given fewer would otherwise never get past. A request naming none of the client's scopes is
- * refused, `invalid_scope`: there is nothing to grant.
+ * The scopes the token carries: of those asked for, the ones the client holds under the server's scope hierarchy
+ * (`scopeHierarchy`, as per-tool checks apply it to people: a client given `invoices` may ask for `invoices:read`, and
+ * then gets only that); without `scope`, all it was given. Why narrow rather than refuse a request that also names
+ * others (RFC 6749 §3.3 lets the server issue fewer, and the answer's `scope` says which): the official clients ask
+ * for every scope the server's 401 challenge lists, which a client given fewer would otherwise never get past. A
+ * request naming none of the client's scopes is refused, `invalid_scope`: there is nothing to grant.
  */
-function grantedScopes(asked: string | null, client: MachineClient): string[] {
+function grantedScopes(asked: string | null, client: MachineClient, hierarchy: ScopeHierarchy): string[] {
   if (asked === null || asked.trim() === "") return client.scopes;
   const scopes = [...new Set(asked.split(" ").filter(Boolean))];
-  const granted = scopes.filter((scope) => client.scopes.includes(scope));
+  const granted = scopes.filter(scopeHolder(client.scopes, hierarchy));
   if (granted.length === 0) throw new Refusal(400, "invalid_scope", `this client may not have: ${scopes.join(" ")}`, client);
   return granted;
 }

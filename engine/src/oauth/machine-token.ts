@@ -13,6 +13,7 @@
  * once, changing its secret or its keys (`client_secret_sha256`, `jwks`, `jwks_uri`) ends those minted before, and
  * narrowing its scopes narrows them. Nothing is stored per token.
  */
+import { scopeHolder } from "../auth/scopes";
 import type { Config } from "../config/config";
 import { keyRing } from "../config/key-ring";
 import type { MachineClient } from "../config/machine-clients";
@@ -54,8 +55,10 @@ export async function resolveMachineToken(config: Config, token: string, resourc
   if (!opened.ok) return null;
   const body = opened.body as { c?: unknown; s?: unknown };
   if (body.c !== client.id || !Array.isArray(body.s)) return null;
-  // The scopes granted that the client may still have: the configuration of now decides, not that of the mint.
-  const scopes = body.s.filter((scope): scope is string => typeof scope === "string" && client.scopes.includes(scope));
+  // The scopes granted that the client may still have (under the scope hierarchy, as they were granted): the
+  // configuration of now decides, not that of the mint.
+  const holds = scopeHolder(client.scopes, config.scopeHierarchy);
+  const scopes = body.s.filter((scope): scope is string => typeof scope === "string" && holds(scope));
   return { client: { id: client.id, name: client.name }, scopes };
 }
 

@@ -163,7 +163,7 @@ function tokenError(request: Request, status: number, code: string, description:
 }
 
 /** A token endpoint answer is never cached (RFC 6749 §5.1), and a browser-based client may read it. */
-function answerHeaders(request: Request): Record<string, string> {
+export function answerHeaders(request: Request): Record<string, string> {
   const origin = request.headers.get("origin");
   return { "cache-control": "no-store", pragma: "no-cache", ...(origin && { "access-control-allow-origin": origin, vary: "Origin" }) };
 }

@@ -164,6 +164,37 @@ describe("a machine client with a secret (client_secret_basic)", () => {
     expect(JSON.parse(who.message.result.content[0].text).scopes).toEqual(["notes:admin"]);
   });
 
+  it("given a broad scope, calls the tools of the scopes it implies, and gets a narrower one it asks for (the scope hierarchy, as for people)", async () => {
+    const broad = { client_id: "broad", scope: "notes", client_secret_sha256: await sha256Hex(`${SECRET}-broad`) };
+    const server = authServer(DEFINITION, { AUTH_MACHINE_CLIENTS: JSON.stringify([...clients, broad]) });
+    const ask = async (scope?: string) => {
+      const fields = { grant_type: "client_credentials", ...(scope && { scope }) };
+      const response = await server("/token", formPost(fields, { authorization: basic("broad", `${SECRET}-broad`) }));
+      return (await response.json()) as { access_token?: string; scope?: string; error?: string };
+    };
+    const all = await ask();
+    expect(all.scope).toBe("notes");
+    expect((await mcp(all.access_token!, "tools/call", { name: "admin_report", arguments: {} }, server)).status).toBe(200);
+    const narrow = await ask("notes:read");
+    expect(narrow.scope).toBe("notes:read");
+    const who = await mcp(narrow.access_token!, "tools/call", { name: "whoami", arguments: {} }, server);
+    expect(JSON.parse(who.message.result.content[0].text).scopes).toEqual(["notes:read"]);
+    expect((await mcp(narrow.access_token!, "tools/call", { name: "admin_report", arguments: {} }, server)).status).toBe(403);
+    expect((await ask("other")).error).toBe("invalid_scope");
+  });
+
+  it("gets its token and its refusals with the headers of every /token answer: no-store, and CORS for a browser origin", async () => {
+    const origin = { origin: "https://app.example" };
+    const granted = await token({}, { authorization: basic("nightly", SECRET), ...origin });
+    const refusedOne = await token({}, { authorization: basic("nightly", "wrong"), ...origin });
+    for (const answer of [granted, refusedOne]) {
+      expect(answer.headers.get("access-control-allow-origin")).toBe("https://app.example");
+      expect(answer.headers.get("vary")).toBe("Origin");
+      expect(answer.headers.get("cache-control")).toBe("no-store");
+    }
+    expect([granted.status, refusedOne.status]).toEqual([200, 401]);
+  });
+
   it("is refused a token for another resource: invalid_target (RFC 8707)", async () => {
     const refused = await withSecret({ resource: "https://other.example/mcp" });
     expect(refused.status).toBe(400);
