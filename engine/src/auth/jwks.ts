@@ -169,7 +169,7 @@ export function remoteKeySet(url: string, options: RemoteKeySetOptions = {}): Ke
   // again; the issuer's own set (AUTH_ISSUER) is fetched again at the next request, as it always was.
   const refresh = () => {
     if (failure && Date.now() < failure.retryAt) return Promise.reject(failure);
-    return (inFlight ??= fetchKeys(url)
+    inFlight ??= fetchKeys(url)
       .then(
         (fetched) => {
           keys = fetched;
@@ -183,7 +183,8 @@ export function remoteKeySet(url: string, options: RemoteKeySetOptions = {}): Ke
       )
       .finally(() => {
         inFlight = undefined;
-      }));
+      });
+    return inFlight;
   };
   return async (alg, kid) => {
     if (!keys || Date.now() - fetchedAt >= JWKS_MAX_AGE_MS) await refresh();

@@ -127,7 +127,9 @@ function parseClient(
     for (const [position, key] of (jwks.keys as Record<string, unknown>[]).entries()) {
       const secret = PRIVATE_JWK_MEMBERS.find((member) => member in key);
       if (secret !== undefined) {
-        return void problems.push(`${where} (client ${id}): jwks key ${position + 1} holds the private member ${secret}: declare public keys only`);
+        return void problems.push(
+          `${where} (client ${id}): jwks key ${position + 1} holds the private member ${secret}: declare public keys only`,
+        );
       }
     }
     auth = { method: "private_key_jwt", jwks: jwks as unknown as { keys: JsonWebKey[] } };

@@ -50,9 +50,7 @@ const ASSERTION: TokenKind = { types: ["jwt", "application/jwt", "client-authent
  */
 const keysOf = memoize((client: MachineClient): KeySet => {
   if (client.auth.method !== "private_key_jwt") throw new Error("this client has no keys");
-  return client.auth.jwks
-    ? localKeySet(client.auth.jwks)
-    : remoteKeySet(client.auth.jwksUri!, { failureCooldownMs: JWKS_COOLDOWN_MS });
+  return client.auth.jwks ? localKeySet(client.auth.jwks) : remoteKeySet(client.auth.jwksUri!, { failureCooldownMs: JWKS_COOLDOWN_MS });
 });
 
 /** A verified assertion: its id, as this server remembers it, and until when. */

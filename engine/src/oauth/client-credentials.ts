@@ -18,8 +18,8 @@ import type { ScopeHierarchy } from "../config/scopes";
 import { ASSERTION_TYPE, useAssertion, verifyAssertion } from "./client-assertion";
 import { mintMachineToken } from "./machine-token";
 import type { OAuthStateNamespace } from "./state-store";
-import { answerHeaders } from "./token-endpoint";
 import { assertionIssuer, basicCredentials } from "./token-client";
+import { answerHeaders } from "./token-endpoint";
 
 export interface ClientCredentialsContext {
   config: Config;
