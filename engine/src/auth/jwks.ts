@@ -150,9 +150,10 @@ export class KeySetUnavailable extends Error {
 
 export interface RemoteKeySetOptions {
   /**
-   * How long a failed fetch is remembered, during which every lookup fails at once without fetching (default 0: the
-   * next lookup fetches again). The machine clients' key sets remember it for `JWKS_COOLDOWN_MS`: their lookups are
-   * made by whoever posts to /token, unauthenticated.
+   * How long a failed fetch is remembered, during which every lookup fails at once, with a `KeySetUnavailable`,
+   * without fetching (default 0: the next lookup fetches again, and the fetch's own error is thrown). The machine
+   * clients' key sets remember it for `JWKS_COOLDOWN_MS`: their lookups are made by whoever posts to /token,
+   * unauthenticated.
    */
   failureCooldownMs?: number;
 }
@@ -177,7 +178,10 @@ export function remoteKeySet(url: string, options: RemoteKeySetOptions = {}): Ke
           failure = undefined;
         },
         (error: unknown) => {
-          failure = new KeySetUnavailable((error as Error).message, Date.now() + failureCooldownMs);
+          // Without a cooldown the error is thrown as it was: the upstream login logs an engine message whole and
+          // only the class of anything else (oauth/upstream.ts), which a wrapper would blur.
+          if (failureCooldownMs === 0) throw error;
+          failure = new KeySetUnavailable(String((error as Error)?.message), Date.now() + failureCooldownMs);
           throw failure;
         },
       )
