@@ -11,7 +11,7 @@ import { memoize } from "../util/memo";
 import { HttpError } from "../wire/errors";
 import { ANONYMOUS, type Principal } from "../wire/principal";
 import { keySetOf } from "./jwks";
-import { verifyAccessToken } from "./jwt";
+import { type VerifiedClaims, verifyAccessToken } from "./jwt";
 import { machineClaimsOf } from "./machine-claims";
 import { scopeHolder } from "./scopes";
 
@@ -74,23 +74,37 @@ export async function authenticate(
   const scope: Record<string, string> = scopes.length ? { scope: scopes.join(" ") } : {};
   const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/.exec(request.headers.get("authorization") ?? "");
   if (!match) throw challenge(request, 401, "Unauthorized: a bearer token is required", scope);
+  let claims: VerifiedClaims;
   try {
     // Signature, an access token's typ, issuer, audience, the allow-listed algorithm, sub, exp, nbf and iat (30 s
     // clock tolerance): jwt.ts.
-    const claims = await verifyAccessToken(match[1]!, keySet(settings), {
+    claims = await verifyAccessToken(match[1]!, keySet(settings), {
       issuer: settings.issuer,
       audience: audienceOf(request, settings),
       algorithms: settings.algorithms,
     });
-    // A token the issuer minted for a machine (client credentials) reaches tools as the client it names.
-    const machine = machineClaimsOf(claims);
-    if (machine) return clientPrincipal(machine.clientId, machine.clientId, machine.scopes ?? scopesOf(claims));
-    return { id: claims.sub, scopes: scopesOf(claims), authenticated: true };
   } catch {
     // The reason (expired, wrong audience, bad signature) is not echoed: it helps an attacker more than a client.
     throw challenge(request, 401, "Unauthorized: the token is invalid or expired", { error: "invalid_token", ...scope });
   }
+  // A token the issuer minted for a machine (client credentials) reaches tools as the client it names.
+  const machine = machineClaimsOf(claims);
+  if (machine) return clientPrincipal(machine.clientId, machine.clientId, machine.scopes ?? scopesOf(claims));
+  // Why: a person's id here is the issuer's `sub` as it is, and a machine's is `client-<client id>`; a person whose
+  // `sub` the issuer spells `client-ci` would otherwise be machine `ci` to every tool (its data, its limits, its
+  // quotas). The issuer chose that `sub`, so the token is refused, saying why, rather than renamed.
+  if (claims.sub.startsWith(CLIENT_ID_PREFIX)) {
+    throw challenge(request, 401, "Unauthorized: the token is invalid or expired", {
+      error: "invalid_token",
+      error_description: `a person's token whose sub starts with ${CLIENT_ID_PREFIX} is refused: that prefix names machine clients here`,
+      ...scope,
+    });
+  }
+  return { id: claims.sub, scopes: scopesOf(claims), authenticated: true };
 }
+
+/** What starts the principal id of every machine client, in both modes, and no person's id. */
+const CLIENT_ID_PREFIX = "client-";
 
 /**
  * With the built-in authorization server the provider has already checked the token (signature, expiry, audience)
@@ -134,7 +148,7 @@ function machinePrincipal(props: unknown): Principal | undefined {
 
 /** A machine client as the principal, in either mode: never a person, so its id is its own namespace's. */
 const clientPrincipal = (id: string, name: string, scopes: string[]): Principal => ({
-  id: `client-${id}`,
+  id: `${CLIENT_ID_PREFIX}${id}`,
   scopes,
   authenticated: true,
   name,

@@ -133,26 +133,63 @@ export function localKeySet(jwks: unknown): KeySet {
 /** A fetched set is used for this long before it is fetched again (jose's default cacheMaxAge). */
 const JWKS_MAX_AGE_MS = 600_000;
 /** A token naming an unknown key refetches the set, at most once per this long (jose's default cooldownDuration). */
-const JWKS_COOLDOWN_MS = 30_000;
+export const JWKS_COOLDOWN_MS = 30_000;
 /** Largest JWK Set accepted, in bytes as received; real sets are a few KiB. */
 export const JWKS_MAX_BYTES = 256 * 1024;
 const JWKS_TIMEOUT_MS = 5_000;
 
-export function remoteKeySet(url: string): KeySet {
+/** A key set that could not be fetched: the endpoint failed, not the token. `retryAt` (ms): when it is fetched again. */
+export class KeySetUnavailable extends Error {
+  constructor(
+    message: string,
+    readonly retryAt: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface RemoteKeySetOptions {
+  /**
+   * How long a failed fetch is remembered, during which every lookup fails at once, with a `KeySetUnavailable`,
+   * without fetching (default 0: the next lookup fetches again, and the fetch's own error is thrown). The machine
+   * clients' key sets remember it for `JWKS_COOLDOWN_MS`: their lookups are made by whoever posts to /token,
+   * unauthenticated.
+   */
+  failureCooldownMs?: number;
+}
+
+export function remoteKeySet(url: string, options: RemoteKeySetOptions = {}): KeySet {
+  const failureCooldownMs = options.failureCooldownMs ?? 0;
   let keys: Jwk[] | undefined;
   let fetchedAt = 0;
   let inFlight: Promise<void> | undefined;
+  let failure: KeySetUnavailable | undefined;
   // Why one fetch in flight: a burst of requests on a cold isolate, or of tokens with an unknown kid, waits for one
-  // answer instead of becoming a burst of fetches to the issuer. A failure is not kept: the next request fetches again.
-  const refresh = () =>
-    (inFlight ??= fetchKeys(url)
-      .then((fetched) => {
-        keys = fetched;
-        fetchedAt = Date.now();
-      })
+  // answer instead of becoming a burst of fetches to the issuer. Why a failure is remembered when asked (and only
+  // then): while the endpoint fails, callers who need not authenticate must not make this server fetch it again and
+  // again; the issuer's own set (AUTH_ISSUER) is fetched again at the next request, as it always was.
+  const refresh = () => {
+    if (failure && Date.now() < failure.retryAt) return Promise.reject(failure);
+    inFlight ??= fetchKeys(url)
+      .then(
+        (fetched) => {
+          keys = fetched;
+          fetchedAt = Date.now();
+          failure = undefined;
+        },
+        (error: unknown) => {
+          // Without a cooldown the error is thrown as it was: the upstream login logs an engine message whole and
+          // only the class of anything else (oauth/upstream.ts), which a wrapper would blur.
+          if (failureCooldownMs === 0) throw error;
+          failure = new KeySetUnavailable(String((error as Error)?.message), Date.now() + failureCooldownMs);
+          throw failure;
+        },
+      )
       .finally(() => {
         inFlight = undefined;
-      }));
+      });
+    return inFlight;
+  };
   return async (alg, kid) => {
     if (!keys || Date.now() - fetchedAt >= JWKS_MAX_AGE_MS) await refresh();
     let jwk = pickKey(keys!, alg, kid);

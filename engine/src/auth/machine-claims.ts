@@ -5,8 +5,8 @@
  * client of the built-in authorization server is. Issuers say it each in their own claims; only what the token
  * itself says counts, after its signature, issuer, audience and expiry have been verified (jwt.ts):
  *
- * - Cloudflare Access service tokens: the client in `common_name` and an empty `sub` (a person's Access token has
- *   the same `type`, "app", but a `sub` and no `common_name`);
+ * - Cloudflare Access service tokens: the client in `common_name`, an empty `sub` and no `email` (a person's Access
+ *   token has the same `type`, "app", but a `sub` and an `email`, and no `common_name`);
  * - Auth0 machine-to-machine tokens: `gty` "client-credentials", the client in `azp` (`sub` is `<client>@clients`);
  * - Microsoft Entra app-only tokens: `idtyp` "app" (an optional claim to turn on), the client in `azp` (v2) or
  *   `appid` (v1), and the application permissions granted in `roles` (they carry no `scp`);
@@ -43,6 +43,16 @@ export function machineClaimsOf(claims: JsonObject): MachineClaims | undefined {
  */
 export const namesClientWithoutSubject = (claims: JsonObject): boolean => isAccessServiceToken(claims);
 
+/**
+ * Why all four: a person's Access token has a `sub` and an `email`; a service token has neither, and its client id in
+ * `common_name`. Access also puts a client certificate's common name in `common_name` when an mTLS rule let the
+ * request in, and nothing in the token tells that apart from a service token's: see docs/security.md.
+ */
 function isAccessServiceToken(claims: JsonObject): boolean {
-  return claims.type === "app" && text(claims.common_name) !== undefined && (claims.sub === undefined || claims.sub === "");
+  return (
+    claims.type === "app" &&
+    text(claims.common_name) !== undefined &&
+    (claims.sub === undefined || claims.sub === "") &&
+    claims.email === undefined
+  );
 }

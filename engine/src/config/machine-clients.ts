@@ -17,6 +17,7 @@
  * hash: the secret is random, not a password, so there is nothing to guess, and every token request pays for it.
  */
 import { isObject } from "../wire/envelope";
+import { truncate } from "../wire/errors";
 
 /** How a machine client proves who it is at /token. */
 export type MachineClientAuth =
@@ -36,6 +37,12 @@ export interface MachineClient {
 }
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,64}$/;
+/** The members an entry may have: any other (a plaintext `client_secret` beside the hash, a typo) is a mistake to name. */
+const MEMBERS = ["client_id", "client_name", "scope", "client_secret_sha256", "jwks_uri", "jwks"];
+/** The SHA-256 of the empty string: a client whose secret is empty would sign in with no secret at all. */
+const EMPTY_SECRET_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+/** The private members of a JWK (RFC 7518 §6.2.2, §6.3.2, §6.4.1): a declared key set holds public keys only. */
+const PRIVATE_JWK_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"];
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 /** More clients than a deployment declares by hand: a bound, so a token request's lookup stays a short scan. */
@@ -81,6 +88,10 @@ function parseClient(
   if (typeof id !== "string" || !CLIENT_ID.test(id)) {
     return void problems.push(`${where}: client_id must be 1 to 64 letters, digits or -._~`);
   }
+  // Why refuse an unknown member rather than ignore it: a `client_secret` in clear beside the hash is a leaked secret
+  // the operator believes is read, and a misspelled member is a setting that silently does nothing.
+  const unknown = Object.keys(entry).find((member) => !MEMBERS.includes(member));
+  if (unknown !== undefined) return void problems.push(`${where} (client ${id}): unknown member ${JSON.stringify(truncate(unknown, 64))}`);
   if (name !== undefined && (typeof name !== "string" || name.length === 0 || name.length > 200)) {
     return void problems.push(`${where}: client_name must be a string of 1 to 200 characters`);
   }
@@ -98,6 +109,10 @@ function parseClient(
     if (typeof hash !== "string" || !SHA256_HEX.test(hash)) {
       return void problems.push(`${where}: client_secret_sha256 must be 64 lowercase hex digits (the SHA-256 of the secret)`);
     }
+    // Why: the hash of the empty string is a client with no secret; anyone who knows its id signs in as it.
+    if (hash === EMPTY_SECRET_SHA256) {
+      return void problems.push(`${where} (client ${id}): client_secret_sha256 is the SHA-256 of an empty secret`);
+    }
     auth = { method: "client_secret_basic", secretSha256: Uint8Array.fromHex(hash) };
   } else if (jwksUri !== undefined) {
     if (typeof jwksUri !== "string") return void problems.push(`${where}: jwks_uri must be a URL`);
@@ -106,6 +121,16 @@ function parseClient(
   } else {
     if (!isObject(jwks) || !Array.isArray(jwks.keys) || !jwks.keys.every(isObject)) {
       return void problems.push(`${where}: jwks must be a JSON Web Key Set ({"keys": [...]})`);
+    }
+    // Why: a private key in the configuration is a key leaked to whoever reads it (and a symmetric `k` would let
+    // them sign as the client); the server needs the public half only.
+    for (const [position, key] of (jwks.keys as Record<string, unknown>[]).entries()) {
+      const secret = PRIVATE_JWK_MEMBERS.find((member) => member in key);
+      if (secret !== undefined) {
+        return void problems.push(
+          `${where} (client ${id}): jwks key ${position + 1} holds the private member ${secret}: declare public keys only`,
+        );
+      }
     }
     auth = { method: "private_key_jwt", jwks: jwks as unknown as { keys: JsonWebKey[] } };
   }

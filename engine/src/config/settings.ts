@@ -95,6 +95,7 @@ export function parseSettings(vars: Record<string, unknown>): SettingsResult {
   };
   // Why: two sources of truth for who may call would leave one of them silently ignored.
   if (settings.auth && settings.authServer) problems.push("AUTH_ISSUER and AUTH_LOGIN cannot both be set");
+  refuseMachineClientsOnDevelopmentKey(settings, problems);
   refuseIgnoredAuthSettings(read);
   if (mode === "production") refuseHostDerivedAudience(settings, problems);
   refuseRetired(read);
@@ -221,6 +222,17 @@ function refuseHostDerivedAudience(settings: Settings, problems: string[]): void
   }
   if (settings.authServer && !hostsPinned) {
     problems.push("AUTH_LOGIN needs ALLOWED_HOSTS in production, so the token audience and OAuth metadata do not follow the Host header");
+  }
+}
+
+/**
+ * Why: a machine client's access token is signed with STATE_KEYS (oauth/machine-token.ts). The development key is
+ * published in this file, so with it anyone could sign a token for any declared machine client, with its scopes; a
+ * session's or a cursor's forgery in development harms no one, a machine token reaches the tools.
+ */
+function refuseMachineClientsOnDevelopmentKey(settings: Settings, problems: string[]): void {
+  if (settings.developmentKey && (settings.authServer?.machineClients.length ?? 0) > 0) {
+    problems.push("AUTH_MACHINE_CLIENTS needs STATE_KEYS: machine tokens signed with the public development key could be forged by anyone");
   }
 }
 

@@ -5,8 +5,8 @@
  * auth/jwks.ts). What it must say, and why each:
  *
  * - `iss` and `sub`: the client's id (RFC 7523 §3): it is the client speaking for itself, not for someone else;
- * - `aud`: this authorization server, as its issuer or its token endpoint: an assertion made for another server
- *   cannot be replayed here;
+ * - `aud`: this authorization server, as its issuer or its token endpoint, and nothing else (a string, or an array
+ *   of that one value): an assertion made for another server, or for several, cannot be replayed here;
  * - `exp`, and at most `MAX_ASSERTION_LIFE_S` ahead: a leaked assertion is useful for minutes, not days, and the
  *   memory of used ids (`jti`) need only last as long;
  * - `nbf` and `iat` not in the future (beyond the 30 s clock tolerance): auth/jwt.ts;
@@ -15,7 +15,7 @@
  *   stores nothing.
  */
 
-import { type KeySet, localKeySet, remoteKeySet } from "../auth/jwks";
+import { JWKS_COOLDOWN_MS, type KeySet, localKeySet, remoteKeySet } from "../auth/jwks";
 import { CLOCK_TOLERANCE_S, type TokenKind, verifyJwt } from "../auth/jwt";
 import type { MachineClient } from "../config/machine-clients";
 import { base64url } from "../util/encoding";
@@ -43,10 +43,14 @@ const MAX_JTI_LENGTH = 256;
  */
 const ASSERTION: TokenKind = { types: ["jwt", "application/jwt", "client-authentication+jwt", "application/client-authentication+jwt"] };
 
-/** The client's keys, once per client per isolate (a fetched set is cached and refetched as auth/jwks.ts says). */
+/**
+ * The client's keys, once per client per isolate (a fetched set is cached and refetched as auth/jwks.ts says). A
+ * failed fetch is remembered for `JWKS_COOLDOWN_MS` (30 s): anyone may post an assertion naming the client, and must
+ * not make this server fetch a failing `jwks_uri` at every request.
+ */
 const keysOf = memoize((client: MachineClient): KeySet => {
   if (client.auth.method !== "private_key_jwt") throw new Error("this client has no keys");
-  return client.auth.jwks ? localKeySet(client.auth.jwks) : remoteKeySet(client.auth.jwksUri!);
+  return client.auth.jwks ? localKeySet(client.auth.jwks) : remoteKeySet(client.auth.jwksUri!, { failureCooldownMs: JWKS_COOLDOWN_MS });
 });
 
 /** A verified assertion: its id, as this server remembers it, and until when. */
@@ -59,7 +63,8 @@ export interface VerifiedAssertion {
 
 /**
  * Verifies `assertion` as `client`'s, for this server (`audiences`: its issuer, with and without a trailing slash,
- * and its token endpoint). Throws when anything about it is wrong; the caller answers each the same, `invalid_client`.
+ * and its token endpoint). Throws when anything about it is wrong; the caller answers each the same, `invalid_client`,
+ * but a `KeySetUnavailable` (auth/jwks.ts): the client's keys could not be fetched, which says nothing of the assertion.
  */
 export async function verifyAssertion(assertion: string, client: MachineClient, audiences: readonly string[]): Promise<VerifiedAssertion> {
   const claims = await verifyJwt(
@@ -69,6 +74,9 @@ export async function verifyAssertion(assertion: string, client: MachineClient, 
     ASSERTION,
   );
   if (claims.sub !== client.id) throw new Error("invalid assertion: sub is not the client");
+  // Why one audience only (RFC 7523bis): an assertion listing this server among others was made to be shown to those
+  // others too, and any of them could replay it here; one naming only this server cannot be.
+  if (Array.isArray(claims.aud) && claims.aud.length !== 1) throw new Error("invalid assertion: more than one audience");
   const exp = claims.exp as number;
   // Why a bound on the life: the longer an assertion lives, the longer a leaked one works, and the longer its id
   // must be remembered. The tolerance absorbs a client clock running ahead.

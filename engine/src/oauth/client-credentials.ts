@@ -10,12 +10,16 @@
  * Every refusal is the RFC 6749 §5.2 error (RFC 8707 `invalid_target` for another resource), and stores nothing:
  * the one write, the assertion's id (its single use), comes after every other check.
  */
+import { KeySetUnavailable } from "../auth/jwks";
+import { scopeHolder } from "../auth/scopes";
 import type { Config } from "../config/config";
 import type { MachineClient } from "../config/machine-clients";
+import type { ScopeHierarchy } from "../config/scopes";
 import { ASSERTION_TYPE, useAssertion, verifyAssertion } from "./client-assertion";
 import { mintMachineToken } from "./machine-token";
 import type { OAuthStateNamespace } from "./state-store";
 import { assertionIssuer, basicCredentials } from "./token-client";
+import { answerHeaders } from "./token-endpoint";
 
 export interface ClientCredentialsContext {
   config: Config;
@@ -63,37 +67,46 @@ export async function serveClientCredentials(
     // No refresh token (the extension, RFC 6749 §4.4.3): the client authenticates again when this one expires.
     return Response.json(
       { access_token: token, token_type: "Bearer", expires_in: Math.floor(ttlMs / 1000), scope: scopes.join(" ") },
-      { headers: NO_STORE },
+      { headers: answerHeaders(request) },
     );
   } catch (error) {
-    return refused(error);
+    return refused(request, error);
   }
 }
 
 /**
  * A token request that names a machine client for another grant (`authorization_code`, `refresh_token`, ...):
  * `unauthorized_client` once the client has authenticated (RFC 6749 §5.2: it is not authorized for that grant, having
- * no person to act for), `invalid_client` when it has not, so the answer tells a stranger nothing of which ids are
- * machine clients. Nothing is stored: an assertion's id is recorded only for a token.
+ * no person to act for); `undefined` when it has not, and the caller hands the request to the provider, which knows
+ * no such client and answers exactly as it answers any unknown one. Why: an answer of this code's own (another
+ * description, another challenge) would tell a stranger which ids are machine clients. Nothing is stored: an
+ * assertion's id is recorded only for a token.
  */
-export async function refuseOtherGrant(request: Request, form: URLSearchParams, context: ClientCredentialsContext): Promise<Response> {
+export async function refuseOtherGrant(
+  request: Request,
+  form: URLSearchParams,
+  context: ClientCredentialsContext,
+): Promise<Response | undefined> {
+  let client: MachineClient;
   try {
-    const { client } = await authenticateClient(request, form, context, context.config.authServer?.machineClients ?? []);
-    throw new Refusal(400, "unauthorized_client", "a machine client may use the client_credentials grant only", client);
+    ({ client } = await authenticateClient(request, form, context, context.config.authServer?.machineClients ?? []));
   } catch (error) {
-    return refused(error);
+    if (error instanceof Refusal) return undefined;
+    throw error;
   }
+  return refused(request, new Refusal(400, "unauthorized_client", "a machine client may use the client_credentials grant only", client));
 }
 
-const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
-
-/** A refusal's answer, and its log line: the code, the status and the client, never the request, a secret or an assertion. */
-function refused(error: unknown): Response {
+/**
+ * A refusal's answer, and its log line: the code, the status and the client, never the request, a secret or an
+ * assertion. Its headers are every /token answer's (never cached, readable by a browser-based client: token-endpoint.ts).
+ */
+function refused(request: Request, error: unknown): Response {
   if (!(error instanceof Refusal)) throw error;
   console.warn(JSON.stringify({ level: "warn", message: "oauth error", code: error.code, status: error.status, client: error.client?.id }));
   return Response.json(
     { error: error.code, error_description: error.description },
-    { status: error.status, headers: { ...NO_STORE, ...error.headers } },
+    { status: error.status, headers: { ...answerHeaders(request), ...error.headers } },
   );
 }
 
@@ -105,7 +118,7 @@ async function grantFor(request: Request, form: URLSearchParams, context: Client
   const repeated = SINGLE.find((name) => form.getAll(name).length > 1);
   if (repeated) throw new Refusal(400, "invalid_request", `${repeated} is given more than once`);
   const authenticated = await authenticateClient(request, form, context, clients);
-  const scopes = grantedScopes(form.get("scope"), authenticated.client);
+  const scopes = grantedScopes(form.get("scope"), authenticated.client, context.config.scopeHierarchy);
   // RFC 8707: this server issues tokens for one resource, its /mcp; a token for anything else is not its to give.
   const resources = form.getAll("resource");
   if (resources.length > 1 || (resources.length === 1 && resources[0] !== `${context.origin}/mcp`)) {
@@ -150,9 +163,12 @@ async function authenticateClient(request: Request, form: URLSearchParams, conte
   if (secret) {
     const client = clients.find((declared) => declared.id === secret.id);
     if (basic && named !== null && named !== basic.id) throw badClient("client_id is not the client of the Basic credentials", client);
+    // Why hash before knowing whether the client takes a secret: an unknown client, a key client and a wrong secret
+    // then cost the same work, so the time of the answer does not tell which ids are machine clients either.
+    const presented = await sha256(secret.secret);
     // One description for an unknown client and a wrong secret: which ids are machine clients is not told here.
     if (client?.auth.method !== "client_secret_basic") throw badClient(SECRET_REFUSED);
-    if (!(await secretMatches(secret.secret, client.auth.secretSha256))) throw badClient(SECRET_REFUSED, client);
+    if (!crypto.subtle.timingSafeEqual(presented, client.auth.secretSha256)) throw badClient(SECRET_REFUSED, client);
     return { client };
   }
   if (assertion === null) throw badClient("client authentication is required: a client secret or a client assertion (private_key_jwt)");
@@ -164,33 +180,41 @@ async function authenticateClient(request: Request, form: URLSearchParams, conte
   const audiences = [context.origin, `${context.origin}/`, `${context.origin}${context.tokenPath}`];
   try {
     return { client, assertion: await verifyAssertion(assertion, client, audiences) };
-  } catch {
+  } catch (error) {
+    // Why not invalid_client: the client's key set could not be fetched, so nothing is known of its credentials;
+    // telling it they are wrong would send its operator looking in the wrong place. It may retry once the failure is
+    // forgotten (auth/jwks.ts).
+    if (error instanceof KeySetUnavailable) {
+      const seconds = String(Math.max(1, Math.ceil((error.retryAt - Date.now()) / 1000)));
+      throw new Refusal(503, "temporarily_unavailable", "the client's key set could not be fetched: retry later", client, {
+        "retry-after": seconds,
+      });
+    }
     // One answer whatever failed (signature, audience, expiry, life, jti): the detail helps an attacker more.
     throw badClient(ASSERTION_REFUSED, client);
   }
 }
 
 /**
- * Whether `secret` hashes to the declared SHA-256. Why compare hashes: both sides are then 32 bytes, so the
- * comparison's time tells nothing about the secret's length; and `timingSafeEqual` tells nothing about where they
- * differ.
+ * The SHA-256 of a presented secret. Why compare hashes: both sides are then 32 bytes, so the comparison's time tells
+ * nothing about the secret's length; and `timingSafeEqual` tells nothing about where they differ.
  */
-async function secretMatches(secret: string, expected: Uint8Array): Promise<boolean> {
-  const presented = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)));
-  return crypto.subtle.timingSafeEqual(presented, expected);
+async function sha256(secret: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secret)));
 }
 
 /**
- * The scopes the token carries: of those asked for, the ones the client was given; without `scope`, all it was
- * given. Why narrow rather than refuse a request that also names others (RFC 6749 §3.3 lets the server issue fewer,
- * and the answer's `scope` says which): the official clients ask for every scope the server's 401 challenge lists,
- * which a client given fewer would otherwise never get past. A request naming none of the client's scopes is
- * refused, `invalid_scope`: there is nothing to grant.
+ * The scopes the token carries: of those asked for, the ones the client holds under the server's scope hierarchy
+ * (`scopeHierarchy`, as per-tool checks apply it to people: a client given `invoices` may ask for `invoices:read`, and
+ * then gets only that); without `scope`, all it was given. Why narrow rather than refuse a request that also names
+ * others (RFC 6749 §3.3 lets the server issue fewer, and the answer's `scope` says which): the official clients ask
+ * for every scope the server's 401 challenge lists, which a client given fewer would otherwise never get past. A
+ * request naming none of the client's scopes is refused, `invalid_scope`: there is nothing to grant.
  */
-function grantedScopes(asked: string | null, client: MachineClient): string[] {
+function grantedScopes(asked: string | null, client: MachineClient, hierarchy: ScopeHierarchy): string[] {
   if (asked === null || asked.trim() === "") return client.scopes;
   const scopes = [...new Set(asked.split(" ").filter(Boolean))];
-  const granted = scopes.filter((scope) => client.scopes.includes(scope));
+  const granted = scopes.filter(scopeHolder(client.scopes, hierarchy));
   if (granted.length === 0) throw new Refusal(400, "invalid_scope", `this client may not have: ${scopes.join(" ")}`, client);
   return granted;
 }

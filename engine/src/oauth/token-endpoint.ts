@@ -37,8 +37,8 @@ export interface TokenEndpoint {
   machineClientIds: ReadonlySet<string>;
   /** Answers `grant_type=client_credentials` (client-credentials.ts). */
   clientCredentials(request: Request, form: URLSearchParams): Promise<Response>;
-  /** Refuses a machine client any other grant (client-credentials.ts `refuseOtherGrant`). */
-  refuseOtherGrant(request: Request, form: URLSearchParams): Promise<Response>;
+  /** Refuses an authenticated machine client any other grant; `undefined` when it did not authenticate (client-credentials.ts). */
+  refuseOtherGrant(request: Request, form: URLSearchParams): Promise<Response | undefined>;
 }
 
 export async function serveToken(
@@ -54,8 +54,10 @@ export async function serveToken(
   const grantType = form.get("grant_type");
   if (grantType === "client_credentials") return endpoint.clientCredentials(request, form);
   // RFC 6749 §5.2: a machine client may use only the grant it was declared for; it has no person to act for.
+  // One that has not authenticated goes on to the provider, which answers as for any client it does not know.
   if (grantType && clientIdsOf(form, authorization)?.some((id) => endpoint.machineClientIds.has(id))) {
-    return endpoint.refuseOtherGrant(request, form);
+    const refusal = await endpoint.refuseOtherGrant(request, form);
+    if (refusal) return refusal;
   }
   const unsafeClient = await clientProblem(form, authorization, endpoint.helpers);
   if (unsafeClient) {
@@ -161,7 +163,7 @@ function tokenError(request: Request, status: number, code: string, description:
 }
 
 /** A token endpoint answer is never cached (RFC 6749 §5.1), and a browser-based client may read it. */
-function answerHeaders(request: Request): Record<string, string> {
+export function answerHeaders(request: Request): Record<string, string> {
   const origin = request.headers.get("origin");
   return { "cache-control": "no-store", pragma: "no-cache", ...(origin && { "access-control-allow-origin": origin, vary: "Origin" }) };
 }

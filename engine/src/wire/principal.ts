@@ -34,7 +34,9 @@ export interface Principal {
    * Present when the caller is a machine, not a person: an OAuth client that signed in with the client credentials
    * grant (a CI job, a daemon, another server), with no user behind it. `id` is its `client_id`, `name` the name its
    * configuration gives it. Rate limits, budgets and stored things count it as its own caller (`principal.id` is
-   * `client-<id>`); per-tool scopes apply to it as to people.
+   * `client-<id>`); per-tool scopes apply to it as to people. No person's id starts with `client-`: with the built-in
+   * authorization server a person's is `github-...` or `oidc-...`; with an external issuer (AUTH_ISSUER) it is the
+   * token's `sub`, and a person's token whose `sub` starts with `client-` is refused (401 `invalid_token`).
    */
   readonly client?: { readonly id: string; readonly name: string };
   /**

@@ -93,6 +93,23 @@ describe("an external issuer's client credentials tokens", () => {
     expect((await principalOf({ sub: "alice", client_id: "spa-client" })).client).toBeUndefined();
   });
 
+  it("refuse a person's token whose sub starts with client- (401 invalid_token, saying why): it would be a machine client's principal", async () => {
+    const response = await server.send("tools/call", { name: "whoami", arguments: {} }, as(await issuer.token({ sub: "client-ci" })));
+    expect(response.status).toBe(401);
+    const challenge = response.headers.get("www-authenticate") ?? "";
+    expect(challenge).toContain('error="invalid_token"');
+    expect(challenge).toContain("that prefix names machine clients here");
+    // The machine itself still reaches tools as client-ci.
+    expect((await principalOf({ sub: "ci@clients", azp: "ci", gty: "client-credentials" })).id).toBe("client-ci");
+  });
+
+  it("take an Access token with an email as a person's, never as a service token's, even with a common_name", async () => {
+    // A person's token (an email) with no sub is refused as any token without a subject is, not taken as a service token.
+    const claims = { sub: "", type: "app", common_name: "a1b2c3.access", email: "alice@example.com" };
+    const response = await server.send("tools/call", { name: "whoami", arguments: {} }, as(await issuer.token(claims)));
+    expect(response.status).toBe(401);
+  });
+
   it("still need a subject unless they name their client instead: an empty sub alone is refused (401)", async () => {
     for (const claims of [{ sub: "" }, { sub: "", type: "app" }, { sub: "", type: "app", common_name: "" }]) {
       const response = await server.send("tools/call", { name: "whoami", arguments: {} }, as(await issuer.token(claims)));

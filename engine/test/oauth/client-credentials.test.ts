@@ -164,6 +164,37 @@ describe("a machine client with a secret (client_secret_basic)", () => {
     expect(JSON.parse(who.message.result.content[0].text).scopes).toEqual(["notes:admin"]);
   });
 
+  it("given a broad scope, calls the tools of the scopes it implies, and gets a narrower one it asks for (the scope hierarchy, as for people)", async () => {
+    const broad = { client_id: "broad", scope: "notes", client_secret_sha256: await sha256Hex(`${SECRET}-broad`) };
+    const server = authServer(DEFINITION, { AUTH_MACHINE_CLIENTS: JSON.stringify([...clients, broad]) });
+    const ask = async (scope?: string) => {
+      const fields = { grant_type: "client_credentials", ...(scope && { scope }) };
+      const response = await server("/token", formPost(fields, { authorization: basic("broad", `${SECRET}-broad`) }));
+      return (await response.json()) as { access_token?: string; scope?: string; error?: string };
+    };
+    const all = await ask();
+    expect(all.scope).toBe("notes");
+    expect((await mcp(all.access_token!, "tools/call", { name: "admin_report", arguments: {} }, server)).status).toBe(200);
+    const narrow = await ask("notes:read");
+    expect(narrow.scope).toBe("notes:read");
+    const who = await mcp(narrow.access_token!, "tools/call", { name: "whoami", arguments: {} }, server);
+    expect(JSON.parse(who.message.result.content[0].text).scopes).toEqual(["notes:read"]);
+    expect((await mcp(narrow.access_token!, "tools/call", { name: "admin_report", arguments: {} }, server)).status).toBe(403);
+    expect((await ask("other")).error).toBe("invalid_scope");
+  });
+
+  it("gets its token and its refusals with the headers of every /token answer: no-store, and CORS for a browser origin", async () => {
+    const origin = { origin: "https://app.example" };
+    const granted = await token({}, { authorization: basic("nightly", SECRET), ...origin });
+    const refusedOne = await token({}, { authorization: basic("nightly", "wrong"), ...origin });
+    for (const answer of [granted, refusedOne]) {
+      expect(answer.headers.get("access-control-allow-origin")).toBe("https://app.example");
+      expect(answer.headers.get("vary")).toBe("Origin");
+      expect(answer.headers.get("cache-control")).toBe("no-store");
+    }
+    expect([granted.status, refusedOne.status]).toEqual([200, 401]);
+  });
+
   it("is refused a token for another resource: invalid_target (RFC 8707)", async () => {
     const refused = await withSecret({ resource: "https://other.example/mcp" });
     expect(refused.status).toBe(400);
@@ -191,9 +222,17 @@ describe("a machine client with a key (private_key_jwt)", () => {
     expect((await callTool(answer.body.access_token as string, "admin_report")).status).toBe(403);
   });
 
-  it("accepts the token endpoint as the assertion's audience, as well as the issuer", async () => {
+  it("accepts the token endpoint as the assertion's audience, as well as the issuer, alone or as an array of one", async () => {
     expect((await withAssertion({}, await assertion({ aud: `${ORIGIN}/token` }))).status).toBe(200);
-    expect((await withAssertion({}, await assertion({ aud: [`${ORIGIN}/`, "https://elsewhere.example"] }))).status).toBe(200);
+    expect((await withAssertion({}, await assertion({ aud: [`${ORIGIN}/`] }))).status).toBe(200);
+  });
+
+  it("is refused an assertion whose audience is this server among others: invalid_client, nothing stored", async () => {
+    const before = await stateObjects();
+    const refused = await withAssertion({}, await assertion({ aud: [`${ORIGIN}/`, "https://elsewhere.example"] }));
+    expect(refused.status).toBe(401);
+    expect(refused.body.error).toBe("invalid_client");
+    expect(await stateObjects()).toBe(before);
   });
 
   it("is refused a replayed assertion: invalid_client, and the replay stores nothing", async () => {
@@ -223,6 +262,30 @@ describe("a machine client with a key (private_key_jwt)", () => {
     expect(refused.status).toBe(401);
     expect(refused.body.error).toBe("invalid_client");
     expect(refused.headers.get("www-authenticate")).toBe('Basic realm="token"');
+    expect(await stateObjects()).toBe(before);
+  });
+
+  it("is answered 503 temporarily_unavailable (Retry-After) while its jwks_uri fails, fetched at most once per 30 s, nothing stored", async () => {
+    const KEYS_URL = "https://keys.example/remote.json";
+    const remote = { client_id: "remote", client_name: "Remote keys", scope: "notes:read", jwks_uri: KEYS_URL };
+    const server = authServer(DEFINITION, { AUTH_MACHINE_CLIENTS: JSON.stringify([...clients, remote]) });
+    const realFetch = globalThis.fetch;
+    const fetched: string[] = [];
+    vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      if (String(input) !== KEYS_URL) return realFetch(input, init);
+      fetched.push(String(input));
+      return new Response("down", { status: 500 });
+    });
+    const before = await stateObjects();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const fields = { grant_type: "client_credentials", client_assertion_type: ASSERTION_TYPE };
+      const jwt = await assertion({ iss: "remote", sub: "remote" });
+      const response = await server("/token", formPost({ ...fields, client_assertion: jwt }));
+      expect(response.status).toBe(503);
+      expect(((await response.json()) as { error: string }).error).toBe("temporarily_unavailable");
+      expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
+    }
+    expect(fetched).toHaveLength(1);
     expect(await stateObjects()).toBe(before);
   });
 
@@ -315,6 +378,28 @@ describe("what a machine client may not do", () => {
     expect(((await named.json()) as { error: string }).error).toBe("invalid_client");
   });
 
+  it("be told apart from an unknown client before it authenticates: the other grants answer both byte for byte alike", async () => {
+    const headersOf = (response: Response) =>
+      ["www-authenticate", "cache-control", "pragma", "content-type", "access-control-allow-origin", "vary"].map((name) => [
+        name,
+        response.headers.get(name),
+      ]);
+    const answer = async (extra: Record<string, string>, headers: Record<string, string> = {}) => {
+      const fields = { grant_type: "authorization_code", code: "a:b:c", redirect_uri: "http://127.0.0.1:9/cb", ...extra };
+      const response = await call("/token", formPost(fields, { origin: "https://app.example", ...headers }));
+      return { status: response.status, body: await response.text(), headers: headersOf(response) };
+    };
+    // Each way of naming a client without proving it is that client: its id alone, a wrong posted secret, wrong Basic credentials.
+    const unauthenticated = (id: string) => [
+      answer({ client_id: id }),
+      answer({ client_id: id, client_secret: "x" }),
+      answer({}, { authorization: basic(id, "wrong") }),
+    ];
+    const machine = await Promise.all(unauthenticated("nightly"));
+    expect(machine.map(({ status }) => status)).toEqual([401, 401, 401]);
+    expect(machine).toEqual(await Promise.all(unauthenticated("no-such-client")));
+  });
+
   it("start a person's sign-in at /authorize: refused on the page (it is no registered client), no record stored", async () => {
     const before = await storedClients();
     const page = await call(authorizePath("nightly"));
@@ -375,6 +460,41 @@ describe("machine client tokens at /mcp", () => {
     expect((await callTool(altered, "whoami")).status).toBe(401);
   });
 
+  it("minted before the client's secret or key changes are refused after the change (401), while a fresh one works", async () => {
+    const { body } = await withSecret();
+    const before = await withAssertion();
+    const newHash = await sha256Hex(`${SECRET}-rotated`);
+    const newKey = { ...(await exportJWK(otherKeys.publicKey)), kid: "ci-1", alg: "ES256", use: "sig" };
+    const changed = [
+      { ...(clients[0] as object), client_secret_sha256: newHash },
+      clients[1],
+      { ...(clients[2] as object), jwks: { keys: [newKey] } },
+    ];
+    const rotated = authServer(DEFINITION, { AUTH_MACHINE_CLIENTS: JSON.stringify(changed) });
+    for (const old of [body.access_token, before.body.access_token]) {
+      const refused = await mcp(old as string, "tools/list", {}, rotated);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    }
+    const fresh = await rotated(
+      "/token",
+      formPost({ grant_type: "client_credentials" }, { authorization: basic("nightly", `${SECRET}-rotated`) }),
+    );
+    const freshToken = ((await fresh.json()) as { access_token: string }).access_token;
+    expect((await mcp(freshToken, "tools/list", {}, rotated)).status).toBe(200);
+  });
+
+  it("are not revived by removing the client and declaring the same id again with another secret", async () => {
+    const { body } = await withSecret();
+    const redeclared = authServer(DEFINITION, {
+      AUTH_MACHINE_CLIENTS: JSON.stringify([
+        ...clients.slice(1),
+        { ...(clients[0] as object), client_secret_sha256: await sha256Hex("another") },
+      ]),
+    });
+    expect((await mcp(body.access_token as string, "tools/list", {}, redeclared)).status).toBe(401);
+  });
+
   it("are refused at another origin of the same Worker (the token is bound to its resource)", async () => {
     const { body } = await withSecret();
     // The same Worker answering on another loopback origin: its resource is http://127.0.0.1:8787/mcp there.
@@ -410,15 +530,16 @@ describe("the authorization server metadata with machine clients", () => {
 });
 
 describe("AUTH_MACHINE_CLIENTS", () => {
+  const DEVELOPMENT = { ...LOGIN, MCP_ENV: "development", OAUTH_STATE: env.OAUTH_STATE, STATE_KEYS: env.STATE_KEYS };
   const problemsOf = (value: unknown) => {
-    const loaded = parseConfig({ ...LOGIN, MCP_ENV: "development", OAUTH_STATE: env.OAUTH_STATE, AUTH_MACHINE_CLIENTS: value });
+    const loaded = parseConfig({ ...DEVELOPMENT, AUTH_MACHINE_CLIENTS: value });
     return loaded.ok ? [] : loaded.problems;
   };
   const good = { client_id: "job", scope: "notes", client_secret_sha256: "a".repeat(64) };
 
   it("takes a JSON array as text or as JSON itself, the name defaulting to the id", () => {
     for (const value of [JSON.stringify([good]), [good]]) {
-      const loaded = parseConfig({ ...LOGIN, MCP_ENV: "development", OAUTH_STATE: env.OAUTH_STATE, AUTH_MACHINE_CLIENTS: value });
+      const loaded = parseConfig({ ...DEVELOPMENT, AUTH_MACHINE_CLIENTS: value });
       expect(loaded.ok && loaded.config.authServer?.machineClients.map(({ id, name, scopes }) => ({ id, name, scopes }))).toEqual([
         { id: "job", name: "job", scopes: ["notes"] },
       ]);
@@ -433,8 +554,38 @@ describe("AUTH_MACHINE_CLIENTS", () => {
     ["two ways to authenticate", [{ ...good, jwks_uri: "https://keys.example/jwks" }], "exactly one of"],
     ["a key set over plain http", [{ client_id: "job", scope: "notes", jwks_uri: "http://keys.example/jwks" }], "must be an https URL"],
     ["the same client twice", [good, good], "declared twice"],
+    [
+      "the hash of an empty secret",
+      [{ ...good, client_secret_sha256: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" }],
+      "(client job): client_secret_sha256 is the SHA-256 of an empty secret",
+    ],
+    [
+      "a private key in an inline key set",
+      [{ client_id: "job", scope: "notes", jwks: { keys: [{ kty: "EC", crv: "P-256", x: "x", y: "y", d: "secret" }] } }],
+      "(client job): jwks key 1 holds the private member d",
+    ],
+    [
+      "a symmetric key in an inline key set",
+      [{ client_id: "job", scope: "notes", jwks: { keys: [{ kty: "oct", k: "c2VjcmV0" }] } }],
+      "(client job): jwks key 1 holds the private member k",
+    ],
+    ["a secret in clear beside its hash", [{ ...good, client_secret: "hunter2" }], '(client job): unknown member "client_secret"'],
   ])("names %s as a configuration problem", (_what, value, problem) => {
     expect(problemsOf(value).join("\n")).toContain(problem);
+  });
+
+  it("is a problem on the public development key (no STATE_KEYS): /mcp answers 503 and the log names it", async () => {
+    const { STATE_KEYS: _none, ...withoutKeys } = DEVELOPMENT;
+    const loaded = parseConfig({ ...withoutKeys, AUTH_MACHINE_CLIENTS: [good] });
+    expect(loaded.ok ? [] : loaded.problems).toContain(
+      "AUTH_MACHINE_CLIENTS needs STATE_KEYS: machine tokens signed with the public development key could be forged by anyone",
+    );
+    const open = authServer(DEFINITION, { MCP_ENV: "development", STATE_KEYS: undefined, AUTH_MACHINE_CLIENTS: JSON.stringify([good]) });
+    const { value: answer, lines } = await withLogs(() =>
+      open("/mcp", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }),
+    );
+    expect(answer.status).toBe(503);
+    expect(lines.join("\n")).toContain("AUTH_MACHINE_CLIENTS needs STATE_KEYS");
   });
 
   it("is a problem without AUTH_LOGIN: it would be ignored", () => {
