@@ -49,9 +49,28 @@ export const TARGET = {
 
 /**
  * The template's in-process CPU per request before the pay-for-what-you-use work (issue 37): the quiet run of 82fd2d1
- * (results/latest.json of that commit). What "half today's template" is scored against.
+ * (results/latest.json of that commit), under Miniflare 4. What "half today's template" is scored against. Not
+ * re-measurable under Miniflare 5 (82fd2d1's bench does not run on it), so a run under another Miniflare says so.
  */
-export const BEFORE = { commit: "82fd2d1", call: 52.4, list: 36.3 };
+export const BEFORE = { commit: "82fd2d1", miniflare: "4", call: 52.4, list: 36.3 };
+
+/** The Miniflare major version a run used ("5" of "5.20261117.0-beta"). */
+const miniflareMajor = (run) => String(run.versions?.miniflare ?? "").split(".")[0];
+
+/** Why the "half" target's reference stays fixed on a run under another Miniflare: "; not re-measurable under Miniflare 5". */
+function beforeNote(run) {
+  const major = miniflareMajor(run);
+  return major && major !== BEFORE.miniflare ? `; not re-measurable under Miniflare ${major}` : "";
+}
+
+/**
+ * What served the template rows' RATE_LIMITER binding, said in the report when the run records it (`run.rateLimiter`,
+ * from run.mjs; older runs used Miniflare's own simulator and say nothing of it).
+ */
+const IN_ISOLATE_LIMITER =
+  "the RATE_LIMITER binding is served by the bench Worker's in-isolate counter (a fixed window per caller with the configured " +
+  "limit and period, as Miniflare 4's local simulator counted), not Miniflare 5's simulator, whose every `limit()` is a Durable " +
+  "Object fetch: a local cost that is neither the engine's nor production's (Cloudflare's binding is native)";
 
 /** The peer whose conforming call the template must beat by half (mcp-lite's JSON path is a row of its own). */
 const CONFORMING_MCP_LITE = "mcp-lite";
@@ -110,7 +129,8 @@ export function targets(run) {
   };
   const halved = (scenario, name) => {
     const full =
-      `${name}: in-process CPU per request at most ${TARGET.inProcessHalf}x the template's at ${BEFORE.commit} (${fmt(BEFORE[scenario])} us) ` +
+      `${name}: in-process CPU per request at most ${TARGET.inProcessHalf}x the template's at ${BEFORE.commit} under Miniflare ${BEFORE.miniflare} ` +
+      `(${fmt(BEFORE[scenario])} us${beforeNote(run)}) ` +
       `and at most ${TARGET.inProcessHalf}x mcp-lite's as a conforming client calls it (per-round median of template / mcp-lite)`;
     const ours = ip[scenario]?.[TEMPLATE]?.cpuUs;
     // A run from before the bench called mcp-lite as a conforming client does had it answer JSON: not this comparison.
@@ -121,7 +141,7 @@ export function targets(run) {
     return {
       name: full,
       measured:
-        `${times(before)} the template at ${BEFORE.commit} (${fmt(ours)} us)` +
+        `${times(before)} the template at ${BEFORE.commit} under Miniflare ${BEFORE.miniflare} (${fmt(ours)} us)` +
         (conforming
           ? `; ${times(conforming.median)} mcp-lite as a conforming client calls it (SSE)`
           : "; mcp-lite not measured as a conforming client calls it"),
@@ -348,6 +368,12 @@ export function summary(run) {
       "each peer takes it) and is called the way a real client of its protocol calls it. How they differ:",
     "",
     ...rows.filter((worker) => worker.differs).map((worker) => `- ${worker.label}: ${worker.differs}.`),
+    ...(run.rateLimiter === "in-isolate"
+      ? [
+          `- In every template row (its limit lifted, one caller sends everything) and the rate-limited line, ${IN_ISOLATE_LIMITER}; ` +
+            "that simulator's cost is its own line of what each default costs in results/latest.md.",
+        ]
+      : []),
     `- Locally, \`[assets]\` with \`run_worker_first\` puts Miniflare's asset router (a JavaScript Worker) in front of the template: ` +
       `${hop ? `${times(hop.median)} of its req/s` : "not measured in this run"}. On Cloudflare the platform routes assets, so no row above has it.`,
   ].join("\n");
@@ -529,6 +555,7 @@ export function markdown(run) {
       "## Rate-limited load",
       "",
       `The template with the limit the template ships (RATE_LIMITER: ${l.limit.limit} per ${l.limit.period} s per caller), ` +
+        `${run.rateLimiter === "in-isolate" ? "counted in the isolate as on every template row, " : ""}` +
         "loaded with tools/call from one client: almost every answer is a 429. Shown on its own, never as throughput or errors. " +
         "Every other line lifts that limit (one caller sends everything), keeping the binding.",
       "",
@@ -605,13 +632,20 @@ export function markdown(run) {
     "",
     "- The template rows run the engine with the template's production defaults from the root wrangler.toml (production mode, " +
       "ACCESS_LOG=errors, traces on, every Durable Object binding, the RATE_LIMITER binding with its limit lifted, the cron " +
-      "trigger declared) and a bench STATE_KEYS secret. Every guard is on (Host and Origin checks, limits, the rate limiter).",
-    "- Answers are held equal where a Worker offers a choice: JSON against JSON (the SDK's `responseMode` auto, @hono/mcp's " +
-      "`enableJsonResponse`). Every Worker is sent `Accept: application/json, text/event-stream`, as a conforming client sends it: " +
-      "mcp-lite then answers SSE (it has no JSON option), and so does tmcp's per-request POST; mcp-lite's JSON path " +
-      "(`Accept: application/json` alone) is its own row, labelled as its best case. The template answers a call that sends no " +
-      "notification as JSON. " +
-      "The bench reads every answer to its end, in-process and over HTTP alike.",
+      "trigger declared) and a bench STATE_KEYS secret. Every guard is on (Host and Origin checks, limits, the rate limiter)" +
+      `${run.rateLimiter === "in-isolate" ? `; ${IN_ISOLATE_LIMITER}.` : "."}`,
+    // How mcp-lite was called is the run's own (its answer form): a run from before the bench called it as a conforming
+    // client called it on its JSON path only, and its report says so.
+    byId(run, CONFORMING_MCP_LITE)?.answers === "SSE"
+      ? "- Answers are held equal where a Worker offers a choice: JSON against JSON (the SDK's `responseMode` auto, @hono/mcp's " +
+          "`enableJsonResponse`). Every Worker is sent `Accept: application/json, text/event-stream`, as a conforming client sends it: " +
+          "mcp-lite then answers SSE (it has no JSON option), and so does tmcp's per-request POST; mcp-lite's JSON path " +
+          "(`Accept: application/json` alone) is its own row, labelled as its best case. The template answers a call that sends no " +
+          "notification as JSON. The bench reads every answer to its end, in-process and over HTTP alike."
+      : "- Answers are held equal where a Worker offers a choice: JSON against JSON (the SDK's `responseMode` auto, @hono/mcp's " +
+          "`enableJsonResponse`, mcp-lite with `Accept: application/json`, its only way to answer JSON). tmcp's per-request POST answers " +
+          "only SSE, and the template answers a call that sends no notification only as JSON, so that one pairing is SSE against JSON. " +
+          "The bench reads every answer to its end, in-process and over HTTP alike.",
     "- Peers speak the revision a real client of theirs uses: 2026-07-28 where they serve it (headers and `_meta` per request), " +
       "the 2025 stateless POST otherwise (mcp-lite 2025-06-18, @hono/mcp 2025-11-25).",
     `- The load generator runs on the same ${run.cpus} cores as workerd, and each workerd serves from one thread, so absolute ` +

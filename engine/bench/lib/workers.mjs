@@ -45,8 +45,8 @@ export const WORKERS = [
     packages: [],
     setup:
       "`createMcpWorker` from the engine (engine/src/) with `echo` and a one-question MRTR tool (bench/workers/template), on the root " +
-      "wrangler.toml (every binding, production mode, traces, the rate limiter) without `[assets]` and `[build]`: as Cloudflare runs it, " +
-      "where asset routing is the platform's",
+      "wrangler.toml (every binding, production mode, traces, the rate limiter counted in the isolate) without `[assets]` and `[build]`: " +
+      "as Cloudflare runs it, where asset routing is the platform's",
     called: "2026-07-28: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` headers and `_meta` in params",
     differs:
       "does the most per request: Host and Origin checks, authorization, a per-caller rate limit, body and JSON limits, " +

@@ -169,6 +169,36 @@ describe("the bench report", () => {
     expect(named(data, "tools/call: in-process CPU per request at most 0.5x")).toMatchObject({ ok: false });
   });
 
+  it("names the half target's reference as 82fd2d1 under Miniflare 4, and says it is not re-measurable on a run under Miniflare 5", () => {
+    const name = (miniflare: string) =>
+      named(run({ versions: { ...run().versions, miniflare } }), "tools/call: in-process CPU per request at most 0.5x")?.name;
+    expect(name("4.20260426.0")).toContain("the template's at 82fd2d1 under Miniflare 4 (52 us)");
+    expect(name("5.20261117.0-beta")).toContain("the template's at 82fd2d1 under Miniflare 4 (52 us; not re-measurable under Miniflare 5)");
+  });
+
+  it("says what served the template's RATE_LIMITER and how mcp-lite was called as the run records them, and lists Miniflare's simulator as its own default", () => {
+    const data = run({
+      workers: run().workers.map((w) => (w.id === "mcp-lite" ? { ...w, answers: "SSE" } : w)),
+      rateLimiter: "in-isolate",
+      limited: { limit: { limit: 600, period: 60 }, rps: 1, limitedShare: 0.9, p50: 1, p99: 2, cpuUs: 1, retryAfter: "60", failures: 0 },
+      defaults: [
+        { id: "shipped", label: "shipped defaults", cpuUs: 50, rounds: [50], failures: 0 },
+        { id: "miniflareLimiter", label: "RATE_LIMITER on Miniflare 5's local simulator", cpuUs: 900, rounds: [900], failures: 0 },
+      ],
+    });
+    expect(summary(data)).toContain("served by the bench Worker's in-isolate counter");
+    const report = markdown(data);
+    expect(report).toContain("counted in the isolate as on every template row");
+    expect(report).toMatch(/About this run[\s\S]*in-isolate counter/);
+    expect(report).toContain("| RATE_LIMITER on Miniflare 5's local simulator | 900 | +850 us |");
+    // How mcp-lite was called is the run's own: a conforming client's here, its JSON path only in run() (mcp-lite answers JSON).
+    expect(report).toContain("as a conforming client sends it: mcp-lite then answers SSE");
+    expect(markdown(run())).toContain("mcp-lite with `Accept: application/json`, its only way to answer JSON");
+    // A run that does not record it (before the bench had its own counter) says nothing of the kind.
+    expect(summary(run())).not.toContain("in-isolate");
+    expect(markdown(run())).not.toContain("in-isolate");
+  });
+
   it("does not score the conforming comparison on a run that called mcp-lite on its JSON path", () => {
     const data = run({}, 3);
     data.inprocess.cells.call = { floor: cell([10, 10, 10]), template: cell([26, 26, 26]), "mcp-lite": cell([100, 100, 100]) };

@@ -6,9 +6,14 @@
  * root wrangler.toml (every binding, var, trigger and setting; only `main` points here, and the app's own Durable
  * Objects are left out), once as shipped and once without `[assets]`/`[build]`. So it exports every Durable Object
  * class of the engine, as the template does.
+ *
+ * Its RATE_LIMITER: when the bench sets BENCH_IN_ISOLATE_RATE_LIMIT (`{ limit, period }`, see run.mjs), the binding the
+ * engine gets is an in-isolate counter with that limit (./in-isolate-rate-limit.ts) instead of Miniflare's, whose
+ * every `limit()` is a Durable Object fetch under Miniflare 5.
  */
 import * as z from "zod/mini";
 import { createMcpWorker, defineTool, elicitForm, text } from "../../../src";
+import { InIsolateRateLimit, type SimpleLimit } from "./in-isolate-rate-limit";
 
 // Declared once, as the SDK Worker does (and as the template's src/tools.ts does for its forms).
 const input = z.strictObject({ text: z.string().check(z.maxLength(100)) });
@@ -37,7 +42,24 @@ const bench = createMcpWorker<Env>({
   ],
 });
 
-export default bench;
+/**
+ * The runtime's env with RATE_LIMITER counted in the isolate, built once per env object: the runtime hands every
+ * request of an isolate the same one (the engine memoizes its configuration on it too), so this is one counter per
+ * isolate and no per-request copy of env.
+ */
+const withLimiter = new WeakMap<object, Env>();
+function benchEnv(env: Env): Env {
+  const setting = (env as unknown as { BENCH_IN_ISOLATE_RATE_LIMIT?: SimpleLimit }).BENCH_IN_ISOLATE_RATE_LIMIT;
+  if (!setting) return env;
+  let ours = withLimiter.get(env);
+  if (!ours) {
+    ours = { ...env, RATE_LIMITER: new InIsolateRateLimit(setting) };
+    withLimiter.set(env, ours);
+  }
+  return ours;
+}
+
+export default { ...bench, fetch: (request: Request, env: Env, ctx: ExecutionContext) => bench.fetch(request, benchEnv(env), ctx) };
 export class ReplayGuard extends bench.ReplayGuard {}
 export class SubscriptionHub extends bench.SubscriptionHub {}
 export class LegacySession extends bench.LegacySession {}
