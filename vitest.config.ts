@@ -53,18 +53,18 @@ const fileIn = (files: string[]) => files.map((file) => (spec: TestSpecification
 
 /**
  * The order files start in, first match wins (within a rank, vitest's own: failed, then slowest, first). The copies
- * first: the longest files, mostly waiting on the copy's own commands; then the end-to-end files that wait. Then
- * each runtime's files together, the app's and the engine's (a worker is reused only while the next file queued is
- * of its own project; a runtime takes seconds to start), then the rest of the end-to-end files together, the
- * slowest first (their process is reused the same way), then the repository checks, which are quick.
+ * first: the longest files; then the end-to-end files that wait; then the app's files, then the rest of the
+ * end-to-end files, the slowest first, then the engine's: many short files in one runtime, which fill the cores
+ * while the last long files end (a worker is reused only while the next file queued is of its own project; a
+ * runtime takes seconds to start, so each project's files stay together); then the repository checks.
  */
 const RANKS: ((spec: TestSpecification) => boolean)[] = [
   ...fileIn(WAITING_COPIES),
   ...fileIn(WAITING_END_TO_END),
   (spec) => spec.project.name === "app",
-  (spec) => spec.project.name === "engine",
   ...fileIn(SLOWEST_END_TO_END),
   (spec) => spec.project.name === "e2e",
+  (spec) => spec.project.name === "engine",
 ];
 
 class StartOrder extends BaseSequencer {
@@ -79,11 +79,12 @@ class StartOrder extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    // More test files at a time than cores (vitest's default is one fewer): much of the suite waits rather than
-    // computes (wrangler dev starting, the blank copy's commands, a task's pauses, a hub left idle until it
-    // hibernates, streams held open). Four on two cores, with the waiting end-to-end files beside the runtime's: a
-    // median of 86 s against 99 s with three and those files after the runtime's, run after run on one machine.
-    maxWorkers: Math.max(6, availableParallelism()),
+    // More test files at a time than cores (vitest's default is one fewer): part of the suite waits rather than
+    // computes (wrangler dev starting, a task's pauses, a hub left idle until it hibernates, streams held open). Not
+    // more than four on two cores: the whole suite needs about 300 s of CPU, so the cores, not the waits, set its
+    // time; six took as long as four (223 s both, on an idle 2-core machine) with 5% more CPU, each runtime's
+    // files then spread over more runtimes, each started at a cost.
+    maxWorkers: Math.max(4, availableParallelism()),
     sequence: { sequencer: StartOrder },
     // A file planned for the run that never ran (its project failed to start) fails the run, named in the summary
     // (test/every-file-ran.ts); first, so the summary counts it; then vitest's own (the default, or an agent's).

@@ -9,7 +9,7 @@ export default defineProject({
   test: {
     name: "engine-repo",
     // As many files at a time as the template's own projects run (vitest runs projects of one group only when they agree).
-    maxWorkers: Math.max(6, availableParallelism()),
+    maxWorkers: Math.max(4, availableParallelism()),
     include: ["test/repo/**/*.test.ts"],
     environment: "node",
     isolate: false,

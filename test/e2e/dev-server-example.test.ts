@@ -191,15 +191,17 @@ describe("a client going away under npm run dev: seen by the Worker when it next
   );
 
   it("reaches a tool that streams at its next write: retag_notebook stops before its last batch", WAITS, async () => {
-    // Three batches (25, 25, then 1), with a pause of two seconds between them.
-    const notebook = await notebookOf(51);
+    // Four batches (25, 25, 25, then 1), with a pause of two seconds between them: the hang-up, after the first, has
+    // three pauses and two batches to reach the Worker before the last (with three batches, a busy machine once
+    // applied the last before the Worker saw the hang-up).
+    const notebook = await notebookOf(76);
     const round = await retagRound(notebook, 2_000);
     const client = new AbortController();
     const response = await modern("sse-gone", round, { progressToken: "retag" }, client.signal);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     let received = "";
-    while (!received.includes("Retagged 25 of 51 notes")) {
+    while (!received.includes("Retagged 25 of 76 notes")) {
       const { value, done } = await reader.read();
       if (done) throw new Error(`the stream ended before the first batch was applied:\n${received}`);
       received += value;
