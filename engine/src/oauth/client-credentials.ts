@@ -15,6 +15,7 @@ import { scopeHolder } from "../auth/scopes";
 import type { Config } from "../config/config";
 import type { MachineClient } from "../config/machine-clients";
 import type { ScopeHierarchy } from "../config/scopes";
+import { log } from "../util/log";
 import { ASSERTION_TYPE, useAssertion, verifyAssertion } from "./client-assertion";
 import { mintMachineToken } from "./machine-token";
 import type { OAuthStateNamespace } from "./state-store";
@@ -63,10 +64,11 @@ export async function serveClientCredentials(
     const resource = `${context.origin}/mcp`;
     const ttlMs = context.config.limits.oauth.accessTokenMs;
     const token = await mintMachineToken(context.config, client, scopes, resource, ttlMs);
-    console.log(JSON.stringify({ level: "info", message: "machine client token", client: client.id, scope: scopes.join(" ") }));
+    const scope = scopes.join(" ");
+    log(undefined, "info", "machine client token", { client: client.id, scope });
     // No refresh token (the extension, RFC 6749 §4.4.3): the client authenticates again when this one expires.
     return Response.json(
-      { access_token: token, token_type: "Bearer", expires_in: Math.floor(ttlMs / 1000), scope: scopes.join(" ") },
+      { access_token: token, token_type: "Bearer", expires_in: Math.floor(ttlMs / 1000), scope },
       { headers: answerHeaders(request) },
     );
   } catch (error) {
@@ -103,7 +105,7 @@ export async function refuseOtherGrant(
  */
 function refused(request: Request, error: unknown): Response {
   if (!(error instanceof Refusal)) throw error;
-  console.warn(JSON.stringify({ level: "warn", message: "oauth error", code: error.code, status: error.status, client: error.client?.id }));
+  log(undefined, "warn", "oauth error", { code: error.code, status: error.status, client: error.client?.id });
   return Response.json(
     { error: error.code, error_description: error.description },
     { status: error.status, headers: { ...answerHeaders(request), ...error.headers } },
