@@ -80,7 +80,9 @@ describe.runIf(appBinds("TASKS"))("ext-tasks 0.2.2 with the official client, aga
     const tasks = await requester();
     const notebook = await notebookOf(tasks, 30);
     asked.length = 0;
-    const execution = await retag(tasks, notebook, "add", 1_000);
+    // Two seconds between its two batches: the task stays "working" after the answer through at least one of the
+    // requester's polls (once a second), which the statuses below expect to see.
+    const execution = await retag(tasks, notebook, "add", 2_000);
     expect(execution.kind).toBe("task");
     const seen: TaskView[] = [];
     const { outcome } = await execution.settle({
