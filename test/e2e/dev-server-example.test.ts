@@ -55,17 +55,22 @@ const modern = (id: string, params: Record<string, unknown>, meta: Record<string
 async function tool(name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   const response = await modern(crypto.randomUUID(), { name, arguments: args, ...extra });
   // A call still running after a second is answered on SSE (retag_notebook's scan, say).
-  return (await answerOf(response)).result;
+  const answer = await answerOf(response);
+  // A refused call (an error, not a result) fails the test here, saying why, never later as a count that is off.
+  if (!answer.result) throw new Error(`${name} got no result: ${JSON.stringify(answer)}`);
+  return answer.result;
 }
 
 const notebookOf = (count: number) => notebooks.notebookOf(tool, count);
 const untouched = (notebook: string) => notebooks.untouched(tool, notebook);
 
-/** retag_notebook's second round, with the user's answer ("replace") to the question its first round asked. */
-async function retagRound(notebook: string, batchDelayMs: number) {
+/** retag_notebook's second round on a notebook of `count` notes, with the user's answer ("replace") to its question. */
+async function retagRound(notebook: string, count: number, batchDelayMs: number) {
   const args = { notebook_id: notebook, batch_delay_ms: batchDelayMs };
   const first = await tool("retag_notebook", args);
   expect(first.resultType).toBe("input_required");
+  // The scan saw every note: the batches the test waits on are the ones it counted.
+  expect(first.inputRequests.apply.params.message).toContain(`of ${count} notes would get new tags`);
   const answer = { apply: { action: "accept", content: { apply: true, mode: "replace" } } };
   return { name: "retag_notebook", arguments: args, inputResponses: answer, requestState: first.requestState };
 }
@@ -177,12 +182,20 @@ describe("a client going away under npm run dev: seen by the Worker when it next
       // answer is JSON however long the apply takes. Why the longest, and three: the hang-up must land before the
       // answer, on a machine of any speed (with two batches, one 5 s pause was once not enough).
       const notebook = await notebookOf(51);
-      const round = await retagRound(notebook, 5_000);
+      const round = await retagRound(notebook, 51, 5_000);
       const client = new AbortController();
+      const sent = Date.now();
       const answer = modern("json-gone", round, {}, client.signal, `${dev.url}?json`);
+      const answeredAfter = answer.then(
+        () => Date.now() - sent,
+        () => undefined,
+      );
       // Hang up once the first batch is applied: the tool then waits before its second.
       await expect.poll(() => untouched(notebook), { timeout: 30_000, interval: 20 }).toBeLessThanOrEqual(26);
+      const hungUpAfter = Date.now() - sent;
       client.abort();
+      // If the answer won the race, say when each happened: the scenario this test is about did not take place.
+      expect(await answeredAfter, `the answer came before the hang-up (first batch seen ${hungUpAfter} ms after the call)`).toBeUndefined();
       await expect(answer).rejects.toThrow();
       // The tool completed: it was never told that its client had gone (a runtime that aborts request.signal on the
       // disconnect itself would have stopped it before its second batch).
@@ -196,7 +209,7 @@ describe("a client going away under npm run dev: seen by the Worker when it next
     // three pauses and two batches to reach the Worker before the last (with three batches, a busy machine once
     // applied the last before the Worker saw the hang-up).
     const notebook = await notebookOf(76);
-    const round = await retagRound(notebook, 2_000);
+    const round = await retagRound(notebook, 76, 2_000);
     const client = new AbortController();
     const response = await modern("sse-gone", round, { progressToken: "retag" }, client.signal);
     expect(response.headers.get("content-type")).toBe("text/event-stream");

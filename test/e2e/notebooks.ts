@@ -13,14 +13,16 @@ export type CallTool = (name: string, args: Record<string, unknown>) => Promise<
 export async function notebookOf(call: CallTool, count: number): Promise<string> {
   const notebook = (await call("create_notebook", {})).structuredContent.notebook_id as string;
   for (let first = 0; first < count; first += 10) {
-    const adding = Array.from({ length: Math.min(10, count - first) }, (_, offset) =>
-      call("add_note", {
+    const adding = Array.from({ length: Math.min(10, count - first) }, async (_, offset) => {
+      const added = await call("add_note", {
         notebook_id: notebook,
         title: `Garden plan ${first + offset}`,
         body: "Plant tomatoes and basil; water the tomatoes daily.",
         tags: ["home"],
-      }),
-    );
+      });
+      // A note that failed to be added would leave a smaller notebook, and the batches a test waits on shorter.
+      if (typeof added?.structuredContent?.id !== "string") throw new Error(`add_note failed: ${JSON.stringify(added)}`);
+    });
     await Promise.all(adding);
   }
   return notebook;
