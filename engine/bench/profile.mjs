@@ -178,11 +178,9 @@ async function start({ out, config, entry }, inspectorPort) {
     miniflare.convertV4MiniflareOptions({
       ...workerOptions,
       bindings: { ...workerOptions.bindings, STATE_KEYS, ALLOWED_HOSTS: HOST },
+      // What workerd prints (access-log lines, its warnings) is dropped: none of it is part of the profile.
       log: new Log(LogLevel.ERROR),
-      handleRuntimeStdio: (stdout, stderr) => {
-        stdout.resume();
-        stderr.resume();
-      },
+      handleStructuredLogs: () => {},
       modulesRoot: out,
       modules: ["driver.mjs", entry].map((name) => ({
         type: "ESModule",

@@ -22,13 +22,14 @@ export const miniflareOptions = (options) => miniflare.convertV4MiniflareOptions
 export const MINIFLARE_VERSION = fromWrangler("miniflare/package.json").version;
 export const WORKERD_VERSION = createRequire(fromWrangler.resolve("miniflare/package.json"))("workerd/package.json").version;
 
-/** Drops the Workers' own stdout/stderr: nothing they print is part of a measurement. */
+/**
+ * Drops what the Workers and workerd print (access-log lines, workerd's warnings): nothing they print is part of a
+ * measurement. Miniflare 5 hands workerd's output, line by line, to `handleStructuredLogs` (Miniflare 4's
+ * `handleRuntimeStdio` is gone: given it, Miniflare 5 printed every line).
+ */
 const quiet = {
   log: new Log(LogLevel.ERROR),
-  handleRuntimeStdio: (stdout, stderr) => {
-    stdout.resume();
-    stderr.resume();
-  },
+  handleStructuredLogs: () => {},
 };
 
 /** Every workerd still running, so an interrupted bench can stop them all (see run.mjs). */

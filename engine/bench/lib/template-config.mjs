@@ -37,6 +37,11 @@ function rootConfigFor(entry) {
     main: entry,
     alias: { ...rest.alias, "zod/mini": ZOD_MINI },
     durable_objects: { bindings: rest.durable_objects.bindings.filter(({ class_name }) => ENGINE_CLASSES.includes(class_name)) },
+    // The migrations name the app's classes too: workerd warns of every class they name that the Worker does not export.
+    migrations: rest.migrations?.map((migration) => ({
+      ...migration,
+      ...(migration.new_sqlite_classes && { new_sqlite_classes: migration.new_sqlite_classes.filter((name) => ENGINE_CLASSES.includes(name)) }),
+    })),
   };
   return { config, assets, build };
 }
