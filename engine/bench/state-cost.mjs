@@ -19,7 +19,7 @@ const RUNS = Number(process.env.STATE_RUNS ?? 40);
 
 const entry = `
 import { parseKeySpec } from "./src/config/keys.ts";
-import { canonicalJson, importKeyRing, open, seal } from "./src/signing/token.ts";
+import { canonicalJson, importKeyRing, open, seal } from "./src/config/signing.ts";
 const ring = importKeyRing(parseKeySpec("k1:" + btoa("bench-only-state-key-0123456789abcdef")).keys);
 const args = { notebook_id: "nb_AAAAAAAAAAAAAAAAAAAAAA", note_id: "n_0123456789ab" };
 const body = { answers: { confirm: { action: "accept", content: { delete: true } } }, state: {}, asked: { confirm: "form" } };

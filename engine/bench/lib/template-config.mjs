@@ -40,7 +40,9 @@ function rootConfigFor(entry) {
     // The migrations name the app's classes too: workerd warns of every class they name that the Worker does not export.
     migrations: rest.migrations?.map((migration) => ({
       ...migration,
-      ...(migration.new_sqlite_classes && { new_sqlite_classes: migration.new_sqlite_classes.filter((name) => ENGINE_CLASSES.includes(name)) }),
+      ...(migration.new_sqlite_classes && {
+        new_sqlite_classes: migration.new_sqlite_classes.filter((name) => ENGINE_CLASSES.includes(name)),
+      }),
     })),
   };
   return { config, assets, build };
