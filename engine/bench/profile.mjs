@@ -18,7 +18,7 @@
  * also writes each sampled profile as `<prefix>.<scenario>.cpuprofile` (for Chrome DevTools).
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
@@ -403,5 +403,7 @@ try {
   }
 } finally {
   await mf.dispose();
+  // The build folder is this run's alone (the profile, when saved, goes where --save says).
+  rmSync(built.out, { recursive: true, force: true });
 }
 if (args.block) writeBlock(args.block, args.doc ?? join(ROOT, "engine/docs/benchmarks.md"));

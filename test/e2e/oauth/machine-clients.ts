@@ -9,7 +9,7 @@
  */
 import { execFile } from "node:child_process";
 import { createHash, generateKeyPairSync } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -116,12 +116,14 @@ export function describeMachineClients(server: () => { origin: string; mcpUrl: s
   describe.skipIf(!pythonClientsInstalled())("machine clients through the official Python SDK (client credentials, no person)", () => {
     it("ClientCredentialsOAuthProvider (a secret) and PrivateKeyJWTOAuthProvider (an assertion) each call the tool their scope allows as the client, and are refused the other", async () => {
       const { origin, mcpUrl } = server();
-      const pem = join(mkdtempSync(join(tmpdir(), "machine-client-")), "key.pem");
+      // The client reads its key from a file; the folder goes with the run (a private key is never left behind).
+      const folder = mkdtempSync(join(tmpdir(), "machine-client-"));
+      const pem = join(folder, "key.pem");
       writeFileSync(pem, PRIVATE_PEM, { mode: 0o600 });
       const [secret, jwt] = await Promise.all([
         pythonRun(mcpUrl, origin, "secret", "e2e-nightly", SECRET),
         pythonRun(mcpUrl, origin, "jwt", "e2e-ci", pem),
-      ]);
+      ]).finally(() => rmSync(folder, { recursive: true, force: true }));
       expect(secret.principal).toEqual(principalOf("e2e-nightly", "Nightly report"));
       expect(jwt.principal).toEqual(principalOf("e2e-ci", "CI pipeline"));
       for (const run of [secret, jwt]) {
