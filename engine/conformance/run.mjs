@@ -7,7 +7,7 @@
  * The suite is installed into ./tools on first use (./tools.mjs) and runs on this script's Node.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,22 +24,31 @@ const REVISIONS = ["2026-07-28", "2025-11-25"];
 const SKILLS_SCENARIOS = ["sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"];
 
 function runSuite(node, bin, url, revision) {
-  const args = [bin, "server", "--url", url, "--requirements", revision, "-o", mkdtempSync(join(tmpdir(), `conformance-${revision}-`))];
+  const args = [bin, "server", "--url", url, "--requirements", revision];
   const baseline = join(here, `expected-failures.${revision}.yml`);
   if (existsSync(baseline) && /^\s*-/m.test(readFileSync(baseline, "utf8"))) args.push("--expected-failures", baseline);
   console.log(`\n=== Conformance ${revision} (${args.includes("--expected-failures") ? "with" : "no"} expected-failures baseline) ===`);
-  return run(node, args);
+  return run(node, args, revision);
 }
 
 function runScenario(node, bin, url, scenario) {
   console.log(`\n=== Conformance scenario ${scenario} ===`);
-  return run(node, [bin, "server", "--url", url, "--scenario", scenario, "-o", mkdtempSync(join(tmpdir(), `conformance-${scenario}-`))]);
+  return run(node, [bin, "server", "--url", url, "--scenario", scenario], scenario);
 }
 
-function run(node, args) {
+/**
+ * Runs the suite with its results written to a new folder: kept (and named) when the run fails, to read what each
+ * check saw; removed when it passes, so runs leave nothing behind.
+ */
+function run(node, args, name) {
+  const results = mkdtempSync(join(tmpdir(), `conformance-${name}-`));
   return new Promise((resolve) => {
-    const child = spawn(node, args, { stdio: "inherit", env: { ...process.env, NODE_NO_WARNINGS: "1" } });
-    child.on("exit", (code) => resolve(code ?? 1));
+    const child = spawn(node, [...args, "-o", results], { stdio: "inherit", env: { ...process.env, NODE_NO_WARNINGS: "1" } });
+    child.on("exit", (code) => {
+      if (code === 0) rmSync(results, { recursive: true, force: true });
+      else console.log(`The suite's results: ${results}`);
+      resolve(code ?? 1);
+    });
   });
 }
 
