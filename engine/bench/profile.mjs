@@ -3,7 +3,7 @@
  * every binding, MCP_ENV production, STATE_KEYS and ALLOWED_HOSTS set, the rate limiter on). A profiling loop, not
  * part of `npm run bench`: it tells where a request's CPU goes, so what it prints is for people, never an assert.
  *
- *   node bench/profile.mjs [--n 1000] [--runs 7] [--profile] [--only tools/call|tools/list|retry] [--worker bench] [--no-limiter]
+ *   node bench/profile.mjs [--n 1000] [--runs 7] [--profile] [--heap] [--only tools/call|tools/list|retry] [--worker bench] [--no-limiter]
  *     [--block <name> [--doc <file>]]
  *
  * `--block profile-after` writes what it printed, with its command, commit and load, into the `<!-- bench:profile-after -->`
@@ -15,7 +15,9 @@
  * the median of `--runs` runs is printed in µs per request. With `--profile`, one more run is sampled by V8's CPU
  * profiler through workerd's inspector, and the self time is printed per source module and per function (µs per
  * request), the bundle's `// src/...` module comments telling which source file each line came from; `--save`
- * also writes each sampled profile as `<prefix>.<scenario>.cpuprofile` (for Chrome DevTools).
+ * also writes each sampled profile as `<prefix>.<scenario>.cpuprofile` (for Chrome DevTools). With `--heap`, one more
+ * run is sampled by V8's heap profiler instead, and the bytes allocated are printed the same way (bytes per request):
+ * what each request leaves for the garbage collector, and where.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -39,6 +41,7 @@ const { values: args } = parseArgs({
     n: { type: "string", default: "1000" },
     runs: { type: "string", default: "7" },
     profile: { type: "boolean", default: false },
+    heap: { type: "boolean", default: false },
     only: { type: "string" },
     worker: { type: "string", default: "root" },
     top: { type: "string", default: "12" },
@@ -130,7 +133,7 @@ function build() {
     config,
     "--env-file",
     "test/no-local-settings.env",
-    ...(args.profile ? ["--no-minify"] : []),
+    ...(args.profile || args.heap ? ["--no-minify"] : []),
   ];
   const built = spawnSync("npx", ["wrangler", "deploy", ...flags], {
     cwd: ROOT,
@@ -330,11 +333,51 @@ async function profile(name, url, port, requests, fileOf) {
   const self = new Map();
   for (let i = 0; i < result.samples.length; i++)
     self.set(result.samples[i], (self.get(result.samples[i]) ?? 0) + (result.timeDeltas[i] ?? 0));
+  const shares = [...self].map(([id, micros]) => ({ callFrame: byId.get(id).callFrame, value: micros }));
+  printShares(shares, fileOf, {
+    total: "sampled JS-thread time (idle excluded)",
+    what: "self time",
+    format: (micros) => `${(micros / N).toFixed(1).padStart(7)} µs`,
+    unit: (micros) => `${(micros / N).toFixed(1)} µs`,
+  });
+}
+
+/**
+ * `--heap`: what one more run allocates, sampled by V8's heap profiler (one sample per 256 bytes on average), objects
+ * already collected by either garbage collector counted too: the bytes a request leaves for the collector, by where
+ * they were allocated.
+ */
+async function heapProfile(url, port, requests, fileOf) {
+  const cdp = await inspector(port);
+  await cdp.send("HeapProfiler.enable");
+  await cdp.send("HeapProfiler.startSampling", {
+    samplingInterval: 256,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  await drive(url, requests, N);
+  const { profile: result } = await cdp.send("HeapProfiler.stopSampling");
+  cdp.close();
+  const shares = [];
+  const walk = (node) => {
+    shares.push({ callFrame: node.callFrame, value: node.selfSize });
+    for (const child of node.children) walk(child);
+  };
+  walk(result.head);
+  printShares(shares, fileOf, {
+    total: "sampled bytes allocated",
+    what: "bytes allocated",
+    format: (bytes) => `${(bytes / N).toFixed(0).padStart(7)} B`,
+    unit: (bytes) => `${(bytes / N).toFixed(0)} B`,
+  });
+}
+
+/** Prints sampled values (time or bytes) per request: their total, then the largest by source module and by function. */
+function printShares(shares, fileOf, { total: totalLabel, what, format, unit }) {
   const byFile = new Map();
   const byFunction = new Map();
   let total = 0;
-  for (const [id, micros] of self) {
-    const { callFrame } = byId.get(id);
+  for (const { callFrame, value } of shares) {
     const inBundle = callFrame.url.endsWith(built.entry);
     const file = inBundle
       ? fileOf(callFrame.lineNumber)
@@ -342,20 +385,20 @@ async function profile(name, url, port, requests, fileOf) {
         ? callFrame.url.split("/").pop()
         : callFrame.functionName || "(native)";
     if (file === "(idle)") continue;
-    total += micros;
+    total += value;
     const name = `${callFrame.functionName || "(anonymous)"} ${file}${inBundle ? `:${callFrame.lineNumber + 1}` : ""}`;
-    byFile.set(file, (byFile.get(file) ?? 0) + micros);
-    byFunction.set(name, (byFunction.get(name) ?? 0) + micros);
+    byFile.set(file, (byFile.get(file) ?? 0) + value);
+    byFunction.set(name, (byFunction.get(name) ?? 0) + value);
   }
   const top = (map) =>
     [...map]
       .sort((a, b) => b[1] - a[1])
       .slice(0, Number(args.top))
-      .map(([name, micros]) => `  ${(micros / N).toFixed(1).padStart(7)} µs  ${((100 * micros) / total).toFixed(1).padStart(5)} %  ${name}`)
+      .map(([name, value]) => `  ${format(value)}  ${((100 * value) / total).toFixed(1).padStart(5)} %  ${name}`)
       .join("\n");
-  say(`  sampled JS-thread time (idle excluded): ${(total / N).toFixed(1)} µs per request`);
-  say(`  self time by source module:\n${top(byFile)}`);
-  say(`  self time by function:\n${top(byFunction)}`);
+  say(`  ${totalLabel}: ${unit(total)} per request`);
+  say(`  ${what} by source module:\n${top(byFile)}`);
+  say(`  ${what} by function:\n${top(byFunction)}`);
 }
 
 /** What this run printed, for `--block`. */
@@ -389,7 +432,7 @@ function writeBlock(name, doc) {
 const loadBefore = loadavg()[0];
 const built = build();
 const fileOf = moduleMap(readFileSync(join(built.out, built.entry), "utf8"), dirname(built.config));
-const inspectorPort = args.profile ? 9300 + Math.floor(Math.random() * 500) : undefined;
+const inspectorPort = args.profile || args.heap ? 9300 + Math.floor(Math.random() * 500) : undefined;
 const { mf, url, pids } = await start(built, inspectorPort);
 try {
   const all = await scenarios(url);
@@ -400,6 +443,7 @@ try {
       `${name}: ${median(runs).toFixed(0)} µs per request in-process (median of ${RUNS} runs of ${N}: ${runs.map((v) => v.toFixed(0)).join(", ")})`,
     );
     if (args.profile) await profile(name, url, inspectorPort, requests, fileOf);
+    if (args.heap) await heapProfile(url, inspectorPort, requests, fileOf);
   }
 } finally {
   await mf.dispose();
