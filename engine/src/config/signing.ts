@@ -94,17 +94,32 @@ export async function open(ring: KeyRing, token: string, options: OpenOptions): 
   const valid = await crypto.subtle.verify("HMAC", key, macBytes, macInput(`${VERSION}.${kid}.${payload}`, options));
   if (!valid) return { ok: false, reason: "mac" };
 
-  const payloadBytes = decodeB64url(payload);
-  if (!payloadBytes) return { ok: false, reason: "malformed" };
-  let claims: { e?: unknown; x?: unknown };
-  try {
-    claims = JSON.parse(decodeUtf8Strict(payloadBytes));
-  } catch {
-    return { ok: false, reason: "malformed" };
-  }
-  if (typeof claims !== "object" || claims === null || typeof claims.e !== "number") return { ok: false, reason: "malformed" };
+  const claims = claimsOf(payload);
+  if (claims === undefined || typeof claims.e !== "number") return { ok: false, reason: "malformed" };
   if ((options.now ?? Date.now()) >= claims.e) return { ok: false, reason: "expired" };
   return { ok: true, body: claims.x };
+}
+
+/**
+ * The body a token carries, read WITHOUT verifying anything (its MAC, expiry, purpose or binding), or `undefined`
+ * when the token is not readable. Only for choosing what to verify it against (oauth/machine-token.ts: which
+ * client's credential its binding must hold): `open` is what says whether the token is good.
+ */
+export function unverifiedBody(token: string): unknown {
+  const match = TOKEN.exec(token);
+  return match ? claimsOf(match[3]!)?.x : undefined;
+}
+
+/** A token's payload (base64url JSON `{e, x}`) as an object, or `undefined` when it is not one. */
+function claimsOf(payload: string): { e?: unknown; x?: unknown } | undefined {
+  const bytes = decodeB64url(payload);
+  if (!bytes) return undefined;
+  try {
+    const claims: unknown = JSON.parse(decodeUtf8Strict(bytes));
+    return typeof claims === "object" && claims !== null ? claims : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

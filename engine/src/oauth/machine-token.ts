@@ -17,8 +17,8 @@ import { scopeHolder } from "../auth/scopes";
 import type { Config } from "../config/config";
 import { keyRing } from "../config/key-ring";
 import type { MachineClient } from "../config/machine-clients";
-import { canonicalJson, open, seal } from "../config/signing";
-import { base64url, decodeBase64urlStrict, decodeUtf8Strict } from "../util/encoding";
+import { canonicalJson, open, seal, unverifiedBody } from "../config/signing";
+import { base64url } from "../util/encoding";
 import { memoize } from "../util/memo";
 
 /** Keeps these tokens apart from everything else STATE_KEYS signs (requestState, cursors, session and task ids). */
@@ -40,15 +40,16 @@ export async function mintMachineToken(config: Config, client: MachineClient, sc
 
 /**
  * The props of a machine client's token presented at `resource`, or null when it is not one, is altered, expired,
- * minted for another resource, or its client is no longer declared or no longer has the credential it had. The provider answers null as any invalid token:
- * 401 `invalid_token`.
+ * minted for another resource, or its client is no longer declared or no longer has the credential it had. The
+ * provider answers null as any invalid token: 401 `invalid_token`.
  */
 export async function resolveMachineToken(config: Config, token: string, resource: string): Promise<MachineProps | null> {
   const clients = config.authServer?.machineClients ?? [];
   if (clients.length === 0 || token.length > MAX_TOKEN_LENGTH) return null;
   // The client is read from the token before its MAC is checked only to know which credential the MAC must cover:
   // `open` then refuses the token unless it was sealed for this very client and credential.
-  const client = clients.find((declared) => declared.id === unverifiedClientId(token));
+  const named = (unverifiedBody(token) as { c?: unknown } | null | undefined)?.c;
+  const client = clients.find((declared) => declared.id === named);
   if (!client) return null;
   const bind = { resource, credential: await credentialFingerprint(client) };
   const opened = await open(await keyRing(config), token, { purpose: PURPOSE, bind, maxLength: MAX_TOKEN_LENGTH });
@@ -80,17 +81,3 @@ const credentialFingerprint = memoize(async (client: MachineClient): Promise<str
         : `jwks_uri\n${auth.jwksUri}`;
   return base64url(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(credential)));
 });
-
-/**
- * The client id a token's payload names (config/signing.ts: `v2.<kid>.<payload>.<mac>`, the payload `{e, x}`), read
- * before the MAC is checked, or `undefined` if it is unreadable. Why read it unverified: it only picks which
- * credential the MAC must cover; a token naming another client than it was sealed for fails `open` as a forged one.
- */
-function unverifiedClientId(token: string): unknown {
-  const bytes = decodeBase64urlStrict(token.split(".")[2] ?? "");
-  try {
-    return bytes && (JSON.parse(decodeUtf8Strict(bytes)) as { x?: { c?: unknown } } | null)?.x?.c;
-  } catch {
-    return undefined;
-  }
-}
