@@ -141,11 +141,16 @@ export function runOnRequest<T>(
   scope: RequestScope,
   input: InputApi,
   handler: (ctx: RequestContext) => T | Promise<T>,
-  { handsOver = false }: AskingOptions = {},
+  options?: AskingOptions,
 ): RunEnd<T> | Promise<RunEnd<T>> {
-  const handOver = (): never => run.end({ kind: "hands-over" });
-  const overrides = handsOver ? { progress: handOver, checkpoint: async () => handOver() } : {};
+  const overrides = options?.handsOver ? handingOver(run) : undefined;
   return run.until(() => handler(handlerContext(requestChannel(scope, run.end, overrides), input)));
+}
+
+/** A task's start: the run's first progress report or checkpoint ends it, handing it over to the task. */
+function handingOver(run: Run): Pick<Channel, "progress" | "checkpoint"> {
+  const handOver = (): never => run.end({ kind: "hands-over" });
+  return { progress: handOver, checkpoint: async () => handOver() };
 }
 
 /**
@@ -171,13 +176,9 @@ export function answerOf<T>(asked: Asked<T>): T | JsonObject {
  * messages to 2025 clients that set a level, events through the hub, and the reply's cancellation signal.
  * `overrides`: a task's start hands the run over at its first progress report or checkpoint (`runOnRequest`).
  */
-export function requestChannel(
-  scope: RequestScope,
-  end: EndRun,
-  overrides: Partial<Pick<Channel, "progress" | "checkpoint">> = {},
-): Channel {
+export function requestChannel(scope: RequestScope, end: EndRun, overrides?: Pick<Channel, "progress" | "checkpoint">): Channel {
   const channel = new RequestChannel(scope, end);
-  return overrides.progress || overrides.checkpoint ? Object.assign(channel, overrides) : channel;
+  return overrides ? Object.assign(channel, overrides) : channel;
 }
 
 /**
