@@ -81,7 +81,7 @@ export default defineConfig({
   test: {
     // More test files at a time than cores (vitest's default is one fewer): part of the suite waits rather than
     // computes (wrangler dev starting, a task's pauses, a hub left idle until it hibernates, streams held open). Not
-    // more than four on two cores: the whole suite needs about 300 s of CPU, so the cores, not the waits, set its
+    // more than four on two cores: the whole suite needs 300 to 340 s of CPU, so the cores, not the waits, set its
     // time; six took as long as four (223 s both, on an idle 2-core machine) with 5% more CPU, each runtime's
     // files then spread over more runtimes, each started at a cost.
     maxWorkers: Math.max(4, availableParallelism()),

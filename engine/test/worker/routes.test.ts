@@ -1,9 +1,10 @@
 /**
  * POST /mcp is matched without the router (worker/router.ts), exactly as the router matched it: the path `/mcp`
- * with any trailing slashes, whatever the query (a `/` in it included), read from the URL's text without parsing it; every other path goes through the router as before. What tells
- * the two apart: itty-router marks every request it routes (`request.query`, then `request.params` and
- * `request.route`), which the fast path never does; and what the router would match is asked of itty-router itself,
- * a bare router with `post("/mcp")` alone, so the fast path is held to the router's matching, whatever it becomes.
+ * with any trailing slashes, whatever the query (a `/` in it included), read from the URL's text without parsing it;
+ * every other path goes through the router as before. What tells the two apart: itty-router marks every request it
+ * routes (`request.query`, then `request.params` and `request.route`), which the fast path never does; and what the
+ * router would match is asked of itty-router itself, a bare router with `post("/mcp")` alone, so the fast path is
+ * held to the router's matching, whatever it becomes.
  */
 import { IttyRouter } from "itty-router";
 import { describe, expect, it } from "vitest";
