@@ -32,10 +32,14 @@ async function appWranglerConfig(): Promise<string> {
 }
 
 /**
- * Repository checks that run a copy of the repository's own commands (npm run blank's result, the README's first
- * edit): the longest files, mostly waiting on the copy's processes, so they start first.
+ * The template's own promises to a fork, each checked by running a copy of the repository's commands: the README's
+ * first tool added as it says, then the tests that list tools (readme-tool); `npm run blank`, then the blank copy's
+ * whole `npm test` and build (start-from-blank). Not in `npm test`: they run the suite again inside a copy, which
+ * costs more CPU than the rest of the inner loop can spare on a 2-core machine, and they check the template's
+ * README and its blank script, not your server. Their project, `template`, exists in vitest's mode "template":
+ * `npm run test:template`, which .ci/run runs after `npm test`.
  */
-const WAITING_COPIES = ["test/repo/start-from-blank.test.ts", "test/repo/readme-tool.test.ts"];
+const TEMPLATE_CHECKS = ["test/repo/readme-tool.test.ts", "test/repo/start-from-blank.test.ts"];
 
 /**
  * End-to-end files that mostly wait: the browser's (views.browser, the longest of its project: a page painted and
@@ -52,14 +56,13 @@ const endsWith = (spec: TestSpecification, file: string) => spec.moduleId.endsWi
 const fileIn = (files: string[]) => files.map((file) => (spec: TestSpecification) => endsWith(spec, file));
 
 /**
- * The order files start in, first match wins (within a rank, vitest's own: failed, then slowest, first). The copies
- * first: the longest files; then the end-to-end files that wait; then the app's files, then the rest of the
+ * The order files start in, first match wins (within a rank, vitest's own: failed, then slowest, first). The
+ * end-to-end files that wait first; then the app's files, then the rest of the
  * end-to-end files, the slowest first, then the engine's: many short files in one runtime, which fill the cores
  * while the last long files end (a worker is reused only while the next file queued is of its own project; a
  * runtime takes seconds to start, so each project's files stay together); then the repository checks.
  */
 const RANKS: ((spec: TestSpecification) => boolean)[] = [
-  ...fileIn(WAITING_COPIES),
   ...fileIn(WAITING_END_TO_END),
   (spec) => spec.project.name === "app",
   ...fileIn(SLOWEST_END_TO_END),
@@ -77,7 +80,7 @@ class StartOrder extends BaseSequencer {
   }
 }
 
-export default defineConfig({
+export default defineConfig(async ({ mode }) => ({
   test: {
     // More test files at a time than cores (vitest's default is one fewer): part of the suite waits rather than
     // computes (wrangler dev starting, a task's pauses, a hub left idle until it hibernates, streams held open). Not
@@ -91,7 +94,7 @@ export default defineConfig({
     reporters: [new EveryFileRan(), ...configDefaults.reporters],
     // One access log line per request is right in production and noise in a run of thousands of requests; so is the
     // development startup line (the engine's worker/startup.ts) once per test file.
-    onConsoleLog: (log) => !log.includes('"message":"mcp request"') && !log.includes('"message":"development mode: '),
+    onConsoleLog: (log: string) => !log.includes('"message":"mcp request"') && !log.includes('"message":"development mode: '),
     projects: [
       {
         // The app's tests inside workerd, against the Worker as wrangler.toml builds it, through the engine's test
@@ -122,10 +125,19 @@ export default defineConfig({
         },
       },
       {
-        // Checks of the repository itself (the README, the docs, the deploy paths, npm run blank), in Node.
+        // Checks of the repository itself (the README, the docs, the deploy paths, the engine's update path), in Node.
         // One Node process for all the files, as for the runtime's: a fresh one per file cost about 0.4 s of CPU.
-        test: { name: "repo", include: ["test/repo/**/*.test.ts"], environment: "node", isolate: false },
+        test: {
+          name: "repo",
+          include: ["test/repo/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...TEMPLATE_CHECKS],
+          environment: "node",
+          isolate: false,
+        },
       },
+      // The template's promises to a fork (TEMPLATE_CHECKS, above): `npm run test:template` only. Both files mostly
+      // wait on their copy's processes, so they run side by side. A fork that ran `npm run blank` has neither.
+      ...(mode === "template" ? [{ test: { name: "template", include: TEMPLATE_CHECKS, environment: "node", isolate: false } }] : []),
       {
         // End-to-end tests in Node: the Worker served by wrangler on 127.0.0.1, driven by real MCP clients.
         test: {
@@ -146,4 +158,4 @@ export default defineConfig({
       "engine/vitest.*.config.ts",
     ],
   },
-});
+}));

@@ -2,9 +2,9 @@
 
 /** The example's own files and folders (a path ending in "/" is a folder): `npm run blank` removes them. */
 export declare const EXAMPLE_PATHS: readonly string[];
-/** This command's own files (the rest of scripts/ stays): removed once the example is gone. */
+/** This command's own files and the README step's check (the rest of scripts/ stays): removed once the example is gone. */
 export declare const BLANK_TOOLING: readonly string[];
-/** This command's npm scripts, removed with it: `blank` and `test:blank`. */
+/** This command's npm scripts, removed with it: `blank` and `test:template`. */
 export declare const BLANK_SCRIPTS: readonly string[];
 /** How the example's names read: Notebook, notebook_id, notes, note://... */
 export declare const EXAMPLE_WORDS: RegExp;

@@ -65,10 +65,17 @@ export const EXAMPLE_PATHS = [
 ];
 
 /**
- * This command's own files: once the example is gone, nothing uses them. Removed last. Only these: the rest of
+ * This command's own files, and the template's other check of a fork's start: once the example is gone, nothing uses
+ * them. Removed last. The README step's check (readme-tool) adds count_words to the example's tools; a blank server
+ * has that tool already, and its own test (test/app/count-words.test.ts) runs in npm test. Only these: the rest of
  * scripts/ (pinned-node.sh, require-node.mjs) serves the fork's own npm test and npm run dev.
  */
-export const BLANK_TOOLING = ["scripts/blank.mjs", "scripts/blank.d.mts", "test/repo/start-from-blank.test.ts"];
+export const BLANK_TOOLING = [
+  "scripts/blank.mjs",
+  "scripts/blank.d.mts",
+  "test/repo/start-from-blank.test.ts",
+  "test/repo/readme-tool.test.ts",
+];
 
 /**
  * Dev dependencies only the example's tests used: ext-apps ran its view (and the view's test host), ext-tasks its
@@ -360,6 +367,12 @@ simple = { limit = 10, period = 60 }
   },
   {
     file: "README.md",
+    what: "no word of the template's checks (npm run blank removed them)",
+    find: /\s\(the template's checks of\s+this README and `npm run blank`, each on a copy of the repository, are `npm run test:template`\)/,
+    replace: "",
+  },
+  {
+    file: "README.md",
     what: 'client configurations name the server "my-mcp-server"',
     find: /\{ "notes": \{/g,
     replace: '{ "my-mcp-server": {',
@@ -436,8 +449,8 @@ function freeTag(toml) {
 const EXAMPLE_DECLARATIONS = /from "\.\/(notes|views)"|defineSkill\(\{ name: "notebook-keeping" \}\)/;
 const usesExample = (root, file) => existsSync(join(root, file)) && EXAMPLE_DECLARATIONS.test(read(root, file));
 
-/** This command's npm scripts: `blank` runs it, `test:blank` runs its test (in full: the blank copy's own npm test). */
-export const BLANK_SCRIPTS = ["blank", "test:blank"];
+/** This command's npm scripts: `blank` runs it, `test:template` runs its test and readme-tool's (BLANK_TOOLING). */
+export const BLANK_SCRIPTS = ["blank", "test:template"];
 
 /** What package.json loses: this command's scripts, the views' type check, the example's own dev dependencies. */
 function packageChanges(pkg) {
@@ -562,7 +575,7 @@ function startFromBlank(root, log = console.log) {
   // This command's own files go too: with the example gone, nothing would run or use them.
   for (const path of BLANK_TOOLING.filter((entry) => existsSync(join(root, entry)))) {
     rmSync(join(root, path), { recursive: true, force: true });
-    log(`  removed ${path} (npm run blank itself: a fork without the example has no use for it)`);
+    log(`  removed ${path} (the template's check of a fork's start: a fork without the example has no use for it)`);
   }
 
   const { scripts, check, dependencies } = pending.package;

@@ -6,11 +6,10 @@
  * examples, with a lockfile in step and no file, document or setting that names the example. It refuses to run over
  * uncommitted changes (unless forced).
  *
- * Two depths, one file. In `npm test`, what can be read of the result, and the type check and the linter. With
- * `npm run test:blank` (this file in vitest's mode "blank-copy"; .ci/run runs it), also what a fork runs next, as
- * it runs it: the copy's own `npm test`, every project (the app's, the repository's, the end-to-end ones with
- * `wrangler dev` and real clients, the engine's two), then its deploy build. Why apart: that run takes minutes on a
- * 2-core machine, more than the whole `npm test` may.
+ * Then what a fork runs next, as it runs it: the copy's own `npm test`, every project (the app's, the repository's,
+ * the end-to-end ones with `wrangler dev` and real clients, the engine's two), then its deploy build. A few minutes
+ * on a 2-core machine: this file is one of the template's checks (`npm run test:template`, which .ci/run runs), not
+ * part of `npm test` (vitest.config.ts's TEMPLATE_CHECKS says why).
  */
 import { execFile, type SpawnSyncReturns, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -21,8 +20,6 @@ import { BLANK_SCRIPTS, BLANK_TOOLING, EXAMPLE_PATHS, EXAMPLE_WORDS, pendingChan
 import { blockUnder, copyOfRepository, git } from "./copy";
 
 const root = resolve(import.meta.dirname, "../..");
-/** `npm run test:blank`: package.json's script runs vitest with `--mode blank-copy`, which vitest gives the tests as MODE. */
-const FULL_RUN = process.env.MODE === "blank-copy";
 /** Each step runs one of the copy's own commands (a type check, a lint, a bundle): generous, for a busy machine. */
 const STEP_TIMEOUT_MS = 5 * 60_000;
 /** The copy's whole `npm test`: a few minutes on an idle 2-core machine; generous, for a busy one. */
@@ -56,10 +53,10 @@ function runInBackground(cwd: string, command: string, args: string[], timeout =
 interface CopyChecks {
   check: Promise<SpawnSyncReturns<string>>;
   lint: Promise<SpawnSyncReturns<string>>;
-  /** The copy's own `npm test`: with `npm run test:blank` only. */
-  tests?: Promise<SpawnSyncReturns<string>>;
-  /** The copy's `npm run build`, after its tests (both write the assets folder, build/): with `npm run test:blank` only. */
-  build?: Promise<SpawnSyncReturns<string>>;
+  /** The copy's own `npm test`. */
+  tests: Promise<SpawnSyncReturns<string>>;
+  /** The copy's `npm run build`, after its tests (both write the assets folder, build/). */
+  build: Promise<SpawnSyncReturns<string>>;
 }
 
 /**
@@ -67,12 +64,13 @@ interface CopyChecks {
  * after another they were most of this file's time.
  */
 function copyChecks(cwd: string): CopyChecks {
-  const checks: CopyChecks = { check: runInBackground(cwd, "npm", ["run", "check"]), lint: runInBackground(cwd, "npm", ["run", "lint"]) };
-  if (FULL_RUN) {
-    checks.tests = runInBackground(cwd, "npm", ["test"], FULL_TEST_TIMEOUT_MS);
-    checks.build = checks.tests.then(() => runInBackground(cwd, "npm", ["run", "build"]));
-  }
-  return checks;
+  const tests = runInBackground(cwd, "npm", ["test"], FULL_TEST_TIMEOUT_MS);
+  return {
+    check: runInBackground(cwd, "npm", ["run", "check"]),
+    lint: runInBackground(cwd, "npm", ["run", "lint"]),
+    tests,
+    build: tests.then(() => runInBackground(cwd, "npm", ["run", "build"])),
+  };
 }
 
 const blank = (cwd: string, ...args: string[]) => run(cwd, process.execPath, [join(cwd, "scripts/blank.mjs"), ...args]);
@@ -104,14 +102,11 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
   beforeAll(() => {
     copy = copyOfRepository("start-from-blank");
   }, STEP_TIMEOUT_MS);
-  afterAll(
-    async () => {
-      // Why wait: the checks still running must not find their copy gone (a test that failed early leaves them running).
-      if (checks) await Promise.allSettled([checks.check, checks.lint, checks.tests, checks.build]);
-      if (copy) rmSync(copy, { recursive: true, force: true });
-    },
-    FULL_RUN ? FULL_TEST_TIMEOUT_MS + STEP_TIMEOUT_MS : STEP_TIMEOUT_MS,
-  );
+  afterAll(async () => {
+    // Why wait: the checks still running must not find their copy gone (a test that failed early leaves them running).
+    if (checks) await Promise.allSettled([checks.check, checks.lint, checks.tests, checks.build]);
+    if (copy) rmSync(copy, { recursive: true, force: true });
+  }, FULL_TEST_TIMEOUT_MS + STEP_TIMEOUT_MS);
 
   it("names, as the example's, only files that exist while the example is there", () => {
     expect(EXAMPLE_PATHS.filter((path) => !existsSync(join(root, path)))).toEqual([]);
@@ -213,36 +208,30 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
     expect(lint.status, outputOf(lint)).toBe(0);
   });
 
-  it.runIf(FULL_RUN)(
-    "passes its own npm test, every project: the app's, the repository's, the end-to-end ones through wrangler dev, the engine's",
-    { timeout: FULL_TEST_TIMEOUT_MS },
-    async () => {
-      const tests = await checks!.tests!;
-      // The end of the report: vitest's summary, then each failure with its error.
-      expect(tests.status, withoutColours(outputOf(tests)).split("\n").slice(-400).join("\n")).toBe(0);
-      const ran = withoutColours(tests.stdout);
-      for (const [project, file] of [
-        ["app", "test/app/count-words.test.ts"],
-        ["repo", "test/repo/docs.test.ts"],
-        ["e2e", "test/e2e/count-words.test.ts"],
-        ["e2e", "test/e2e/dev-server.test.ts"],
-        ["engine", "test/checklist.test.ts"],
-        ["engine-repo", "test/repo/docs.test.ts"],
-      ] as const) {
-        expect(ran, `${project}: ${file}`).toMatch(new RegExp(`✓[\\s|]+${project}[\\s|]+${file.replaceAll(".", "\\.")}`));
-      }
-    },
-  );
+  it("passes its own npm test, every project: the app's, the repository's, the end-to-end ones through wrangler dev, the engine's", {
+    timeout: FULL_TEST_TIMEOUT_MS,
+  }, async () => {
+    const tests = await checks!.tests;
+    // The end of the report: vitest's summary, then each failure with its error.
+    expect(tests.status, withoutColours(outputOf(tests)).split("\n").slice(-400).join("\n")).toBe(0);
+    const ran = withoutColours(tests.stdout);
+    for (const [project, file] of [
+      ["app", "test/app/count-words.test.ts"],
+      ["repo", "test/repo/docs.test.ts"],
+      ["e2e", "test/e2e/count-words.test.ts"],
+      ["e2e", "test/e2e/dev-server.test.ts"],
+      ["engine", "test/checklist.test.ts"],
+      ["engine-repo", "test/repo/docs.test.ts"],
+    ] as const) {
+      expect(ran, `${project}: ${file}`).toMatch(new RegExp(`✓[\\s|]+${project}[\\s|]+${file.replaceAll(".", "\\.")}`));
+    }
+  });
 
-  it.runIf(FULL_RUN)(
-    "builds for deploy (npm run build: wrangler deploy --dry-run)",
-    { timeout: FULL_TEST_TIMEOUT_MS + STEP_TIMEOUT_MS },
-    async () => {
-      const build = await checks!.build!;
-      expect(build.status, outputOf(build)).toBe(0);
-      expect(existsSync(join(copy, "dist/index.js"))).toBe(true);
-    },
-  );
+  it("builds for deploy (npm run build: wrangler deploy --dry-run)", { timeout: FULL_TEST_TIMEOUT_MS + STEP_TIMEOUT_MS }, async () => {
+    const build = await checks!.build;
+    expect(build.status, outputOf(build)).toBe(0);
+    expect(existsSync(join(copy, "dist/index.js"))).toBe(true);
+  });
 
   it("leaves end-to-end tests whose imports all exist, one of them a real client calling the tool", () => {
     expect(existsSync(join(copy, "test/e2e/count-words.test.ts"))).toBe(true);
