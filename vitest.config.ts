@@ -52,6 +52,20 @@ const TEMPLATE_CHECKS = ["test/repo/readme-tool.test.ts", "test/repo/start-from-
 const WAITING_END_TO_END = ["test/e2e/views.browser.test.ts", "test/e2e/dev-server-example.test.ts", "test/e2e/ext-tasks.test.ts"];
 const SLOWEST_END_TO_END = ["test/e2e/local-settings.test.ts", "test/e2e/dev-server.test.ts", "test/e2e/legacy-clients.test.ts"];
 
+/**
+ * The engine's files that mostly wait (a hub left idle until it hibernates, a lagging KV, replayed and held streams,
+ * heartbeats): spread out among the engine's other files, so that fewer wait at a time while the rest compute.
+ * Started together (vitest starts the slowest first), they held all the workers waiting while the cores idled for
+ * about 15 s; started last, the same.
+ */
+const WAITING_ENGINE = [
+  "engine/test/oauth/state-consistency.test.ts",
+  "engine/test/listen/hibernation.test.ts",
+  "engine/test/listen/replay.test.ts",
+  "engine/test/legacy/streams.test.ts",
+  "engine/test/http/heartbeat.test.ts",
+];
+
 const endsWith = (spec: TestSpecification, file: string) => spec.moduleId.endsWith(`/${file}`);
 const fileIn = (files: string[]) => files.map((file) => (spec: TestSpecification) => endsWith(spec, file));
 
@@ -60,7 +74,8 @@ const fileIn = (files: string[]) => files.map((file) => (spec: TestSpecification
  * end-to-end files that wait first; then the app's files, then the rest of the
  * end-to-end files, the slowest first, then the engine's: many short files in one runtime, which fill the cores
  * while the last long files end (a worker is reused only while the next file queued is of its own project; a
- * runtime takes seconds to start, so each project's files stay together); then the repository checks.
+ * runtime takes seconds to start, so each project's files stay together), its waiting files spread among them;
+ * then the repository checks.
  */
 const RANKS: ((spec: TestSpecification) => boolean)[] = [
   ...fileIn(WAITING_END_TO_END),
@@ -76,18 +91,33 @@ class StartOrder extends BaseSequencer {
       const index = RANKS.findIndex((matches) => matches(spec));
       return index === -1 ? RANKS.length : index;
     };
-    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+    const ranked = (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+    return spreadOut(ranked, (spec) => WAITING_ENGINE.some((file) => endsWith(spec, file)));
   }
+}
+
+/** `files` with the ones `waits` picks moved to even intervals among the other files of their project. */
+function spreadOut(files: TestSpecification[], waits: (spec: TestSpecification) => boolean): TestSpecification[] {
+  const waiting = files.filter(waits);
+  if (waiting.length === 0) return files;
+  const spread = files.filter((spec) => !waits(spec));
+  const project = waiting[0]!.project.name;
+  const first = spread.findIndex((spec) => spec.project.name === project);
+  const others = spread.filter((spec) => spec.project.name === project).length;
+  const gap = Math.max(1, Math.floor(others / waiting.length));
+  // Each one inserted moves the later places one further.
+  for (const [i, spec] of waiting.entries()) spread.splice(Math.max(0, first) + i * (gap + 1), 0, spec);
+  return spread;
 }
 
 export default defineConfig(async ({ mode }) => ({
   test: {
-    // More test files at a time than cores (vitest's default is one fewer): part of the suite waits rather than
-    // computes (wrangler dev starting, a task's pauses, a hub left idle until it hibernates, streams held open). Not
-    // more than four on two cores: the whole suite needs 300 to 340 s of CPU, so the cores, not the waits, set its
-    // time; six took as long as four (223 s both, on an idle 2-core machine) with 5% more CPU, each runtime's
-    // files then spread over more runtimes, each started at a cost.
-    maxWorkers: Math.max(4, availableParallelism()),
+    // More test files at a time than cores (vitest's default is one fewer): much of the suite waits rather than
+    // computes (wrangler dev starting, a task's pauses, a hub left idle until it hibernates, streams held open).
+    // Five on two cores: with four, the engine's waiting files held every worker while the cores idled (npm test
+    // 147 to 180 s, median 160, in four runs; with five 135 to 150 s, median 141, in three). The suite needs about
+    // 200 s of CPU (time(1)'s user and system), so more runtimes, each started at a cost, would not make it faster.
+    maxWorkers: Math.max(5, availableParallelism()),
     sequence: { sequencer: StartOrder },
     // A file planned for the run that never ran (its project failed to start) fails the run, named in the summary
     // (test/every-file-ran.ts); first, so the summary counts it; then vitest's own (the default, or an agent's).

@@ -10,7 +10,7 @@ import { EveryFileRan } from "./test/every-file-ran";
 export default defineConfig({
   test: {
     // Much of the suite waits (hubs left idle until they hibernate, streams held open): more files than cores.
-    maxWorkers: Math.max(4, availableParallelism()),
+    maxWorkers: Math.max(5, availableParallelism()),
     // A file planned for the run that never ran (its project failed to start) fails the run, named in the summary
     // (test/every-file-ran.ts); first, so the summary counts it; then vitest's own (the default, or an agent's).
     reporters: [new EveryFileRan(), ...configDefaults.reporters],

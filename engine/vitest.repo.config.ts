@@ -8,8 +8,9 @@ import { defineProject } from "vitest/config";
 export default defineProject({
   test: {
     name: "engine-repo",
-    // As many files at a time as the template's own projects run (vitest runs projects of one group only when they agree).
-    maxWorkers: Math.max(4, availableParallelism()),
+    // As many files at a time as the template's own projects run (vitest runs projects of one group only when they agree):
+    // five on two cores, see the template's vitest.config.ts.
+    maxWorkers: Math.max(5, availableParallelism()),
     include: ["test/repo/**/*.test.ts"],
     environment: "node",
     isolate: false,

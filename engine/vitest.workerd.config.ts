@@ -25,8 +25,9 @@ export default defineProject({
   ],
   test: {
     name: "engine",
-    // As many files at a time as the template's own projects run (vitest runs projects of one group only when they agree).
-    maxWorkers: Math.max(4, availableParallelism()),
+    // As many files at a time as the template's own projects run (vitest runs projects of one group only when they agree):
+    // five on two cores, see the template's vitest.config.ts.
+    maxWorkers: Math.max(5, availableParallelism()),
     // One runtime and one module graph for all the files (a fresh one per file cost about 2.5 s a file); each file
     // still starts with no Durable Object and an empty fixture (test/helpers/fresh-state.ts).
     isolate: false,
