@@ -32,7 +32,7 @@ export default defineProject({
     // still starts with no Durable Object and an empty fixture (test/helpers/fresh-state.ts).
     isolate: false,
     setupFiles: ["test/helpers/fresh-state.ts"],
-    // Why longer than vitest's 5 s: with four files at a time on two cores and CI's full fuzz counts beside them, a
+    // Why longer than vitest's 5 s: with five files at a time on two cores and CI's full fuzz counts beside them, a
     // test that runs a task over 60 notes or fills a replay buffer went past 5 s.
     testTimeout: 20_000,
     include: ["test/**/*.test.ts"],

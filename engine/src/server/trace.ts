@@ -89,11 +89,24 @@ export function inSpan<T>(span: Span, server: McpServer, scope: RequestScope, pa
   ) as T;
 }
 
-/** `{mcp.method.name} {target}`, or the method alone when the request names no tool or prompt the server has. */
+/**
+ * `{mcp.method.name} {target}`, or the method alone when the request names no tool or prompt the server has. A
+ * target's name is made once per isolate (`targetOf` names only declared tools and prompts, so these stay as few as
+ * the declarations), not per request.
+ */
 export function spanName(server: McpServer, method: string, params: JsonObject): string {
   const target = targetOf(server, method, params);
-  return target === undefined ? methodName(method) : `${method} ${target}`;
+  if (target === undefined) return methodName(method);
+  const names = method === "tools/call" ? TOOL_SPAN_NAMES : PROMPT_SPAN_NAMES;
+  const known = names.get(target);
+  if (known !== undefined) return known;
+  const name = `${method} ${target}`;
+  names.set(target, name);
+  return name;
 }
+
+const TOOL_SPAN_NAMES = new Map<string, string>();
+const PROMPT_SPAN_NAMES = new Map<string, string>();
 
 /** The attributes known before the method runs. */
 export function describeRequest(span: Span, server: McpServer, scope: RequestScope, params: JsonObject, sessionId?: string): void {
