@@ -366,6 +366,12 @@ simple = { limit = 10, period = 60 }
     replace: "",
   },
   {
+    file: ".ci/run",
+    what: "no step for the template's checks (npm run blank removed them, and their script)",
+    find: /\nstep "The template's checks of a fork's start[^\n]*\nnpm run test:template\n/,
+    replace: "\n",
+  },
+  {
     file: "README.md",
     what: "no word of the template's checks (npm run blank removed them)",
     find: /\s\(the template's checks of\s+this README and `npm run blank`, each on a copy of the repository, are `npm run test:template`\)/,

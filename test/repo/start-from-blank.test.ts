@@ -158,6 +158,20 @@ describe.runIf(hasExample)("npm run blank on a copy of this repository", { timeo
     expect(named.filter((file) => !existsSync(join(copy, file)))).toEqual([]);
   });
 
+  it("leaves a .ci/run whose every npm script exists, without the template's checks it removed", () => {
+    const scripts: Record<string, string> = JSON.parse(readFileSync(join(copy, "package.json"), "utf8")).scripts;
+    const ci = readFileSync(join(copy, ".ci/run"), "utf8");
+    // `npm run <name>` and `npm test` (a step's title names its command too: "(npm run check: ...)"), leaving out
+    // the engine's own (`"${ENGINE[@]}"`, its workspace's scripts).
+    const named = ci
+      .split("\n")
+      .filter((line) => !line.trimStart().startsWith("#") && !line.includes("ENGINE[@]"))
+      .flatMap((line) => [...line.matchAll(/\bnpm (?:run ([\w:-]*[\w-])|(test)\b)/g)].map(([, name, test]) => (name ?? test)!));
+    expect(named).toContain("test");
+    expect(named.filter((name) => scripts[name] === undefined)).toEqual([]);
+    expect(ci).not.toContain("test:template");
+  });
+
   it("leaves package-lock.json in step with package.json, as npm ci requires", () => {
     const pkg = JSON.parse(readFileSync(join(copy, "package.json"), "utf8"));
     const locked = JSON.parse(readFileSync(join(copy, "package-lock.json"), "utf8")).packages[""];
