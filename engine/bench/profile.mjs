@@ -24,16 +24,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { createRequire } from "node:module";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { ROOT } from "./lib/build.mjs";
 import { withBlock } from "./lib/generated.mjs";
+import { Miniflare, miniflareOptions, quiet } from "./lib/miniflare.mjs";
 import { writeTemplateConfigs } from "./lib/template-config.mjs";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const fromRoot = createRequire(join(ROOT, "package.json"));
 const fromWrangler = createRequire(fromRoot.resolve("wrangler/package.json"));
-const miniflare = fromWrangler("miniflare");
-const { Miniflare, Log, LogLevel } = miniflare;
 const WebSocket = createRequire(fromWrangler.resolve("miniflare"))("ws");
 
 const { values: args } = parseArgs({
@@ -176,14 +174,11 @@ async function start({ out, config, entry }, inspectorPort) {
     workerOptions.ratelimits = others;
   }
   const before = new Set(workerdPids());
-  // Miniflare 5 takes its own option shape; its converter reads the Miniflare 4 one written here (lib/miniflare.mjs).
   const mf = new Miniflare(
-    miniflare.convertV4MiniflareOptions({
+    miniflareOptions({
       ...workerOptions,
       bindings: { ...workerOptions.bindings, STATE_KEYS, ALLOWED_HOSTS: HOST },
-      // What workerd prints (access-log lines, its warnings) is dropped: none of it is part of the profile.
-      log: new Log(LogLevel.ERROR),
-      handleStructuredLogs: () => {},
+      ...quiet,
       modulesRoot: out,
       modules: ["driver.mjs", entry].map((name) => ({
         type: "ESModule",

@@ -27,7 +27,7 @@ export const WORKERD_VERSION = createRequire(fromWrangler.resolve("miniflare/pac
  * measurement. Miniflare 5 hands workerd's output, line by line, to `handleStructuredLogs` (Miniflare 4's
  * `handleRuntimeStdio` is gone: given it, Miniflare 5 printed every line).
  */
-const quiet = {
+export const quiet = {
   log: new Log(LogLevel.ERROR),
   handleStructuredLogs: () => {},
 };
