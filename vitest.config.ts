@@ -71,11 +71,10 @@ const fileIn = (files: string[]) => files.map((file) => (spec: TestSpecification
 
 /**
  * The order files start in, first match wins (within a rank, vitest's own: failed, then slowest, first). The
- * end-to-end files that wait first; then the app's files, then the rest of the
- * end-to-end files, the slowest first, then the engine's: many short files in one runtime, which fill the cores
- * while the last long files end (a worker is reused only while the next file queued is of its own project; a
- * runtime takes seconds to start, so each project's files stay together), its waiting files spread among them;
- * then the repository checks.
+ * end-to-end files that wait first; then the app's files, then the rest of the end-to-end files, the slowest first,
+ * then the engine's: many short files in one runtime, which fill the cores while the last long files end (a worker
+ * is reused only while the next file queued is of its own project; a runtime takes seconds to start, so each
+ * project's files stay together), its waiting files spread among them; then the repository checks.
  */
 const RANKS: ((spec: TestSpecification) => boolean)[] = [
   ...fileIn(WAITING_END_TO_END),
@@ -99,14 +98,15 @@ class StartOrder extends BaseSequencer {
 /** `files` with the ones `waits` picks moved to even intervals among the other files of their project. */
 function spreadOut(files: TestSpecification[], waits: (spec: TestSpecification) => boolean): TestSpecification[] {
   const waiting = files.filter(waits);
-  if (waiting.length === 0) return files;
   const spread = files.filter((spec) => !waits(spec));
-  const project = waiting[0]!.project.name;
+  const project = waiting[0]?.project.name;
   const first = spread.findIndex((spec) => spec.project.name === project);
+  // Nothing to spread them among (none selected, or only they of their project): the order stays.
+  if (first === -1) return files;
   const others = spread.filter((spec) => spec.project.name === project).length;
   const gap = Math.max(1, Math.floor(others / waiting.length));
   // Each one inserted moves the later places one further.
-  for (const [i, spec] of waiting.entries()) spread.splice(Math.max(0, first) + i * (gap + 1), 0, spec);
+  for (const [i, spec] of waiting.entries()) spread.splice(first + i * (gap + 1), 0, spec);
   return spread;
 }
 

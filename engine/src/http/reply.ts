@@ -139,7 +139,8 @@ export class Reply {
    * carried a notification) until the reply finishes, is cancelled or loses its client. Why: a write is how the
    * Worker learns that the client has gone (under `wrangler dev` it is the only way; the failed write cancels the
    * stream, which aborts `signal` on 2026-07-28), and a stream with no byte for ~100 s is cut by Cloudflare's edge (a
-   * 2025 call waiting for the user's answer to a question, say). A method that finishes sooner answers JSON as it always did, and its timer is cleared.
+   * 2025 call waiting for the user's answer to a question, say). A method that finishes sooner answers JSON as it
+   * always did, and its timer is cleared.
    *
    * Not for a client whose Accept does not admit SSE (its answer stays JSON, and only the platform's `request.signal`
    * tells of its disconnect), nor inside a batch (`canStream: false`), nor where a header is still to be set after
