@@ -18,12 +18,15 @@ export interface ModernRequest {
   capabilities?: Record<string, unknown>;
   /** More `_meta` members (a progress token, a traceparent). */
   meta?: Record<string, unknown>;
-  /** Aborting it hangs up, as a client going away does. */
-  signal?: AbortSignal;
 }
 
-/** A 2026-07-28 request to `url`, ready for `fetch` (or a Worker's `fetch` in the test's isolate). */
-export function modernRequest(url: string, { id, method, params = {}, capabilities = {}, meta = {}, signal }: ModernRequest): Request {
+/**
+ * A 2026-07-28 request to `url`, ready for `fetch` (or a Worker's `fetch` in the test's isolate). To hang up, give the
+ * signal to fetch, `fetch(request, { signal })`, never to the Request: Node's fetch copies a Request it is given, and
+ * the copy follows the original's signal only while the original lives; once it is garbage collected, aborting never
+ * reaches the call (nodejs/undici#4068).
+ */
+export function modernRequest(url: string, { id, method, params = {}, capabilities = {}, meta = {} }: ModernRequest): Request {
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
@@ -37,7 +40,6 @@ export function modernRequest(url: string, { id, method, params = {}, capabiliti
     method: "POST",
     headers,
     body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta } }),
-    ...(signal && { signal }),
   });
 }
 

@@ -50,7 +50,7 @@ const FORM = { elicitation: { form: {} } };
 
 /** A 2026-07-28 tools/call declaring forms, to `url` (the app's /mcp unless told); `signal` lets the test hang up. */
 const modern = (id: string, params: Record<string, unknown>, meta: Record<string, unknown> = {}, signal?: AbortSignal, url = dev.url) =>
-  fetch(modernRequest(url, { id, method: "tools/call", params, capabilities: FORM, meta, signal }));
+  fetch(modernRequest(url, { id, method: "tools/call", params, capabilities: FORM, meta }), { signal });
 
 async function tool(name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   const response = await modern(crypto.randomUUID(), { name, arguments: args, ...extra });
@@ -178,11 +178,10 @@ describe("a client going away under npm run dev: seen by the Worker when it next
     "never reaches a call whose answer is JSON (nothing is written before it): retag_notebook runs to its end after the client hung up",
     WAITS,
     async () => {
-      // Three batches (25, 25, then 1) with the longest pause the tool allows (5 s) between them, at /mcp?json: the
-      // answer is JSON however long the apply takes. Why the longest, and three: the hang-up must land before the
-      // answer, on a machine of any speed (with two batches, one 5 s pause was once not enough).
-      const notebook = await notebookOf(51);
-      const round = await retagRound(notebook, 51, 5_000);
+      // Two batches (25, then 1) with the longest pause the tool allows (5 s) between them, at /mcp?json: the answer is
+      // JSON however long the apply takes. Why the longest: the hang-up must land in that pause, on a machine of any speed.
+      const notebook = await notebookOf(26);
+      const round = await retagRound(notebook, 26, 5_000);
       const client = new AbortController();
       const sent = Date.now();
       const answer = modern("json-gone", round, {}, client.signal, `${dev.url}?json`);
@@ -191,7 +190,7 @@ describe("a client going away under npm run dev: seen by the Worker when it next
         () => undefined,
       );
       // Hang up once the first batch is applied: the tool then waits before its second.
-      await expect.poll(() => untouched(notebook), { timeout: 30_000, interval: 20 }).toBeLessThanOrEqual(26);
+      await expect.poll(() => untouched(notebook), { timeout: 30_000, interval: 20 }).toBe(1);
       const hungUpAfter = Date.now() - sent;
       client.abort();
       // If the answer won the race, say when each happened: the scenario this test is about did not take place.
@@ -205,12 +204,11 @@ describe("a client going away under npm run dev: seen by the Worker when it next
   );
 
   it("reaches a tool that streams at its next write: retag_notebook stops before its last batch", WAITS, async () => {
-    // Four batches (25, 25, 25, then 1), with the longest pause the tool allows (five seconds) between them: the
-    // hang-up, after the first, has three pauses and two batches, 15 s, to reach the Worker before the last. It takes
-    // about a second; with three batches, and then with two-second pauses (in a CI run beside four other files), a
-    // busy machine applied the last batch before the Worker saw the hang-up.
+    // Four batches (25, 25, 25, then 1), with a pause of two seconds between them: the hang-up, after the first, has
+    // three pauses and two batches, 6 s, to reach the Worker before the last. It takes about a second (the next
+    // keep-alive comment).
     const notebook = await notebookOf(76);
-    const round = await retagRound(notebook, 76, 5_000);
+    const round = await retagRound(notebook, 76, 2_000);
     const client = new AbortController();
     const response = await modern("sse-gone", round, { progressToken: "retag" }, client.signal);
     expect(response.headers.get("content-type")).toBe("text/event-stream");
