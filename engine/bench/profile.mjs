@@ -4,7 +4,13 @@
  * part of `npm run bench`: it tells where a request's CPU goes, so what it prints is for people, never an assert.
  *
  *   node bench/profile.mjs [--n 1000] [--runs 7] [--profile] [--heap] [--only tools/call|tools/list|retry] [--worker bench] [--no-limiter]
- *     [--block <name> [--doc <file>]]
+ *     [--block <name> [--doc <file>]] [--keep <dir>] [--against <dir>]
+ *
+ * `--keep <dir>` keeps the build (bundle, driver and config) in `<dir>`; `--against <dir>` serves such a kept build
+ * beside this one and measures both side by side: each run is one loop of each (their order alternating), and what
+ * is printed is each build's median and the median of the per-run ratios. Why side by side: on a shared machine the
+ * load drifts between runs minutes apart, but hardly between two loops a second apart. To weigh a change:
+ * `--keep /tmp/before` on the commit before it, then `--against /tmp/before` on the change, the same other options.
  *
  * `--block profile-after` writes what it printed, with its command, commit and load, into the `<!-- bench:profile-after -->`
  * block of docs/benchmarks.md (or `--doc`): the only way a profile's figures reach the docs.
@@ -20,7 +26,7 @@
  * what each request leaves for the garbage collector, and where.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
@@ -50,6 +56,8 @@ const { values: args } = parseArgs({
     // Writes what it prints into the doc's `<!-- bench:<block> -->` block (a profile in the docs is one a run wrote).
     block: { type: "string" },
     doc: { type: "string" },
+    keep: { type: "string" },
+    against: { type: "string" },
   },
 });
 const N = Number(args.n);
@@ -259,13 +267,38 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 async function measure(url, pids, requests) {
   await drive(url, requests, Math.min(N, 200)); // warm: JIT, the lazy declarations, the caches
   const perRequest = [];
-  for (let run = 0; run < RUNS; run++) {
-    const before = pids.reduce((sum, pid) => sum + cpuNs(pid), 0);
-    await drive(url, requests, N);
-    const after = pids.reduce((sum, pid) => sum + cpuNs(pid), 0);
-    perRequest.push((after - before) / 1e3 / N);
-  }
+  for (let run = 0; run < RUNS; run++) perRequest.push(await timedDrive({ url, pids }, requests));
   return perRequest;
+}
+
+/** One loop of N requests through a served build: its workerd's CPU per request, in µs. */
+async function timedDrive({ url, pids }, requests) {
+  const before = pids.reduce((sum, pid) => sum + cpuNs(pid), 0);
+  await drive(url, requests, N);
+  const after = pids.reduce((sum, pid) => sum + cpuNs(pid), 0);
+  return (after - before) / 1e3 / N;
+}
+
+/** `--against`: both builds, one loop each per run (which goes first alternates); each one's runs, and the ratios. */
+async function measureSideBySide(served, baseline, requests) {
+  for (const server of [served, baseline]) await drive(server.url, requests, Math.min(N, 200));
+  const runs = { served: [], baseline: [], ratios: [] };
+  for (let run = 0; run < RUNS; run++) {
+    const order = run % 2 === 0 ? ["served", "baseline"] : ["baseline", "served"];
+    const measured = {};
+    for (const which of order) measured[which] = await timedDrive(which === "served" ? served : baseline, requests);
+    runs.served.push(measured.served);
+    runs.baseline.push(measured.baseline);
+    runs.ratios.push(measured.served / measured.baseline);
+  }
+  return runs;
+}
+
+/** A build kept by `--keep`: the folder, its config and its bundle's file name, as `build` returns them. */
+function keptBuild(dir) {
+  const entry = readdirSync(dir).find((name) => name.endsWith(".js") && name !== "driver.mjs");
+  if (!entry) throw new Error(`${dir} holds no kept build (run with --keep ${dir} first)`);
+  return { out: dir, config: configFor(join(dir, "config")), entry };
 }
 
 /** Which source file each line of the bundle came from, by esbuild's `// path` comments between modules. */
@@ -429,20 +462,35 @@ const built = build();
 const fileOf = moduleMap(readFileSync(join(built.out, built.entry), "utf8"), dirname(built.config));
 const inspectorPort = args.profile || args.heap ? 9300 + Math.floor(Math.random() * 500) : undefined;
 const { mf, url, pids } = await start(built, inspectorPort);
+const baseline = args.against ? await start(keptBuild(args.against)) : undefined;
+const shown = (values) => values.map((v) => v.toFixed(0)).join(", ");
 try {
   const all = await scenarios(url);
   for (const [name, requests] of Object.entries(all)) {
     if (args.only && args.only !== name) continue;
-    const runs = await measure(url, pids, requests);
-    say(
-      `${name}: ${median(runs).toFixed(0)} µs per request in-process (median of ${RUNS} runs of ${N}: ${runs.map((v) => v.toFixed(0)).join(", ")})`,
-    );
+    if (baseline) {
+      const runs = await measureSideBySide({ url, pids }, baseline, requests);
+      say(
+        `${name}: ${median(runs.served).toFixed(0)} µs per request in-process against ${median(runs.baseline).toFixed(0)} µs for ${args.against}: ` +
+          `${median(runs.ratios).toFixed(2)}x, the median of ${RUNS} runs' ratios (${runs.ratios.map((r) => r.toFixed(2)).join(", ")}; ` +
+          `this build ${shown(runs.served)}; ${args.against} ${shown(runs.baseline)})`,
+      );
+    } else {
+      const runs = await measure(url, pids, requests);
+      say(`${name}: ${median(runs).toFixed(0)} µs per request in-process (median of ${RUNS} runs of ${N}: ${shown(runs)})`);
+    }
     if (args.profile) await profile(name, url, inspectorPort, requests, fileOf);
     if (args.heap) await heapProfile(url, inspectorPort, requests, fileOf);
   }
 } finally {
   await mf.dispose();
-  // The build folder is this run's alone (the profile, when saved, goes where --save says).
+  await baseline?.mf.dispose();
+  // The build folder is this run's alone, unless kept (the profile, when saved, goes where --save says).
+  if (args.keep) {
+    rmSync(args.keep, { recursive: true, force: true });
+    cpSync(built.out, args.keep, { recursive: true });
+    console.log(`kept the build in ${args.keep}`);
+  }
   rmSync(built.out, { recursive: true, force: true });
 }
 if (args.block) writeBlock(args.block, args.doc ?? join(ROOT, "engine/docs/benchmarks.md"));
