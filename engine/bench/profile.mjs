@@ -281,7 +281,9 @@ async function timedDrive({ url, pids }, requests) {
 
 /** `--against`: both builds, one loop each per run (which goes first alternates); each one's runs, and the ratios. */
 async function measureSideBySide(served, baseline, requests) {
-  for (const server of [served, baseline]) await drive(server.url, requests, Math.min(N, 200));
+  // Warm with a whole loop each: the first loops of a fresh isolate (its heap growing, its code optimized) are the
+  // slowest, and would make the first ratios say which build happened to warm up first.
+  for (const server of [served, baseline]) await drive(server.url, requests, N);
   const runs = { served: [], baseline: [], ratios: [] };
   for (let run = 0; run < RUNS; run++) {
     const order = run % 2 === 0 ? ["served", "baseline"] : ["baseline", "served"];

@@ -16,7 +16,16 @@
  */
 import type { ClientCapabilities, JsonObject } from "../wire/types";
 import { typedAnswer } from "./answers";
-import { clientSupports, type InputApi, type InputRequest, requireSupport } from "./questions";
+import {
+  type Answers,
+  type AskOptions,
+  clientSupports,
+  type InputApi,
+  type InputKind,
+  type InputRequest,
+  requireSupport,
+  type SamplingNeeds,
+} from "./questions";
 
 export interface AnswerSource {
   /** Before asking: a single-use question needs the replay guard, and fails here, before it is asked, without one. */
@@ -34,32 +43,45 @@ export interface AnswerSource {
 
 /** The `ask`, `state` and `supports` of a handler's context, over one source of answers. */
 export function inputApi(source: AnswerSource, capabilities: ClientCapabilities, state: JsonObject): InputApi {
-  // Made on the first ask: most calls never ask.
-  let asked: Set<string> | undefined;
-  return {
-    state,
-    supports: (kind, options) => clientSupports(capabilities, kind, options),
-    async ask(requests, options) {
-      const once = options?.singleUse === true;
-      source.prepare?.(once);
-      const kept: Record<string, JsonObject> = {};
-      const missing: Record<string, InputRequest> = {};
-      asked ??= new Set();
-      for (const [key, request] of Object.entries(requests)) {
-        if (asked.has(key)) throw new Error(`Input key "${key}" was asked twice in one call`);
-        asked.add(key);
-        const answer = source.answer(key, request, once);
-        if (answer !== undefined) kept[key] = answer;
-        else {
-          // The server MUST NOT ask what the client did not declare: -32021, before anything is asked.
-          requireSupport(capabilities, request);
-          missing[key] = request;
-        }
+  return new AskLoop(source, capabilities, state);
+}
+
+/** One object per run, its methods the class's: most calls never ask, and pay for no closure of the loop's. */
+class AskLoop implements InputApi {
+  /** The keys asked so far in this call; made on the first ask. */
+  #asked: Set<string> | undefined;
+
+  constructor(
+    private readonly source: AnswerSource,
+    private readonly capabilities: ClientCapabilities,
+    public state: JsonObject,
+  ) {}
+
+  supports(kind: InputKind, options?: SamplingNeeds): boolean {
+    return clientSupports(this.capabilities, kind, options);
+  }
+
+  async ask<R extends Record<string, InputRequest>>(requests: R, options?: AskOptions): Promise<Answers<R>> {
+    const { source, capabilities } = this;
+    const once = options?.singleUse === true;
+    source.prepare?.(once);
+    const kept: Record<string, JsonObject> = {};
+    const missing: Record<string, InputRequest> = {};
+    this.#asked ??= new Set();
+    for (const [key, request] of Object.entries(requests)) {
+      if (this.#asked.has(key)) throw new Error(`Input key "${key}" was asked twice in one call`);
+      this.#asked.add(key);
+      const answer = source.answer(key, request, once);
+      if (answer !== undefined) kept[key] = answer;
+      else {
+        // The server MUST NOT ask what the client did not declare: -32021, before anything is asked.
+        requireSupport(capabilities, request);
+        missing[key] = request;
       }
-      if (Object.keys(missing).length > 0) Object.assign(kept, await source.obtain(missing, once));
-      const answers = Object.fromEntries(Object.entries(requests).map(([key, request]) => [key, typedAnswer(key, request, kept[key]!)]));
-      await source.handedOver?.();
-      return answers as never;
-    },
-  };
+    }
+    if (Object.keys(missing).length > 0) Object.assign(kept, await source.obtain(missing, once));
+    const answers = Object.fromEntries(Object.entries(requests).map(([key, request]) => [key, typedAnswer(key, request, kept[key]!)]));
+    await source.handedOver?.();
+    return answers as Answers<R>;
+  }
 }

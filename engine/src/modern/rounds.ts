@@ -107,12 +107,6 @@ async function verifiedRound<T>(
   return playRound(scope, bindOf, previous, fresh, handler, options);
 }
 
-/** What a round keeps while its handler runs: every answer so far, and whether the round is single use. */
-interface RoundAnswers {
-  answers: JsonObject;
-  singleUse: boolean;
-}
-
 /** Runs the handler once, from the top, with the answers so far; says how the round ended (see `roundEnd`). */
 function playRound<T>(
   scope: RequestScope,
@@ -122,52 +116,79 @@ function playRound<T>(
   handler: (ctx: RequestContext) => T | Promise<T>,
   options: AskingOptions<T> | undefined,
 ): Asked<T> | Promise<Asked<T>> {
-  // Why a round continued from single-use state stays single use: its answers authorize a one-time action, and
-  // must not become replayable by travelling on in a later round's state.
-  const round: RoundAnswers = { answers: { ...previous.answers }, singleUse: previous.nonce !== undefined };
   const run = new Run();
+  const round = new RoundAnswers(scope, previous, fresh, run);
   const state = Object.keys(previous.state).length ? structuredClone(previous.state) : {};
-  const input = inputApi(answerSource(scope, previous, fresh, round, run), scope.meta.clientCapabilities, state);
+  const input = inputApi(round, scope.meta.clientCapabilities, state);
   const ended = runOnRequest(run, scope, input, handler, options);
   const answered = (end: RunEnd<T>) => roundEnd(scope, end, bindOf, previous, round, input.state, options);
   return ended instanceof Promise ? ended.then(answered) : answered(ended);
 }
 
-/** Where the handler's `ctx.ask` finds its answers in this round: the verified state, or this request's answers. */
-function answerSource(scope: RequestScope, previous: PreviousRound, fresh: JsonObject, round: RoundAnswers, run: Run): AnswerSource {
-  const { answers } = round;
-  let consumed = false;
-  return {
-    // Fail before asking: a single-use round that nothing can consume would be replayable.
-    prepare: (once) => {
-      if (once) replayGuard(scope);
-    },
-    /**
-     * Answers carried in verified state are final. A new answer counts when the previous round asked that
-     * question, or when there was no previous round (a client may answer up front). Why the exception: single-use
-     * questions authorize one-time actions, so their answers count only together with the signed state that asked.
-     */
-    answer(key, request, once) {
-      if (Object.hasOwn(answers, key)) return answers[key] as JsonObject;
-      const mustHaveBeenAsked = once || previous.continued;
-      if (!Object.hasOwn(fresh, key) || (mustHaveBeenAsked && !Object.hasOwn(previous.asked, key))) return undefined;
-      answers[key] = acceptAnswer(key, askedQuestion(request), fresh[key]);
-      return answers[key] as JsonObject;
-    },
-    // What this round cannot answer ends it: the client answers and retries.
-    async obtain(missing, once) {
-      round.singleUse ||= once;
-      return run.end({ kind: "asks", questions: missing });
-    },
-    // Why the single-use state is used up here, and not when it is verified: only now have its answers passed
-    // every check, so a retry with a malformed answer (-32602) leaves the state good for the corrected retry.
-    async handedOver() {
-      if (previous.nonce === undefined || consumed) return;
-      consumed = true;
-      const consumedNow = await nonceGuard(scope, previous.nonce).consume(previous.nonce, Date.now() + scope.config.limits.state.ttlMs);
-      if (!consumedNow) throw rejectState(scope, "replay");
-    },
-  };
+/**
+ * Where the handler's `ctx.ask` finds its answers in this round (the verified state, or this request's answers), and
+ * what the round keeps while its handler runs: every answer so far, and whether the round is single use. One object
+ * per round, its methods the class's, its answers copied on first use: most calls never ask.
+ */
+class RoundAnswers implements AnswerSource {
+  /**
+   * Whether the round is single use. Why a round continued from single-use state stays single use: its answers
+   * authorize a one-time action, and must not become replayable by travelling on in a later round's state.
+   */
+  singleUse: boolean;
+  #answers: JsonObject | undefined;
+  #consumed = false;
+
+  constructor(
+    private readonly scope: RequestScope,
+    private readonly previous: PreviousRound,
+    private readonly fresh: JsonObject,
+    private readonly run: Run,
+  ) {
+    this.singleUse = previous.nonce !== undefined;
+  }
+
+  /** Every answer so far: those carried in verified state, then those this round accepted. */
+  get answers(): JsonObject {
+    return (this.#answers ??= { ...this.previous.answers });
+  }
+
+  /** Fail before asking: a single-use round that nothing can consume would be replayable. */
+  prepare(once: boolean): void {
+    if (once) replayGuard(this.scope);
+  }
+
+  /**
+   * Answers carried in verified state are final. A new answer counts when the previous round asked that
+   * question, or when there was no previous round (a client may answer up front). Why the exception: single-use
+   * questions authorize one-time actions, so their answers count only together with the signed state that asked.
+   */
+  answer(key: string, request: InputRequest, once: boolean): JsonObject | undefined {
+    const { answers, previous, fresh } = this;
+    if (Object.hasOwn(answers, key)) return answers[key] as JsonObject;
+    const mustHaveBeenAsked = once || previous.continued;
+    if (!Object.hasOwn(fresh, key) || (mustHaveBeenAsked && !Object.hasOwn(previous.asked, key))) return undefined;
+    answers[key] = acceptAnswer(key, askedQuestion(request), fresh[key]);
+    return answers[key] as JsonObject;
+  }
+
+  /** What this round cannot answer ends it: the client answers and retries. */
+  async obtain(missing: Record<string, InputRequest>, once: boolean): Promise<never> {
+    this.singleUse ||= once;
+    return this.run.end({ kind: "asks", questions: missing });
+  }
+
+  /**
+   * Why the single-use state is used up here, and not when it is verified: only now have its answers passed every
+   * check, so a retry with a malformed answer (-32602) leaves the state good for the corrected retry.
+   */
+  async handedOver(): Promise<void> {
+    const { nonce } = this.previous;
+    if (nonce === undefined || this.#consumed) return;
+    this.#consumed = true;
+    const consumedNow = await nonceGuard(this.scope, nonce).consume(nonce, Date.now() + this.scope.config.limits.state.ttlMs);
+    if (!consumedNow) throw rejectState(this.scope, "replay");
+  }
 }
 
 /** What the round answers for how its run ended: the value, `input_required` with fresh state, or a task's takeover. */
@@ -254,9 +275,12 @@ function rejectState(scope: RequestScope, reason: string): RpcError {
   return invalidParams(INVALID_STATE_MESSAGE);
 }
 
+/** The answers of a request that brings none (most): one frozen object, only ever read. */
+const NO_RESPONSES: JsonObject = Object.freeze({});
+
 function readResponses(params: JsonObject): JsonObject {
   const responses = params.inputResponses;
-  if (responses === undefined) return {};
+  if (responses === undefined) return NO_RESPONSES;
   if (!isObject(responses)) throw invalidParams("Invalid params: inputResponses must be an object");
   return responses;
 }

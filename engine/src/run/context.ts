@@ -7,7 +7,7 @@
 
 import type { InputApi } from "../ask/questions";
 import type { Principal } from "../wire/principal";
-import type { ClientCapabilities, Implementation, LogLevel, RequestId } from "../wire/types";
+import type { ClientCapabilities, Implementation, JsonObject, LogLevel, RequestId } from "../wire/types";
 
 /**
  * Who hears about a change to a resource (`ctx.publish`): `"caller"`, the listeners of the principal whose data it
@@ -149,40 +149,90 @@ const NO_INPUT: InputApi = {
   ask: () => Promise.reject(new Error("ctx.ask is only available to tool, prompt and resource read handlers")),
 };
 
-/** The `ctx` of a handler: the channel, its input API, and the one progress guard. */
+/**
+ * The `ctx` of a handler: the channel, its input API, and the one progress guard.
+ *
+ * One object per handler run, its data as own properties and its methods made on first read, each bound to it once
+ * (so `const { ask, progress } = ctx` works, and `ctx.ask === ctx.ask`). Why not an object literal with a closure
+ * per method: most handlers use one or two members, and every request built all of them (the literal's accessors
+ * and closures were the largest allocation of a plain call after the body).
+ */
 export function handlerContext(channel: Channel, input: InputApi = NO_INPUT): HandlerContext & InputApi {
-  let lastProgress = -Infinity;
-  return {
-    // The Worker's env object is the app's `Env`; the engine itself only reads the optional bindings it knows.
-    env: channel.env as Env,
-    // A getter, never a copied value: on a request, reading the signal is what starts watching the client.
-    get signal() {
-      return channel.signal;
-    },
-    principal: channel.principal,
-    client: channel.client,
-    requestId: channel.requestId,
-    traceId: channel.traceId,
-    progress(progress, total, message) {
+  return new Context(channel, input);
+}
+
+class Context implements HandlerContext, InputApi {
+  // The Worker's env object is the app's `Env`; the engine itself only reads the optional bindings it knows.
+  readonly env: Env;
+  readonly principal: Principal;
+  readonly client: ClientView;
+  readonly requestId: RequestId;
+  readonly traceId: string;
+  readonly #channel: Channel;
+  readonly #input: InputApi;
+  #lastProgress = -Infinity;
+  // Each method as handed out, made on its first read.
+  #progress: HandlerContext["progress"] | undefined;
+  #log: HandlerContext["log"] | undefined;
+  #waitUntil: HandlerContext["waitUntil"] | undefined;
+  #checkpoint: HandlerContext["checkpoint"] | undefined;
+  #ask: InputApi["ask"] | undefined;
+  #supports: InputApi["supports"] | undefined;
+
+  constructor(channel: Channel, input: InputApi) {
+    this.env = channel.env as Env;
+    this.principal = channel.principal;
+    this.client = channel.client;
+    this.requestId = channel.requestId;
+    this.traceId = channel.traceId;
+    this.#channel = channel;
+    this.#input = input;
+  }
+
+  /** Read through, never copied: on a request, reading the signal is what starts watching the client. */
+  get signal(): AbortSignal {
+    return this.#channel.signal;
+  }
+
+  /** Read through: a request's publisher is built when a handler first publishes, not for every call (most never do). */
+  get publish(): Publisher {
+    return this.#channel.publish;
+  }
+
+  get state(): JsonObject {
+    return this.#input.state;
+  }
+
+  set state(value: JsonObject) {
+    this.#input.state = value;
+  }
+
+  get progress(): HandlerContext["progress"] {
+    return (this.#progress ??= (progress, total, message) => {
       // Why: progress MUST increase, so a stale or repeated value is dropped rather than sent.
-      if (!(progress > lastProgress)) return;
-      lastProgress = progress;
-      channel.progress(progress, total, message);
-    },
-    log: (level, data, logger) => channel.log(level, data, logger),
-    waitUntil: (promise) => channel.waitUntil(promise),
-    // A getter: a request's publisher is built when a handler first publishes, not for every call (most never do).
-    get publish() {
-      return channel.publish;
-    },
-    checkpoint: () => channel.checkpoint(),
-    ask: (requests, options) => input.ask(requests, options),
-    get state() {
-      return input.state;
-    },
-    set state(value) {
-      input.state = value;
-    },
-    supports: (kind, options) => input.supports(kind, options),
-  };
+      if (!(progress > this.#lastProgress)) return;
+      this.#lastProgress = progress;
+      this.#channel.progress(progress, total, message);
+    });
+  }
+
+  get log(): HandlerContext["log"] {
+    return (this.#log ??= (level, data, logger) => this.#channel.log(level, data, logger));
+  }
+
+  get waitUntil(): HandlerContext["waitUntil"] {
+    return (this.#waitUntil ??= (promise) => this.#channel.waitUntil(promise));
+  }
+
+  get checkpoint(): HandlerContext["checkpoint"] {
+    return (this.#checkpoint ??= () => this.#channel.checkpoint());
+  }
+
+  get ask(): InputApi["ask"] {
+    return (this.#ask ??= (requests, options) => this.#input.ask(requests, options));
+  }
+
+  get supports(): InputApi["supports"] {
+    return (this.#supports ??= (kind, options) => this.#input.supports(kind, options));
+  }
 }
