@@ -27,7 +27,7 @@ export { STREAM_AFTER_MS } from "../config/options";
 export const KEEPALIVE_MS = 500;
 
 export interface ReplyOptions {
-  /** Headers of the HTTP response, whichever form it takes. */
+  /** Headers of the HTTP response, whichever form it takes: an object of the caller's own, which the Reply adds to. */
   headers?: Record<string, string>;
   /** False for requests inside a batch: their answers are collected, so nothing can stream. Default: true. */
   canStream?: boolean;
@@ -88,7 +88,7 @@ export class Reply {
 
   /** `request` is the HTTP request answered: its signal (read only when needed, see `signal`) tells of a disconnect. */
   constructor(request: Request | undefined, options: ReplyOptions = {}) {
-    this.headers = { ...options.headers };
+    this.headers = options.headers ?? {};
     this.canStream = options.canStream ?? true;
     this.onFinish = options.onFinish;
     this.disconnectCancels = options.disconnectCancels ?? true;

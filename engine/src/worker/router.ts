@@ -12,8 +12,8 @@
 
 import { type IRequest, IttyRouter } from "itty-router";
 import { advertisedScopes, authenticate, protectedResourceMetadata } from "../auth/authenticate";
-import type { ConfigResult } from "../config/config";
-import { discardUnreadBody, readJsonBody } from "../http/body";
+import type { Config, ConfigResult } from "../config/config";
+import { type BodyLimits, discardUnreadBody, readJsonBody } from "../http/body";
 import { preflight, withCors } from "../http/cors";
 import type { HttpExchange } from "../http/exchange";
 import { checkAccept, checkContentType, checkHost, checkOrigin } from "../http/guards";
@@ -191,13 +191,7 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
     await checkRateLimit(exchange);
     // Once per isolate, after the response: tells listeners when this deployment's skills are new to them.
     server.skills?.announce(exchange);
-    const { value: body, surrogateEscapes } = await readJsonBody(request, {
-      maxBytes: config.limits.request.maxBodyBytes,
-      maxDepth: config.limits.request.maxJsonDepth,
-      maxMembers: config.limits.request.maxJsonMembers,
-      maxElements: config.limits.request.maxJsonElements,
-      drainRefused: config.mode === "development",
-    });
+    const { value: body, surrogateEscapes } = await readJsonBody(request, bodyLimitsOf(config));
     // From here the request's id is known, when it has one that can be echoed: every refusal carries it (the header
     // just below included), so the client can tell which request it answers. Before here, none can.
     id = isObject(body) ? readableId(body.id) : undefined;
@@ -215,6 +209,17 @@ async function postMcp(server: McpServer, exchange: HttpExchange): Promise<Respo
     return errorResponse(error, id ?? idOf(error), exchange);
   }
 }
+
+/** The limits a body is read within, as this configuration sets them (made once per configuration). */
+const bodyLimitsOf = memoize(
+  (config: Config): BodyLimits => ({
+    maxBytes: config.limits.request.maxBodyBytes,
+    maxDepth: config.limits.request.maxJsonDepth,
+    maxMembers: config.limits.request.maxJsonMembers,
+    maxElements: config.limits.request.maxJsonElements,
+    drainRefused: config.mode === "development",
+  }),
+);
 
 /** GET and DELETE pass the same Host, Origin, authorization and rate checks as POST. */
 async function guarded(server: McpServer, exchange: HttpExchange, verb: string, next: () => Promise<Response>): Promise<Response> {
