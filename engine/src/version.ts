@@ -11,4 +11,4 @@
  * ```
  * @see CHANGELOG.md
  */
-export const ENGINE_VERSION = "3.1.0";
+export const ENGINE_VERSION = "3.1.1";

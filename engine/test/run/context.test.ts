@@ -2,7 +2,7 @@
  * A handler's `ctx` (src/run/context.ts): one object per run whose methods are made on first read. What a handler
  * may rely on, whichever way it reads its context: methods taken apart from `ctx` (destructured, passed on) work as
  * `ctx.method(...)` does, each read gives the same function, and `ctx.state` set by assignment travels to the next
- * round. Through the real Worker, on a multi round-trip call.
+ * round. Its own properties are its data alone. Through the real Worker, on a multi round-trip call.
  */
 import { describe, expect, it } from "vitest";
 import * as z from "zod/mini";
@@ -19,6 +19,8 @@ const server = testServer({
       input: z.strictObject({}),
       async handler(_args, ctx) {
         const { ask, progress, supports, checkpoint, waitUntil, log, signal, publish, client, requestId, traceId } = ctx;
+        // Its own properties are its data; spreading it copies those alone (CHANGELOG 3.1.1).
+        const own = Object.keys(ctx).join(",");
         // The same function on every read: a handler may compare, store or pass on a member.
         const stable = ctx.ask === ask && ctx.progress === progress && ctx.supports === supports && ctx.checkpoint === checkpoint;
         progress(1, 3, "first");
@@ -30,6 +32,7 @@ const server = testServer({
         ctx.state = { ...ctx.state, rounds: Number(ctx.state.rounds ?? 0) + 1 };
         const { ok } = await ask({ ok: elicitForm("Go on?", z.object({ ok: z.boolean() })) });
         const seen = [
+          `own=${own}`,
           `stable=${stable}`,
           `forms=${supports("form")}`,
           `sampling=${supports("sampling")}`,
@@ -75,7 +78,7 @@ describe("a handler's ctx", () => {
     );
     const done = (await retry.json()) as { result: { content: { text: string }[] } };
     expect(done.result.content[0]!.text).toBe(
-      `stable=true forms=true sampling=false aborted=false publish=function client=${MODERN} id=r2 trace=string rounds=2 ok=true`,
+      `own=env,principal,client,requestId,traceId stable=true forms=true sampling=false aborted=false publish=function client=${MODERN} id=r2 trace=string rounds=2 ok=true`,
     );
   });
 });
