@@ -150,7 +150,8 @@ class RoundAnswers implements AnswerSource {
 
   /** Every answer so far: those carried in verified state, then those this round accepted. */
   get answers(): JsonObject {
-    return (this.#answers ??= { ...this.previous.answers });
+    this.#answers ??= { ...this.previous.answers };
+    return this.#answers;
   }
 
   /** Fail before asking: a single-use round that nothing can consume would be replayable. */

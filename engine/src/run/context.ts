@@ -208,31 +208,37 @@ class Context implements HandlerContext, InputApi {
   }
 
   get progress(): HandlerContext["progress"] {
-    return (this.#progress ??= (progress, total, message) => {
+    this.#progress ??= (progress, total, message) => {
       // Why: progress MUST increase, so a stale or repeated value is dropped rather than sent.
       if (!(progress > this.#lastProgress)) return;
       this.#lastProgress = progress;
       this.#channel.progress(progress, total, message);
-    });
+    };
+    return this.#progress;
   }
 
   get log(): HandlerContext["log"] {
-    return (this.#log ??= (level, data, logger) => this.#channel.log(level, data, logger));
+    this.#log ??= (level, data, logger) => this.#channel.log(level, data, logger);
+    return this.#log;
   }
 
   get waitUntil(): HandlerContext["waitUntil"] {
-    return (this.#waitUntil ??= (promise) => this.#channel.waitUntil(promise));
+    this.#waitUntil ??= (promise) => this.#channel.waitUntil(promise);
+    return this.#waitUntil;
   }
 
   get checkpoint(): HandlerContext["checkpoint"] {
-    return (this.#checkpoint ??= () => this.#channel.checkpoint());
+    this.#checkpoint ??= () => this.#channel.checkpoint();
+    return this.#checkpoint;
   }
 
   get ask(): InputApi["ask"] {
-    return (this.#ask ??= (requests, options) => this.#input.ask(requests, options));
+    this.#ask ??= (requests, options) => this.#input.ask(requests, options);
+    return this.#ask;
   }
 
   get supports(): InputApi["supports"] {
-    return (this.#supports ??= (kind, options) => this.#input.supports(kind, options));
+    this.#supports ??= (kind, options) => this.#input.supports(kind, options);
+    return this.#supports;
   }
 }
