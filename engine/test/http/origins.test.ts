@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseConfig } from "../../src/config/config";
 import { KNOWN_HOST_ORIGINS } from "../../src/config/origins";
 import { testServer } from "../helpers/rpc";
-import { expectError } from "../helpers/wire";
+import { expectError, withLogs } from "../helpers/wire";
 
 /** Production with the default settings: no ALLOWED_ORIGINS, no HOST_ORIGINS. */
 const production = testServer({}, { MCP_ENV: "production" });
@@ -161,8 +161,16 @@ describe("origin settings that are not origins", () => {
   it("keep a server with a wildcard origin setting from serving: /mcp answers 503, even to an origin the pattern was meant for", async () => {
     for (const setting of ["ALLOWED_ORIGINS", "HOST_ORIGINS"]) {
       const patterned = testServer({}, { MCP_ENV: "production", [setting]: "https://*.claude.ai" });
-      expect((await discoverFrom(patterned, "https://app.claude.ai")).status, setting).toBe(503);
-      expect((await discoverFrom(patterned, "https://*.claude.ai")).status, setting).toBe(503);
+      // Each refusal logs the configuration problem as an error, naming the setting and why: captured, and checked.
+      const { entries } = await withLogs(async () => {
+        expect((await discoverFrom(patterned, "https://app.claude.ai")).status, setting).toBe(503);
+        expect((await discoverFrom(patterned, "https://*.claude.ai")).status, setting).toBe(503);
+      });
+      expect(entries, setting).toHaveLength(2);
+      for (const entry of entries) {
+        expect(entry).toMatchObject({ level: "error", message: "configuration invalid" });
+        expect(String(entry.problems)).toContain(`${setting} entry 1 "https://*.claude.ai" is a pattern`);
+      }
     }
   });
 

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { FIXTURE } from "../helpers/fixture";
 import { localIssuer } from "../helpers/issuer";
 import { fixture, meta, post, readMessage, standardHeaders, testServer, URL_MCP } from "../helpers/rpc";
-import { expectError, malformation } from "../helpers/wire";
+import { expectError, malformation, withLogs } from "../helpers/wire";
 
 const discover = (id: string | number = 1) => ({ jsonrpc: "2.0", id, method: "server/discover", params: { _meta: meta() } });
 const headers = standardHeaders("server/discover");
@@ -41,7 +41,10 @@ async function overTheLimit(server: ReturnType<typeof testServer>, address: stri
 describe("a refusal made before the request's id is read", () => {
   it("carries a JSON-RPC error without an id, never a null one: configuration, Host, Origin, Content-Type, Accept", async () => {
     const unconfigured = testServer({}, { MCP_ENV: "production", STATE_KEYS: "" });
-    await expectRefusedWithoutId(await unconfigured.post(discover(7), headers), 503, -32603, "configuration invalid");
+    // The configuration problem is logged as an error, once per refused request: captured here, where it is expected.
+    const { value: refused, entries } = await withLogs(() => unconfigured.post(discover(7), headers));
+    await expectRefusedWithoutId(refused, 503, -32603, "configuration invalid");
+    expect(entries).toMatchObject([{ level: "error", message: "configuration invalid" }]);
     await expectRefusedWithoutId(await post(discover(7), { ...headers, host: "evil.example" }), 403, -32600, "Host");
     await expectRefusedWithoutId(await post(discover(7), { ...headers, origin: "https://evil.example" }), 403, -32600, "Origin");
     await expectRefusedWithoutId(await post(discover(7), { ...headers, origin: "null" }), 403, -32600, "Origin null");

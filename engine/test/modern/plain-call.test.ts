@@ -8,6 +8,7 @@ import * as z from "zod/mini";
 import { defineTool, text } from "../../src";
 import { STREAM_AFTER_MS } from "../../src/http/reply";
 import { readMessage, testServer } from "../helpers/rpc";
+import { withLogs, withoutAccessLog } from "../helpers/wire";
 
 const input = z.strictObject({ text: z.string() });
 const server = testServer({
@@ -79,15 +80,19 @@ describe("a plain tools/call", () => {
   });
 
   it("answers a handler that throws at once with the same tool error as one that rejects, never with the detail", async () => {
-    const thrown = (await call("throws")).result;
-    const rejected = (await call("rejects")).result;
-    for (const result of [thrown, rejected]) {
+    // The detail goes to the log, as an error naming the tool, and only there: captured here, where it is expected.
+    const { value: results, entries } = await withLogs(async () => [(await call("throws")).result, (await call("rejects")).result]);
+    for (const result of results) {
       expect(result).toMatchObject({
         isError: true,
         content: [{ type: "text", text: expect.stringMatching(/failed unexpectedly\. Reference: /) }],
       });
       expect(JSON.stringify(result)).not.toContain("a secret detail");
     }
+    expect(withoutAccessLog(entries)).toMatchObject([
+      { level: "error", message: "tool handler threw", tool: "throws", detail: "a secret detail" },
+      { level: "error", message: "tool handler threw", tool: "rejects", detail: "a secret detail" },
+    ]);
   });
 
   it("refuses an unknown tool and arguments its schema refuses as before, from the same path", async () => {
