@@ -14,13 +14,27 @@ import { log } from "../util/log";
 export type ConfigLoader = (vars: Record<string, unknown>) => ConfigResult;
 
 let announced = false;
+/** The loader of the server made last while the Worker's modules are evaluated: the one the entry module serves. */
+let latest: ConfigLoader | undefined;
 
-/** Prints the startup line once per isolate (a test builds many servers in one), from the Worker's own `load`. */
+/**
+ * Prints the startup line once per isolate (a test builds many servers in one), from the Worker's own `load`, once
+ * its modules are evaluated. Why then, with the server made last: an entry module may build its own server from an
+ * app module that built one too (`import { definition } from "./index"`, then `createMcpWorker({ ...definition,
+ * authorizationServer })`). Imports are evaluated first, so the entry's own server is made last, and it is the one
+ * whose configuration the line must describe (the first one, without the authorization server, would call AUTH_LOGIN
+ * a problem). A microtask runs once the whole module graph is evaluated, before the Worker serves anything.
+ */
 export function announceStartup(load: ConfigLoader): void {
   if (announced) return;
-  announced = true;
-  const line = startupLine(env, load);
-  if (line) log(undefined, line.level, line.message);
+  if (latest === undefined) {
+    queueMicrotask(() => {
+      announced = true;
+      const line = startupLine(env, latest!);
+      if (line) log(undefined, line.level, line.message);
+    });
+  }
+  latest = load;
 }
 
 /**

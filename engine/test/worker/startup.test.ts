@@ -4,10 +4,11 @@
  * the template's test/e2e/local-settings.test.ts.
  */
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { resolveOptions } from "../../src/config/options";
 import { loadConfig } from "../../src/worker/load-config";
 import { startupLine as startupLineOf } from "../../src/worker/startup";
+import { withLogs } from "../helpers/wire";
 
 const development = { ...env, MCP_ENV: "development" };
 
@@ -68,5 +69,24 @@ describe("the startup line", () => {
     ]) {
       expect(startupLine({ ...env, ...vars }), JSON.stringify(vars)).toBeUndefined();
     }
+  });
+
+  it("describes the server made last while the modules are evaluated, once: an entry's own, not one a module it imports made", async () => {
+    // A fresh copy of the module, as a Worker's isolate starts with (this file's own imports announced already).
+    vi.resetModules();
+    const { announceStartup } = await import("../../src/worker/startup");
+    const { entries } = await withLogs(async () => {
+      // The app module's server, made first (without the authorization server AUTH_LOGIN needs)...
+      announceStartup(() => ({ ok: false, problems: ["the imported module's server"] }));
+      // ...then the entry's own, with it.
+      announceStartup((vars) => loadConfig(vars, resolveOptions(), true));
+      await Promise.resolve();
+      // A server made once the Worker runs (a test's) prints nothing more.
+      announceStartup(() => ({ ok: false, problems: ["a later server"] }));
+      await Promise.resolve();
+    });
+    expect(entries).toEqual([
+      expect.objectContaining({ level: "warn", message: expect.stringContaining("development mode: authorization off") }),
+    ]);
   });
 });
