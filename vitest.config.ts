@@ -5,6 +5,7 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { configDefaults, defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { EveryFileRan } from "./test/every-file-ran.ts";
+import { NoStrayErrors } from "./test/no-stray-errors.ts";
 
 /** A fixed test key (not secret): tests exercise real signing, never the built-in development key. */
 export const TEST_BINDINGS = {
@@ -120,8 +121,9 @@ export default defineConfig(async ({ mode }) => ({
     maxWorkers: Math.max(5, availableParallelism()),
     sequence: { sequencer: StartOrder },
     // A file planned for the run that never ran (its project failed to start) fails the run, named in the summary
-    // (test/every-file-ran.ts); first, so the summary counts it; then vitest's own (the default, or an agent's).
-    reporters: [new EveryFileRan(), ...configDefaults.reporters],
+    // (test/every-file-ran.ts), and so does an error-level log line a test printed without capturing it
+    // (test/no-stray-errors.ts); first, so the summary counts them; then vitest's own (the default, or an agent's).
+    reporters: [new EveryFileRan(), new NoStrayErrors(), ...configDefaults.reporters],
     // One access log line per request is right in production and noise in a run of thousands of requests; so is the
     // development startup line (the engine's worker/startup.ts) once per test file.
     onConsoleLog: (log: string) => !log.includes('"message":"mcp request"') && !log.includes('"message":"development mode: '),

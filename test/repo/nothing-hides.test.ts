@@ -3,6 +3,8 @@
  * reporters in vitest.config.ts). Checked on a copy of this repository (its files as git sees them in the working
  * tree, its installed packages linked in) whose app project cannot start: a rate-limit override without the
  * `namespace_id` the Workers pool requires. Only the app's project runs there, the cheapest run that shows it.
+ * Nor does an error-level line a test printed without capturing it (test/no-stray-errors.ts): checked on a second
+ * copy, with a test that prints one, in its repo project alone.
  */
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -81,6 +83,47 @@ describe("a test run in which a project fails to start", { timeout: RUN_TIMEOUT_
     const unlisted = files.filter((file) => !new RegExp(`FAIL\\b.*\\bapp\\b.*\\s${escaped(file)}\\b`).test(run.output));
     expect(unlisted, run.output).toEqual([]);
     expect(run.output).toMatch(new RegExp(`Test Files\\s+${files.length} failed \\(${files.length}\\)`));
+  });
+});
+
+/** Two tests for the copy's repo project: one prints an error line as a test may not, one captures its line. */
+const STRAY_TESTS = `import { expect, it, vi } from "vitest";
+it("prints an error line it does not capture", () => {
+  console.error(JSON.stringify({ level: "error", message: "stray on purpose" }));
+  expect(1).toBe(1);
+});
+it("captures the error line it causes", () => {
+  const spy = vi.spyOn(console, "error").mockImplementation(() => {});
+  console.error(JSON.stringify({ level: "error", message: "captured on purpose" }));
+  expect(spy).toHaveBeenCalledOnce();
+  spy.mockRestore();
+});
+`;
+
+describe("a test run in which a test prints an error-level line it does not capture", { timeout: RUN_TIMEOUT_MS }, () => {
+  let copy: string;
+  let run: { status: number; output: string };
+
+  beforeAll(async () => {
+    copy = copyOfRepository("stray-errors");
+    writeFileSync(join(copy, "test/repo/stray.test.ts"), STRAY_TESTS);
+    run = await vitestRun(copy, ["--no-cache", "--project", "repo", "test/repo/stray.test.ts"]);
+  }, SETUP_TIMEOUT_MS);
+
+  afterAll(() => {
+    if (copy) rmSync(copy, { recursive: true, force: true });
+  });
+
+  it("exits non-zero, its summary counting one error that names the test and the line (test/no-stray-errors.ts)", () => {
+    expect(run.status, run.output).not.toBe(0);
+    expect(run.output).toMatch(/Tests\s+2 passed/);
+    expect(run.output).toMatch(/Errors\s+1 error/);
+    expect(run.output).toContain("StrayErrorLine: test/repo/stray.test.ts > prints an error line it does not capture printed");
+    expect(run.output).toContain('"message":"stray on purpose"');
+  });
+
+  it("holds nothing against a line the test captured", () => {
+    expect(run.output).not.toContain("StrayErrorLine: test/repo/stray.test.ts > captures the error line it causes");
   });
 });
 
