@@ -24,6 +24,7 @@
  */
 import { tracing } from "cloudflare:workers";
 import type { RequestScope } from "../run/request";
+import { textMemo } from "../util/memo";
 import { isObject } from "../wire/envelope";
 import { RpcError } from "../wire/errors";
 import { methodName } from "../wire/messages";
@@ -97,16 +98,12 @@ export function inSpan<T>(span: Span, server: McpServer, scope: RequestScope, pa
 export function spanName(server: McpServer, method: string, params: JsonObject): string {
   const target = targetOf(server, method, params);
   if (target === undefined) return methodName(method);
-  const names = method === "tools/call" ? TOOL_SPAN_NAMES : PROMPT_SPAN_NAMES;
-  const known = names.get(target);
-  if (known !== undefined) return known;
-  const name = `${method} ${target}`;
-  names.set(target, name);
-  return name;
+  return method === "tools/call" ? toolSpanName(target) : promptSpanName(target);
 }
 
-const TOOL_SPAN_NAMES = new Map<string, string>();
-const PROMPT_SPAN_NAMES = new Map<string, string>();
+// Declared names only (`targetOf`), so as many as the declarations; a tool's name is at most 128 characters.
+const toolSpanName = textMemo(1_000, 128, (tool) => `tools/call ${tool}`);
+const promptSpanName = textMemo(1_000, 128, (prompt) => `prompts/get ${prompt}`);
 
 /** The attributes known before the method runs. */
 export function describeRequest(span: Span, server: McpServer, scope: RequestScope, params: JsonObject, sessionId?: string): void {
