@@ -13,7 +13,6 @@ import { log } from "../util/log";
 /** How the Worker loads its configuration from the vars: the same function its requests are served with. */
 export type ConfigLoader = (vars: Record<string, unknown>) => ConfigResult;
 
-let announced = false;
 /** The loader of the server made last while the Worker's modules are evaluated: the one the entry module serves. */
 let latest: ConfigLoader | undefined;
 
@@ -26,10 +25,9 @@ let latest: ConfigLoader | undefined;
  * a problem). A microtask runs once the whole module graph is evaluated, before the Worker serves anything.
  */
 export function announceStartup(load: ConfigLoader): void {
-  if (announced) return;
+  // The first server schedules the line; a server made after it has run (a test's) changes nothing printed.
   if (latest === undefined) {
     queueMicrotask(() => {
-      announced = true;
       const line = startupLine(env, latest!);
       if (line) log(undefined, line.level, line.message);
     });
