@@ -17,8 +17,8 @@
  *
  * How: the bundle `wrangler deploy --dry-run` writes is imported by a small driver Worker that calls its `fetch`
  * N times inside one workerd request (the same env, ctx and isolate, as a deployed Worker's requests share them).
- * CPU is the workerd process's on-CPU time from /proc (all threads, nanoseconds), read before and after each run:
- * the median of `--runs` runs is printed in µs per request. With `--profile`, one more run is sampled by V8's CPU
+ * CPU is the workerd process's on-CPU time from /proc (lib/cpu.mjs: all threads, in nanoseconds), read before and
+ * after each run: the median of `--runs` runs is printed in µs per request. With `--profile`, one more run is sampled by V8's CPU
  * profiler through workerd's inspector, and the self time is printed per source module and per function (µs per
  * request), the bundle's `// src/...` module comments telling which source file each line came from; `--save`
  * also writes each sampled profile as `<prefix>.<scenario>.cpuprofile` (for Chrome DevTools). With `--heap`, one more
@@ -32,6 +32,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { ROOT } from "./lib/build.mjs";
+import { cpuSample, cpuUsedSince, workerdPids } from "./lib/cpu.mjs";
 import { withBlock } from "./lib/generated.mjs";
 import { Miniflare, miniflareOptions, quiet } from "./lib/miniflare.mjs";
 import { writeTemplateConfigs } from "./lib/template-config.mjs";
@@ -152,27 +153,6 @@ function build() {
   return { out, config, entry };
 }
 
-/** On-CPU nanoseconds of a process, all its threads (/proc/<pid>/task/<tid>/schedstat, first field). */
-function cpuNs(pid) {
-  let total = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`))
-    total += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
-  return total;
-}
-
-function workerdPids() {
-  return readdirSync("/proc").filter((entry) => {
-    if (!/^\d+$/.test(entry)) return false;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      return name === "workerd" && Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === process.pid;
-    } catch {
-      return false;
-    }
-  });
-}
-
 async function start({ out, config, entry }, inspectorPort) {
   const { workerOptions } = fromRoot("wrangler").unstable_getMiniflareWorkerOptions(config, undefined, {
     envFiles: [join(ROOT, "test/no-local-settings.env")],
@@ -273,10 +253,9 @@ async function measure(url, pids, requests) {
 
 /** One loop of N requests through a served build: its workerd's CPU per request, in µs. */
 async function timedDrive({ url, pids }, requests) {
-  const before = pids.reduce((sum, pid) => sum + cpuNs(pid), 0);
+  const before = cpuSample(pids);
   await drive(url, requests, N);
-  const after = pids.reduce((sum, pid) => sum + cpuNs(pid), 0);
-  return (after - before) / 1e3 / N;
+  return (cpuUsedSince(before) * 1e6) / N;
 }
 
 /** `--against`: both builds, one loop each per run (which goes first alternates); each one's runs, and the ratios. */
