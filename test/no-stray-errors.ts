@@ -1,9 +1,9 @@
 /**
  * A vitest reporter that fails a run in which a test printed an error-level log line (the engine's structured logs,
  * `"level":"error"`) that it did not capture, and names the test and the line. Why: an expected error belongs to the
- * test that causes it (captured with `withLogs` and checked there); one that reaches the output either hides a real
- * error among the expected ones or tells a reader that a passing run went wrong. A line a test captured never gets
- * here: `withLogs` replaces the console while it runs.
+ * test that causes it (captured by a console spy, the engine's tests' `withLogs`, and checked there); one that
+ * reaches the output either hides a real error among the expected ones or tells a reader that a passing run went
+ * wrong. A line a test captured never gets here: the spy replaces the console while it runs.
  *
  * It covers every project of the template's `npm test`, the engine's included (their workerd consoles are forwarded
  * to vitest like Node's). A run cut short (Ctrl+C, `--bail`) is not judged.
@@ -36,7 +36,7 @@ export class NoStrayErrors implements Reporter {
     // The same array every reporter after this one is given: the summary prints and counts these errors.
     const shown = errors as unknown[];
     for (const { where, line } of this.stray) {
-      const error = new Error(`${where} printed an error-level line it did not capture (withLogs) and check: ${line}`);
+      const error = new Error(`${where} printed an error-level line it did not capture and check (docs/guides/testing.md): ${line}`);
       error.name = "StrayErrorLine";
       error.stack = `${error.name}: ${error.message}`;
       shown.push(error);
