@@ -98,7 +98,8 @@ let served = 0;
 export default {
   async fetch(request, env, ctx) {
     if (new URL(request.url).pathname !== "/drive") return worker.fetch(request, env, ctx);
-    const { n, requests } = await request.json();
+    // \`empty\`: the same loop with a fixed answer in place of the Worker, to tell the driver's own cost.
+    const { n, requests, empty } = await request.json();
     let failures = 0;
     let sample;
     let last;
@@ -110,7 +111,8 @@ export default {
       // Why a caller per 500 requests: the template's limit is 600 per minute and caller; each run stays under it.
       const caller = Math.floor(served++ / 500);
       headers.set("cf-connecting-ip", "10." + ((caller >> 16) & 255) + "." + ((caller >> 8) & 255) + "." + (caller & 255));
-      const response = await worker.fetch(new Request(r.url, { method: r.method, headers, body: r.body }), env, ctx);
+      const inner = new Request(r.url, { method: r.method, headers, body: r.body });
+      const response = empty ? new Response('{"result":{}}') : await worker.fetch(inner, env, ctx);
       const text = await response.text();
       last = text;
       if (response.status !== 200 || !text.includes('"result"')) {
@@ -192,8 +194,8 @@ async function call(url, request) {
 }
 
 /** Replays the requests n times in the driver's one workerd request; the last answer's text. */
-async function drive(url, requests, n) {
-  const response = await fetch(new URL("/drive", url), { method: "POST", body: JSON.stringify({ n, requests }) });
+async function drive(url, requests, n, empty = false) {
+  const response = await fetch(new URL("/drive", url), { method: "POST", body: JSON.stringify({ n, requests, empty }) });
   const outcome = await response.json();
   if (outcome.failures) throw new Error(`${outcome.failures} of ${n} requests failed, e.g. ${outcome.sample}`);
   return outcome.last;
@@ -252,25 +254,30 @@ async function measure(url, pids, requests) {
 }
 
 /** One loop of N requests through a served build: its workerd's CPU per request, in µs. */
-async function timedDrive({ url, pids }, requests) {
+async function timedDrive({ url, pids }, requests, empty = false) {
   const before = cpuSample(pids);
-  await drive(url, requests, N);
+  await drive(url, requests, N, empty);
   return (cpuUsedSince(before) * 1e6) / N;
 }
 
-/** `--against`: both builds, one loop each per run (which goes first alternates); each one's runs, and the ratios. */
+/**
+ * `--against`: both builds, one loop each per run (which goes first alternates), and the driver's own loop (the same
+ * requests, a fixed answer in place of the Worker); each one's runs, the gross ratios, and the ratios net of the driver.
+ */
 async function measureSideBySide(served, baseline, requests) {
   // Warm with a whole loop each: the first loops of a fresh isolate (its heap growing, its code optimized) are the
   // slowest, and would make the first ratios say which build happened to warm up first.
   for (const server of [served, baseline]) await drive(server.url, requests, N);
-  const runs = { served: [], baseline: [], ratios: [] };
+  const runs = { served: [], baseline: [], driver: [], ratios: [], netRatios: [] };
   for (let run = 0; run < RUNS; run++) {
-    const order = run % 2 === 0 ? ["served", "baseline"] : ["baseline", "served"];
+    const order = run % 2 === 0 ? ["served", "baseline", "driver"] : ["driver", "baseline", "served"];
     const measured = {};
-    for (const which of order) measured[which] = await timedDrive(which === "served" ? served : baseline, requests);
+    for (const which of order) measured[which] = await timedDrive(which === "baseline" ? baseline : served, requests, which === "driver");
     runs.served.push(measured.served);
     runs.baseline.push(measured.baseline);
+    runs.driver.push(measured.driver);
     runs.ratios.push(measured.served / measured.baseline);
+    runs.netRatios.push((measured.served - measured.driver) / (measured.baseline - measured.driver));
   }
   return runs;
 }
@@ -455,6 +462,12 @@ try {
         `${name}: ${median(runs.served).toFixed(0)} µs per request in-process against ${median(runs.baseline).toFixed(0)} µs for ${args.against}: ` +
           `${median(runs.ratios).toFixed(2)}x, the median of ${RUNS} runs' ratios (${runs.ratios.map((r) => r.toFixed(2)).join(", ")}; ` +
           `this build ${shown(runs.served)}; ${args.against} ${shown(runs.baseline)})`,
+      );
+      const net = (values) => median(values.map((value, run) => value - runs.driver[run])).toFixed(0);
+      say(
+        `  net of the driver's own loop (${median(runs.driver).toFixed(0)} µs: the same requests, a fixed answer): ` +
+          `${net(runs.served)} µs against ${net(runs.baseline)} µs, ${median(runs.netRatios).toFixed(2)}x ` +
+          `(${runs.netRatios.map((r) => r.toFixed(2)).join(", ")})`,
       );
     } else {
       const runs = await measure(url, pids, requests);

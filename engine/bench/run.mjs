@@ -22,7 +22,7 @@
  * knob below set) writes bench/dist/trial/ instead and touches neither. Knobs:
  *   BENCH_ROUNDS (5), BENCH_SECONDS (3, per HTTP run), BENCH_CONNECTIONS (10), BENCH_REQUESTS (5000, per in-process
  *   loop), BENCH_IMPORT_RUNS (7), BENCH_CHECK_RUNS (3), BENCH_HTTP_SCENARIOS ("list,call,mrtr"),
- *   BENCH_WORKERS (comma-separated ids; the floor and both template rows are always in), BENCH_TIME_LIMIT_MINUTES (20).
+ *   BENCH_WORKERS (comma-separated ids; the floor, the guarantees' reference and both template rows are always in), BENCH_TIME_LIMIT_MINUTES (20).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -43,7 +43,7 @@ const RESULTS = join(BENCH, "results");
 const TRIAL_RESULTS = join(DIST, "trial");
 const num = (name, fallback) => Number(process.env[name] ?? fallback);
 const list = (name, fallback) => (process.env[name] ?? fallback).split(",").filter(Boolean);
-const ALWAYS = ["empty", "floor", "template", "template-assets", "real"];
+const ALWAYS = ["empty", "floor", "guarded", "template", "template-assets", "real"];
 const PARAMS = {
   rounds: num("BENCH_ROUNDS", 5),
   seconds: num("BENCH_SECONDS", 3),
@@ -259,6 +259,7 @@ async function main() {
       label: worker.label,
       protocol: worker.protocol,
       floor: !!worker.floor,
+      reference: !!worker.reference,
       template: worker.template,
       mrtr: !!worker.mrtr,
       loaded: isLoaded(worker),

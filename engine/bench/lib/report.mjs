@@ -271,10 +271,13 @@ export function failures(run) {
   return found;
 }
 
-/** Loaded Workers: the template first, then the floor, then the rest by in-process tools/call CPU, cheapest first. */
+/**
+ * Loaded Workers: the template first, then the floor and the guarantees' reference, then the rest by in-process
+ * tools/call CPU, cheapest first.
+ */
 function ranked(run) {
   const cpu = (worker) => run.inprocess.cells.call[worker.id]?.cpuUs ?? Infinity;
-  const rank = (worker) => (worker.id === TEMPLATE ? 0 : worker.floor ? 1 : worker.template ? 3 : 2);
+  const rank = (worker) => (worker.id === TEMPLATE ? 0 : worker.floor ? 1 : worker.reference ? 2 : worker.template ? 4 : 3);
   return run.workers.filter((worker) => worker.loaded).sort((a, b) => rank(a) - rank(b) || cpu(a) - cpu(b));
 }
 
@@ -678,7 +681,15 @@ export function svg(run) {
     `<text x="${width / 2}" y="40" text-anchor="middle" font-size="10" fill="#555">${escapeHtml(`${run.date}, commit ${run.commit}${run.dirty ? " (modified)" : ""}; medians of ${run.params.rounds} interleaved rounds; ${run.command}`)}</text>`,
   ];
   const colorOf = (worker, second) =>
-    worker.floor ? COLORS.floor : worker.template ? (second ? COLORS.templateList : COLORS.template) : second ? COLORS.list : COLORS.peer;
+    worker.floor || worker.reference
+      ? COLORS.floor
+      : worker.template
+        ? second
+          ? COLORS.templateList
+          : COLORS.template
+        : second
+          ? COLORS.list
+          : COLORS.peer;
   const panel = (top, title, bars) => {
     const values = workers.flatMap((worker) => bars.map((bar) => bar.value(worker))).filter(Number.isFinite);
     const max = Math.max(...values, 1);

@@ -7,7 +7,8 @@
  * exactly what ran), `mrtr` (serves the one-question MRTR tool), `answers` (the form its answers take, JSON or SSE:
  * checked on the first answer of every scenario), `accept` (the Accept header it is sent, when not a conforming
  * client's), `sameBundleAs` (built from the same entry and code as another row: size and startup are that row's),
- * `httpCallOnly` (measured over HTTP with tools/call only), `startupOnly`/`sizeOnly` (not loaded).
+ * `httpCallOnly` (measured over HTTP with tools/call only), `startupOnly`/`sizeOnly` (not loaded), `floor` (the fixed
+ * answer: nothing checked), `reference` (the guarantees' reference: never a peer).
  *
  * Equal terms: every MCP Worker declares its `echo` tool with the same zod/mini schema (every peer takes one; see
  * each Worker's worker.ts), and is called as a conforming client calls it (`Accept: application/json, text/event-stream`),
@@ -34,6 +35,22 @@ export const WORKERS = [
     setup: "reads the body, parses nothing, answers every request with the same precomputed JSON-RPC result",
     called: "the 2026-07-28 requests the template gets, byte for byte",
     differs: "no MCP at all: what workerd and the HTTP path alone cost",
+  },
+  {
+    id: "guarded",
+    label: "guarantees' reference (hand-written)",
+    dir: "workers/guarded",
+    protocol: MODERN,
+    reference: true,
+    answers: "JSON",
+    setup:
+      "a hand-written answer to tools/list and the echo call that pays, each in its cheapest form, for the template's checks and " +
+      "what it sends (Host, Origin, Content-Type, Accept, strict body read and scan, MCP headers, arguments, span, trace id, " +
+      "`_meta`) and for nothing else: the floor no change to the path around those guarantees can go under",
+    called: "as the template",
+    differs:
+      "not an MCP server: the template's guarantees alone, without routing, a method table, a request scope or a rate limit; " +
+      "what the template costs above it is the path around its guarantees",
   },
   {
     id: "template",
@@ -167,8 +184,8 @@ export const WORKERS = [
 
 /** The Workers served and measured (everything but the startup reference and the size-only real template). */
 export const isLoaded = (worker) => !worker.startupOnly && !worker.sizeOnly;
-/** The peers: loaded Workers that are neither the floor nor a template row. */
-export const isPeer = (worker) => isLoaded(worker) && !worker.floor && !worker.template;
+/** The peers: loaded Workers that are neither the floor, the guarantees' reference nor a template row. */
+export const isPeer = (worker) => isLoaded(worker) && !worker.floor && !worker.reference && !worker.template;
 /** Whether a Worker is measured in a phase ("inprocess" or "http") with a scenario ("list", "call", "mrtr"). */
 export const measures = (worker, phase, scenario) =>
   isLoaded(worker) && (scenario !== "mrtr" || !!worker.mrtr) && (!worker.httpCallOnly || (phase === "http" && scenario === "call"));
