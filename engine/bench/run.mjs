@@ -50,7 +50,6 @@ const PARAMS = {
   connections: num("BENCH_CONNECTIONS", 10),
   warmupSeconds: 1,
   requests: num("BENCH_REQUESTS", 5000),
-  warmupRequests: 200,
   importRuns: num("BENCH_IMPORT_RUNS", 7),
   checkRuns: num("BENCH_CHECK_RUNS", 3),
   httpScenarios: list("BENCH_HTTP_SCENARIOS", "list,call,mrtr"),
@@ -312,7 +311,9 @@ const scenariosOf = (worker, phase, scenarios) => scenarios.filter((scenario) =>
 
 /**
  * In-process CPU per request: every Worker measured in process behind the driver in its own workerd, each answer
- * checked once (and its form: JSON or SSE, as the Worker's line says), a warm-up loop per scenario, then rounds
+ * checked once (and its form: JSON or SSE, as the Worker's line says), a whole unmeasured loop of each scenario and an
+ * empty one (the first loops of a fresh isolate, its heap growing and its code not yet optimized, are the slowest:
+ * measured, they made the first rounds the noisy ones, the empty loops included), then rounds
  * (Workers in a rotating order; per Worker an empty loop, then each scenario). A Worker's figure is its gross CPU per
  * request minus the median of its empty loops over every round: the empty loop is the same fixed workload in every
  * round, and one measured once beside each figure would add its own noise (several microseconds) to a figure of a
@@ -348,8 +349,9 @@ async function inProcessPhase(loaded, inprocess) {
         } catch (error) {
           throw new Error(`${worker.id} ${scenario.id} (in-process): ${error.message}`);
         }
-        await inprocess.loop(servers.get(worker.id), await request(worker, scenario), PARAMS.warmupRequests);
+        await inprocess.loop(servers.get(worker.id), await request(worker, scenario), PARAMS.requests);
       }
+      await inprocess.loop(servers.get(worker.id), scenariosFor(worker).call(), PARAMS.requests, { empty: true });
     }
     for (let round = 0; round < PARAMS.rounds; round++) {
       // Rotate the order each round so no Worker always runs first or right after the same neighbour.
@@ -532,7 +534,8 @@ async function defaultsCost(template, inprocess) {
     for (const variant of variants) {
       variant.server = await inprocess.serveInProcess(template.config, template.main, variant.overrides);
       checkAnswer((await inprocess.loop(variant.server, call, 1)).first, CHECKS.call);
-      await inprocess.loop(variant.server, call, PARAMS.warmupRequests);
+      await inprocess.loop(variant.server, call, PARAMS.requests);
+      await inprocess.loop(variant.server, call, PARAMS.requests, { empty: true });
       variant.rounds = [];
     }
     for (let round = 0; round < PARAMS.rounds; round++) {
