@@ -312,8 +312,8 @@ const scenariosOf = (worker, phase, scenarios) => scenarios.filter((scenario) =>
 /**
  * In-process CPU per request: every Worker measured in process behind the driver in its own workerd, each answer
  * checked once (and its form: JSON or SSE, as the Worker's line says), a whole unmeasured loop of each scenario and an
- * empty one (the first loops of a fresh isolate, its heap growing and its code not yet optimized, are the slowest:
- * measured, they made the first rounds the noisy ones, the empty loops included), then rounds
+ * empty one (a fresh isolate's first loops, its heap growing and its code not yet optimized, are its slowest; profile.mjs
+ * warms the same way), then rounds
  * (Workers in a rotating order; per Worker an empty loop, then each scenario). A Worker's figure is its gross CPU per
  * request minus the median of its empty loops over every round: the empty loop is the same fixed workload in every
  * round, and one measured once beside each figure would add its own noise (several microseconds) to a figure of a
