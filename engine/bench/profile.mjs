@@ -246,8 +246,17 @@ async function scenarios(url) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+/**
+ * Warms a served build with one whole loop: a fresh isolate's first loops (its heap growing, its code not yet
+ * optimized, its lazy declarations and caches not yet made) are its slowest, and would weigh on the first runs, or
+ * say which of two builds happened to warm up first.
+ */
+async function warm(url, requests) {
+  await drive(url, requests, N);
+}
+
 async function measure(url, pids, requests) {
-  await drive(url, requests, Math.min(N, 200)); // warm: JIT, the lazy declarations, the caches
+  await warm(url, requests);
   const perRequest = [];
   for (let run = 0; run < RUNS; run++) perRequest.push(await timedDrive({ url, pids }, requests));
   return perRequest;
@@ -265,9 +274,7 @@ async function timedDrive({ url, pids }, requests, empty = false) {
  * requests, a fixed answer in place of the Worker); each one's runs, the gross ratios, and the ratios net of the driver.
  */
 async function measureSideBySide(served, baseline, requests) {
-  // Warm with a whole loop each: the first loops of a fresh isolate (its heap growing, its code optimized) are the
-  // slowest, and would make the first ratios say which build happened to warm up first.
-  for (const server of [served, baseline]) await drive(server.url, requests, N);
+  for (const server of [served, baseline]) await warm(server.url, requests);
   const runs = { served: [], baseline: [], driver: [], ratios: [], netRatios: [] };
   for (let run = 0; run < RUNS; run++) {
     const order = run % 2 === 0 ? ["served", "baseline", "driver"] : ["driver", "baseline", "served"];
